@@ -1,0 +1,3 @@
+from pxp_tui.cli.main import main
+
+raise SystemExit(main())

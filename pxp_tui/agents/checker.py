@@ -1,0 +1,69 @@
+"""AGREE: are two explanations consistent? Asked of a checker model (an LLM, or the offline checker)."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from pxp_tui.agents import offline, tfidf
+from pxp_tui.agents.llm import Completion, LLMClient
+from pxp_tui.engine import AgentError
+
+CHECKER_SETTINGS = {"temperature": 0, "max_tokens": 10}
+
+_FIRST = re.compile(r"<first>\n?(.*?)\n?</first>", re.S)
+_SECOND = re.compile(r"<second>\n?(.*?)\n?</second>", re.S)
+_ANSWER = re.compile(r"^\W*(yes|no)\b", re.I)
+
+
+def agree_prompt(first: str, second: str, noun: str = "explanations") -> list[dict[str, str]]:
+    """The checker's prompt, after the papers' "Are these two reports consistent with each other?"."""
+    return [
+        {
+            "role": "system",
+            "content": f"You compare two {noun} of the same case. Answer with one word: Yes or No.",
+        },
+        {
+            "role": "user",
+            "content": f"Are these two {noun} consistent with each other?\n\n"
+            f"<first>\n{first}\n</first>\n\n<second>\n{second}\n</second>\n\nAnswer Yes or No.",
+        },
+    ]
+
+
+def parse_answer(text: str) -> bool | None:
+    """True for a Yes, False for a No, None if the reply is neither."""
+    found = _ANSWER.match(text.replace("*", "").strip())
+    return None if found is None else found.group(1).lower() == "yes"
+
+
+def offline_checker(messages: list[dict]) -> str:
+    """The offline checker's reply: Yes when the TF-IDF cosine reaches the threshold."""
+    text = messages[-1]["content"]
+    first, second = _FIRST.search(text), _SECOND.search(text)
+    if not first or not second:
+        return "No"
+    return "Yes" if tfidf.agree(first.group(1), second.group(1)) else "No"
+
+
+offline.register("checker", offline_checker)
+
+
+@dataclass
+class Checker:
+    """AGREE through a model; identical texts agree without a call."""
+
+    client: LLMClient
+    noun: str = "explanations"
+    attempts: int = 3
+
+    async def agree(self, first: str, second: str) -> tuple[bool, Completion | None]:
+        if first.strip() == second.strip():
+            return True, None
+        prompt = agree_prompt(first, second, self.noun)
+        for _ in range(self.attempts):
+            reply = await self.client.complete(prompt, **CHECKER_SETTINGS)
+            verdict = parse_answer(reply.text)
+            if verdict is not None:
+                return verdict, reply
+        raise AgentError(f"checker {self.client.model}: answered neither Yes nor No: {reply.text[:80]!r}")

@@ -1,0 +1,57 @@
+"""The live human: the expert chooses the tag and writes their own prediction and explanation."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from pxp_tui.engine import Reply, Turn
+from pxp_tui.protocol import Tag, allowed_tags
+
+
+class LiveHuman:
+    """Awaits the expert: :meth:`respond` waits until the UI calls :meth:`submit`."""
+
+    def __init__(self, name: str, on_turn: Callable[[Turn], None] | None = None):
+        self.name = name
+        self.on_turn = on_turn
+        self.turn: Turn | None = None
+        self._answer: asyncio.Future[Reply] | None = None
+
+    @property
+    def waiting(self) -> bool:
+        return self._answer is not None and not self._answer.done()
+
+    async def respond(self, turn: Turn) -> Reply:
+        self.turn = turn
+        self._answer = asyncio.get_running_loop().create_future()
+        if self.on_turn is not None:
+            self.on_turn(turn)
+        try:
+            return await self._answer
+        finally:
+            self._answer = None
+
+    def check(self, tag: Tag, prediction: str, explanation: str) -> str | None:
+        """Why this answer cannot be sent now, or None if it can."""
+        if self.turn is None or not self.waiting:
+            return "it is not the expert's turn"
+        if tag not in allowed_tags(self.turn.j, self.turn.k):
+            if tag is Tag.REJECT:
+                return f"REJECT is allowed only after message {self.turn.k} (this is message {self.turn.j})"
+            return f"{tag.value} cannot be sent by the expert"
+        if not prediction.strip():
+            return "the prediction is empty"
+        if not explanation.strip():
+            return "the explanation is empty"
+        return None
+
+    def submit(self, tag: Tag, prediction: str, explanation: str, guards: Mapping[str, Any] | None = None) -> None:
+        """Send the expert's message; :class:`ValueError` (and nothing sent) if it breaks the protocol."""
+        problem = self.check(tag, prediction, explanation)
+        if problem:
+            raise ValueError(problem)
+        assert self._answer is not None
+        meta = {"model": f"human:{self.name}", **(guards or {})}
+        self._answer.set_result(Reply(tag, prediction.strip(), explanation.strip(), meta))

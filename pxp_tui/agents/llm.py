@@ -1,0 +1,171 @@
+"""Model calls through litellm: lazy import, retries with backoff, usage and cost."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from pxp_tui.agents.redact import redact
+from pxp_tui.engine import AgentError
+
+#: the model name that selects the offline baseline
+OFFLINE = "offline"
+
+_litellm: Any = None
+
+
+def load_litellm() -> Any:
+    """Import litellm once, with the local price list (no download, no warnings at import)."""
+    global _litellm
+    if _litellm is None:
+        os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+        _load_dotenv()
+        import litellm
+
+        litellm.suppress_debug_info = True
+        litellm.telemetry = False
+        litellm.drop_params = True  # e.g. temperature for models that refuse it
+        from pxp_tui.agents import offline
+
+        offline.install(litellm)
+        _litellm = litellm
+    return _litellm
+
+
+def _load_dotenv() -> None:
+    """Provider keys from a ``.env`` in the working directory, never overriding the environment."""
+    if not os.path.exists(".env"):
+        return
+    try:
+        from dotenv import load_dotenv
+    except ImportError:  # pragma: no cover - python-dotenv is a dependency
+        return
+    load_dotenv(".env", override=False)
+
+
+def litellm_model(model: str, task: str) -> str:
+    """The litellm model string for a user's ``--model`` value."""
+    if model == OFFLINE:
+        return f"pxp-offline/{task}"
+    return model
+
+
+def is_offline(model: str) -> bool:
+    return model == OFFLINE or model.startswith("pxp-offline/")
+
+
+@dataclass(frozen=True)
+class Completion:
+    """A model's reply and what it cost."""
+
+    text: str
+    model: str
+    latency_ms: float
+    prompt_tokens: int | None = None
+    completion_tokens: int | None = None
+    cost: float | None = None
+    attempts: int = 1
+
+
+@dataclass
+class LLMClient:
+    """One model, called through ``litellm.acompletion`` with bounded retries.
+
+    Timeouts, rate limits (429), connection and server errors are retried with exponential backoff
+    (``retry_delay * 2**attempt``); after ``retries`` retries, or at once for errors that retrying
+    cannot fix (authentication, bad request, unknown model), an :class:`AgentError` names the cause.
+    """
+
+    model: str
+    api_base: str | None = None
+    timeout: float = 120.0
+    retries: int = 3
+    retry_delay: float = field(default_factory=lambda: float(os.environ.get("PXP_RETRY_DELAY", "1.0")))
+    params: dict[str, Any] = field(default_factory=dict)
+
+    async def complete(self, messages: list[dict[str, Any]], **params: Any) -> Completion:
+        litellm = load_litellm()
+        kwargs = {**self.params, **params, "timeout": self.timeout}
+        if self.api_base and not is_offline(self.model):
+            kwargs["api_base"] = self.api_base
+        last: BaseException | None = None
+        for attempt in range(self.retries + 1):
+            if attempt:
+                await asyncio.sleep(self.retry_delay * 2 ** (attempt - 1))
+            started = time.perf_counter()
+            try:
+                response = await litellm.acompletion(model=self.model, messages=messages, **kwargs)
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:  # noqa: BLE001 - classified below
+                last = exc
+                if not _retryable(litellm, exc):
+                    raise AgentError(_cause(self.model, exc), retryable=False) from None
+                continue
+            latency = (time.perf_counter() - started) * 1000
+            return _completion(litellm, self.model, response, latency, attempt + 1)
+        raise AgentError(f"{_cause(self.model, last)} (after {self.retries + 1} attempts)")
+
+
+def _retryable(litellm: Any, exc: BaseException) -> bool:
+    permanent = (
+        litellm.AuthenticationError,
+        litellm.PermissionDeniedError,
+        litellm.NotFoundError,
+        litellm.BadRequestError,
+        litellm.ContextWindowExceededError,
+        litellm.ContentPolicyViolationError,
+        litellm.UnsupportedParamsError,
+    )
+    if isinstance(exc, permanent):
+        return False
+    transient = (
+        litellm.Timeout,
+        litellm.RateLimitError,
+        litellm.APIConnectionError,
+        litellm.InternalServerError,
+        litellm.ServiceUnavailableError,
+        litellm.BadGatewayError,
+        litellm.APIError,
+    )
+    return isinstance(exc, transient)
+
+
+def _cause(model: str, exc: BaseException | None) -> str:
+    if exc is None:
+        return f"{model}: no answer"
+    kinds = {
+        "Timeout": "timed out",
+        "RateLimitError": "rate limited (429)",
+        "AuthenticationError": "authentication failed (check the provider's API key variable)",
+        "NotFoundError": "model not found",
+        "APIConnectionError": "could not connect",
+        "InternalServerError": "server error",
+        "ServiceUnavailableError": "service unavailable",
+        "BadGatewayError": "bad gateway",
+        "BadRequestError": "bad request",
+    }
+    kind = kinds.get(type(exc).__name__, type(exc).__name__)
+    detail = redact(str(exc).strip().splitlines()[0] if str(exc).strip() else "")
+    if len(detail) > 300:
+        detail = detail[:297] + "..."
+    return f"{model}: {kind}" + (f": {detail}" if detail else "")
+
+
+def _completion(litellm: Any, model: str, response: Any, latency_ms: float, attempts: int) -> Completion:
+    text = response.choices[0].message.content or ""
+    usage = getattr(response, "usage", None)
+    prompt = getattr(usage, "prompt_tokens", None)
+    completion = getattr(usage, "completion_tokens", None)
+    cost = (getattr(response, "_hidden_params", None) or {}).get("response_cost")
+    if cost is None and not is_offline(model):
+        try:
+            cost = litellm.completion_cost(completion_response=response)
+        except Exception:  # noqa: BLE001 - unknown price: leave it unknown
+            cost = None
+    if is_offline(model):
+        cost = 0.0
+    return Completion(text, model, latency_ms, prompt, completion, cost, attempts)

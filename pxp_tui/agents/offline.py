@@ -1,0 +1,92 @@
+"""The offline baseline as a litellm custom provider: ``pxp-offline/<name>``.
+
+The offline machine goes through the same path as an LLM: its prompt is assembled by the task,
+sent through ``litellm.acompletion``, answered here by a deterministic function of the prompt
+(registered by a task, or the offline checker), and the reply text is parsed by the task. It needs
+no key and no network. ``PXP_OFFLINE_LATENCY`` (seconds per call, default 0) simulates a model's
+latency for tests and benchmarks.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import math
+import os
+from collections.abc import Callable
+from typing import Any
+
+PROVIDER = "pxp-offline"
+
+#: name -> function from chat messages to reply text
+_MODELS: dict[str, Callable[[list[dict[str, Any]]], str]] = {}
+
+
+def register(name: str, answer: Callable[[list[dict[str, Any]]], str]) -> None:
+    """Make ``pxp-offline/<name>`` answer prompts with ``answer``."""
+    _MODELS[name] = answer
+
+
+def answer(name: str, messages: list[dict[str, Any]]) -> str:
+    try:
+        fn = _MODELS[name]
+    except KeyError:
+        known = ", ".join(sorted(_MODELS)) or "none"
+        raise ValueError(f"no offline model {name!r} (registered: {known})") from None
+    return fn(messages)
+
+
+def latency() -> float:
+    try:
+        return max(0.0, float(os.environ.get("PXP_OFFLINE_LATENCY", "0") or 0))
+    except ValueError:
+        return 0.0
+
+
+def estimate_tokens(messages: list[dict[str, Any]]) -> int:
+    """About four characters a token; an image part counts as 85 (a low-detail image)."""
+    chars, images = 0, 0
+    for message in messages:
+        content = message.get("content")
+        if isinstance(content, str):
+            chars += len(content)
+            continue
+        for part in content or ():
+            if part.get("type") == "text":
+                chars += len(part.get("text", ""))
+            else:
+                images += 1
+    return math.ceil(chars / 4) + 85 * images
+
+
+def install(litellm: Any) -> None:
+    """Register the provider with litellm (idempotent)."""
+    from litellm import CustomLLM
+
+    class OfflineLLM(CustomLLM):  # type: ignore[misc, valid-type]
+        def _reply(self, model: str, messages: list, model_response: Any, text: str) -> Any:
+            model_response.choices[0].message.content = text
+            model_response.model = f"{PROVIDER}/{model}"
+            prompt = estimate_tokens(messages)
+            completion = math.ceil(len(text) / 4)
+            model_response.usage = litellm.Usage(
+                prompt_tokens=prompt, completion_tokens=completion, total_tokens=prompt + completion
+            )
+            return model_response
+
+        def completion(self, model: str, messages: list, *args: Any, **kwargs: Any) -> Any:
+            return self._reply(model, messages, kwargs["model_response"], answer(model, messages))
+
+        async def acompletion(self, model: str, messages: list, *args: Any, **kwargs: Any) -> Any:
+            delay = latency()
+            if delay:
+                await asyncio.sleep(delay)
+            text = await asyncio.to_thread(answer, model, messages)
+            return self._reply(model, messages, kwargs["model_response"], text)
+
+    entries = [e for e in (litellm.custom_provider_map or []) if e.get("provider") != PROVIDER]
+    entries.append({"provider": PROVIDER, "custom_handler": OfflineLLM()})
+    litellm.custom_provider_map = entries
+    # litellm reads the map when it sets up custom providers
+    from litellm.utils import custom_llm_setup
+
+    custom_llm_setup()

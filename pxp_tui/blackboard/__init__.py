@@ -1,0 +1,5 @@
+"""The SQLite blackboard: runs, datasets, sessions (D), messages (M), context (C) and views."""
+
+from pxp_tui.blackboard.store import Blackboard, BlackboardError, now
+
+__all__ = ["Blackboard", "BlackboardError", "now"]

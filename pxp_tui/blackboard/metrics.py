@@ -1,0 +1,44 @@
+"""Reading intelligibility back: per-run counts (from the SQL views), tag sequences, curves."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from pxp_tui.blackboard.schema import CLASSES
+from pxp_tui.blackboard.store import Blackboard, BlackboardError
+from pxp_tui.protocol import RunCounts, Sender, Tag, curve
+
+
+def run_rows(board: Blackboard, run_ids: Sequence[int] | None = None) -> list[dict[str, Any]]:
+    """Rows of the ``run_intelligibility`` view (all runs, or these), in run order."""
+    if run_ids:
+        known = set(board.run_ids())
+        missing = [r for r in run_ids if r not in known]
+        if missing:
+            raise BlackboardError(f"no run {missing[0]} in {board.path or 'the blackboard'}")
+        marks = ",".join("?" * len(run_ids))
+        sql = f"SELECT * FROM run_intelligibility WHERE run_id IN ({marks}) ORDER BY run_id"
+        return list(board.db.query(sql, list(run_ids)))
+    return list(board.db.query("SELECT * FROM run_intelligibility ORDER BY run_id"))
+
+
+def counts_of(row: dict[str, Any]) -> RunCounts:
+    return RunCounts(sessions=row["sessions"], **{c: row[c] for c in CLASSES})
+
+
+def session_tags(board: Blackboard, run_id: int, *, finished_only: bool = True) -> list[list[tuple[Sender, Tag]]]:
+    """Each session's (sender, tag) sequence, in session order."""
+    where = "AND d.stop_reason IS NOT NULL" if finished_only else ""
+    sql = f"""SELECT m.session_id, m.sender, m.tag FROM messages m JOIN data d ON d.session_id = m.session_id
+              WHERE d.run_id = ? {where} ORDER BY d.ord, m.j"""
+    sessions: dict[int, list[tuple[Sender, Tag]]] = {}
+    for session_id, sender, tag in board.db.execute(sql, [run_id]):
+        sessions.setdefault(session_id, []).append((Sender(sender), Tag(tag)))
+    return list(sessions.values())
+
+
+def run_curve(board: Blackboard, run_id: int) -> list[RunCounts]:
+    """Counts under message bound ``j* = 1..n`` for run ``run_id``."""
+    n = board.run(run_id)["n"]
+    return curve(session_tags(board, run_id), n)

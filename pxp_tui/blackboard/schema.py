@@ -1,0 +1,206 @@
+"""The blackboard's schema (DESIGN.md section 4), its version, and forward migrations."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import sqlite_utils
+
+#: ``PRAGMA application_id`` of a pxp blackboard ("PXPT")
+APPLICATION_ID = 0x50585054
+#: ``PRAGMA user_version`` of the schema this code writes
+SCHEMA_VERSION = 1
+
+TABLES: dict[str, dict] = {
+    "runs": {
+        "columns": {
+            "id": int,
+            "uid": str,
+            "task": str,
+            "dataset": str,
+            "model": str,
+            "checker": str,
+            "human": str,
+            "human_kind": str,
+            "n": int,
+            "k": int,
+            "context": str,
+            "seed": int,
+            "split": str,
+            "experiment": str,
+            "status": str,
+            "error": str,
+            "plan": str,
+            "options": str,
+            "created_at": str,
+            "updated_at": str,
+            "finished_at": str,
+        },
+        "pk": "id",
+        "not_null": {"uid", "task", "dataset", "model", "human", "human_kind", "n", "k", "context", "status", "plan"},
+    },
+    "datasets": {
+        "columns": {"name": str, "task": str, "source": str, "description": str, "created_at": str},
+        "pk": "name",
+        "not_null": {"task"},
+    },
+    "images": {
+        "columns": {"sha256": str, "mime": str, "width": int, "height": int, "data": bytes},
+        "pk": "sha256",
+        "not_null": {"data"},
+    },
+    "instances": {
+        "columns": {
+            "id": int,
+            "dataset": str,
+            "key": str,
+            "split": str,
+            "input": str,
+            "image_sha": str,
+            "reference_prediction": str,
+            "reference_explanation": str,
+            "meta": str,
+        },
+        "pk": "id",
+        "not_null": {"dataset", "key"},
+        "foreign_keys": [("dataset", "datasets", "name"), ("image_sha", "images", "sha256")],
+    },
+    "data": {
+        "columns": {
+            "session_id": int,
+            "run_id": int,
+            "instance_id": int,
+            "ord": int,
+            "started_at": str,
+            "ended_at": str,
+            "stop_reason": str,
+            "n_messages": int,
+            "context_kept": int,
+        },
+        "pk": "session_id",
+        "not_null": {"run_id", "instance_id", "ord"},
+        "foreign_keys": [("run_id", "runs", "id"), ("instance_id", "instances", "id")],
+    },
+    "messages": {
+        "columns": {
+            "session_id": int,
+            "j": int,
+            "sender": str,
+            "receiver": str,
+            "tag": str,
+            "prediction": str,
+            "explanation": str,
+            "created_at": str,
+            "guard_match": int,
+            "guard_agree": int,
+            "guard_changed": int,
+            "model": str,
+            "latency_ms": float,
+            "prompt_tokens": int,
+            "completion_tokens": int,
+            "cost": float,
+            "raw": str,
+        },
+        "pk": ("session_id", "j"),
+        "not_null": {"sender", "receiver", "tag", "created_at"},
+        "foreign_keys": [("session_id", "data", "session_id")],
+    },
+    "context": {
+        "columns": {"session_id": int, "j": int, "context": str},
+        "pk": ("session_id", "j"),
+        "not_null": {"context"},
+        "foreign_keys": [("session_id", "data", "session_id")],
+    },
+}
+
+INDEXES: list[tuple[str, list[str], bool]] = [
+    ("runs", ["uid"], True),
+    ("instances", ["dataset", "key"], True),
+    ("data", ["run_id", "ord"], True),
+    ("data", ["instance_id"], False),
+]
+
+_AGENT_SUMS = "\n".join(
+    f"""    COALESCE(SUM(m.sender = '{who}' AND m.tag IN ('RATIFY', 'REVISE')), 0) AS {w}_good,
+    COALESCE(SUM(m.sender = '{who}' AND m.tag = 'REVISE'), 0) AS {w}_revise,
+    COALESCE(SUM(m.sender = '{who}' AND m.tag = 'REJECT'), 0) AS {w}_reject,
+    COALESCE(SUM(m.sender = '{who}' AND m.tag <> 'INIT'), 0) AS {w}_tags,"""
+    for who, w in (("machine", "m"), ("human", "h"))
+)
+
+#: every session's intelligibility flags, computed from ``messages`` by DESIGN.md section 2
+SESSION_VIEW = f"""
+SELECT run_id, session_id, instance_id, ord, stop_reason, finished, n_messages,
+  (m_good > 0 AND m_reject = 0) AS one_way_machine,
+  (h_good > 0 AND h_reject = 0) AS one_way_human,
+  (m_good > 0 AND m_reject = 0 AND h_good > 0 AND h_reject = 0) AS two_way,
+  (m_tags > 0 AND m_good = m_tags) AS strong_machine,
+  (h_tags > 0 AND h_good = h_tags) AS strong_human,
+  (m_tags > 0 AND m_good = m_tags AND m_revise > 0) AS ultra_strong_machine,
+  (h_tags > 0 AND h_good = h_tags AND h_revise > 0) AS ultra_strong_human
+FROM (
+  SELECT d.run_id, d.session_id, d.instance_id, d.ord, d.stop_reason,
+    d.ended_at IS NOT NULL AS finished,
+{_AGENT_SUMS}
+    COUNT(m.j) AS n_messages
+  FROM data d LEFT JOIN messages m ON m.session_id = d.session_id
+  GROUP BY d.run_id, d.session_id
+)
+"""
+
+CLASSES = (
+    "one_way_human",
+    "one_way_machine",
+    "two_way",
+    "strong_human",
+    "strong_machine",
+    "ultra_strong_human",
+    "ultra_strong_machine",
+)
+
+#: per-run counts and proportions over finished sessions (the papers' table)
+RUN_VIEW = (
+    "SELECT r.id AS run_id, r.task, r.dataset, r.model, r.checker, r.human, r.status,\n"
+    "  COUNT(s.session_id) AS sessions,\n"
+    + ",\n".join(f"  COALESCE(SUM(s.{c}), 0) AS {c}" for c in CLASSES)
+    + ",\n"
+    + ",\n".join(
+        f"  ROUND(CASE WHEN COUNT(s.session_id) THEN 1.0 * SUM(s.{c}) / COUNT(s.session_id) ELSE 0 END, 4) AS p_{c}"
+        for c in CLASSES
+    )
+    + "\nFROM runs r LEFT JOIN session_intelligibility s ON s.run_id = r.id AND s.finished\nGROUP BY r.id"
+)
+
+VIEWS = {"session_intelligibility": SESSION_VIEW, "run_intelligibility": RUN_VIEW}
+
+
+def create(db: sqlite_utils.Database) -> None:
+    """Create every table, index and view of the current schema in an empty database."""
+    with db.atomic():
+        for name, spec in TABLES.items():
+            db[name].create(
+                spec["columns"],
+                pk=spec["pk"],
+                not_null=spec.get("not_null"),
+                foreign_keys=spec.get("foreign_keys"),
+                if_not_exists=True,
+            )
+        for table, columns, unique in INDEXES:
+            db[table].create_index(columns, unique=unique, if_not_exists=True)
+        for name, sql in VIEWS.items():
+            db.create_view(name, sql, replace=True)
+        db.execute(f"PRAGMA application_id = {APPLICATION_ID}")
+        db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+
+
+#: version -> step that brings a blackboard from that version to the next
+MIGRATIONS: dict[int, Callable[[sqlite_utils.Database], None]] = {}
+
+
+def migrate(db: sqlite_utils.Database, version: int) -> None:
+    """Bring a blackboard at ``version`` forward to :data:`SCHEMA_VERSION`, one step per transaction."""
+    while version < SCHEMA_VERSION:
+        with db.atomic():
+            MIGRATIONS[version](db)
+            version += 1
+            db.execute(f"PRAGMA user_version = {version}")

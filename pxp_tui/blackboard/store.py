@@ -1,0 +1,330 @@
+"""Opening a blackboard file, and writing to it (runs, datasets, sessions, messages)."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sqlite3
+import uuid
+from collections.abc import Iterable, Mapping, Sequence
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+import sqlite_utils
+
+from pxp_tui.blackboard import schema
+from pxp_tui.engine import Message, Progress, SessionRecord
+from pxp_tui.protocol import Sender, StopReason, Tag
+from pxp_tui.tasks.base import DatasetRow, Instance
+
+_SQLITE_MAGIC = b"SQLite format 3\x00"
+
+
+class BlackboardError(Exception):
+    """The file cannot be used as a blackboard, or a request does not fit what it holds."""
+
+
+def now() -> str:
+    """A UTC timestamp with microseconds, as stored in every ``*_at`` column."""
+    return datetime.now(timezone.utc).isoformat(timespec="microseconds")
+
+
+def _image_size(data: bytes) -> tuple[int | None, int | None]:
+    try:
+        from io import BytesIO
+
+        from PIL import Image
+
+        with Image.open(BytesIO(data)) as image:
+            return image.size
+    except Exception:  # noqa: BLE001 - a size is a nicety; validation happens at import
+        return None, None
+
+
+class Blackboard:
+    """A pxp blackboard: one SQLite file through sqlite-utils, WAL, one transaction per message."""
+
+    def __init__(self, db: sqlite_utils.Database, path: Path | None):
+        self.db = db
+        self.path = path
+
+    # -- opening ----------------------------------------------------------------------------------
+    @classmethod
+    def open(cls, path: str | Path, *, create: bool = True, readonly: bool = False) -> "Blackboard":
+        """Open (and, with ``create``, make) the blackboard at ``path``.
+
+        A missing file without ``create``, a file that is not SQLite, a SQLite database of another
+        application, or one written by a newer pxp-tui raise :class:`BlackboardError`.
+        """
+        path = Path(path)
+        exists = path.exists()
+        if path.is_dir():
+            raise BlackboardError(f"{path} is a directory, not a blackboard file")
+        if not exists and not create:
+            raise BlackboardError(f"no blackboard at {path}")
+        if exists and path.stat().st_size > 0:
+            with path.open("rb") as handle:
+                if handle.read(16) != _SQLITE_MAGIC:
+                    raise BlackboardError(f"{path} is not a SQLite file, so not a pxp blackboard")
+        if not exists:
+            path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            if readonly:
+                conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True, check_same_thread=False)
+            else:
+                conn = sqlite3.connect(str(path), check_same_thread=False)
+            db = sqlite_utils.Database(conn)
+            board = cls(db, path)
+            board._prepare(create=create and not readonly)
+        except sqlite3.DatabaseError as exc:
+            raise BlackboardError(f"{path}: {exc}") from None
+        return board
+
+    @classmethod
+    def memory(cls) -> "Blackboard":
+        """An in-memory blackboard (tests, dry runs)."""
+        board = cls(sqlite_utils.Database(memory=True), None)
+        board._prepare(create=True)
+        return board
+
+    def _prepare(self, *, create: bool) -> None:
+        db = self.db
+        db.execute("PRAGMA busy_timeout = 5000")
+        app_id = db.execute("PRAGMA application_id").fetchone()[0]
+        version = db.execute("PRAGMA user_version").fetchone()[0]
+        has_tables = bool(db.table_names())
+        where = self.path or ":memory:"
+        if app_id == 0 and has_tables:
+            raise BlackboardError(f"{where} is a SQLite database of another application, not a pxp blackboard")
+        if app_id not in (0, schema.APPLICATION_ID):
+            raise BlackboardError(f"{where} is a SQLite database of another application, not a pxp blackboard")
+        if version > schema.SCHEMA_VERSION:
+            raise BlackboardError(
+                f"{where} was written by a newer pxp-tui (schema {version}; this one reads up to {schema.SCHEMA_VERSION})"
+            )
+        if self.path is not None and create:
+            db.execute("PRAGMA journal_mode = WAL")
+        db.execute("PRAGMA synchronous = FULL")
+        db.execute("PRAGMA foreign_keys = ON")
+        if app_id == 0:
+            if not create:
+                raise BlackboardError(f"{where} is empty: not a pxp blackboard")
+            schema.create(db)
+        elif version < schema.SCHEMA_VERSION:
+            schema.migrate(db, version)
+
+    def close(self) -> None:
+        self.db.close()
+
+    def __enter__(self) -> "Blackboard":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- datasets ---------------------------------------------------------------------------------
+    def has_dataset(self, name: str) -> bool:
+        return self.db.execute("SELECT 1 FROM datasets WHERE name = ?", [name]).fetchone() is not None
+
+    def dataset_task(self, name: str) -> str:
+        row = self.db.execute("SELECT task FROM datasets WHERE name = ?", [name]).fetchone()
+        if row is None:
+            raise BlackboardError(f"no dataset {name!r} in the blackboard (see `pxp datasets`)")
+        return row[0]
+
+    def add_dataset(self, name: str, task: str, rows: Sequence[DatasetRow], *, source: str = "", description: str = "") -> int:
+        """Store a dataset and its instances (images included) in one transaction."""
+        if self.has_dataset(name):
+            raise BlackboardError(f"a dataset named {name!r} already exists")
+        with self.db.atomic():
+            self.db["datasets"].insert(
+                {"name": name, "task": task, "source": source, "description": description, "created_at": now()}
+            )
+            for row in rows:
+                sha = None
+                if row.image is not None:
+                    sha = hashlib.sha256(row.image).hexdigest()
+                    width, height = _image_size(row.image)
+                    self.db["images"].insert(
+                        {"sha256": sha, "mime": row.image_mime, "width": width, "height": height, "data": row.image},
+                        ignore=True,
+                    )
+                self.db["instances"].insert(
+                    {
+                        "dataset": name,
+                        "key": row.key,
+                        "split": row.split,
+                        "input": row.input,
+                        "image_sha": sha,
+                        "reference_prediction": row.reference_prediction,
+                        "reference_explanation": row.reference_explanation,
+                        "meta": json.dumps(dict(row.meta), ensure_ascii=False),
+                    }
+                )
+        return len(rows)
+
+    def datasets(self) -> list[dict[str, Any]]:
+        sql = """SELECT d.name, d.task, d.source, d.created_at, COUNT(i.id) AS instances,
+                   SUM(i.split = 'train') AS train, SUM(i.split = 'val') AS val, SUM(i.split = 'test') AS test,
+                   SUM(i.image_sha IS NOT NULL) AS images
+                 FROM datasets d LEFT JOIN instances i ON i.dataset = d.name GROUP BY d.name ORDER BY d.name"""
+        return list(self.db.query(sql))
+
+    def instance_ids(self, dataset: str, split: str | None = None) -> list[int]:
+        if split is None:
+            rows = self.db.execute("SELECT id FROM instances WHERE dataset = ? ORDER BY id", [dataset])
+        else:
+            rows = self.db.execute("SELECT id FROM instances WHERE dataset = ? AND split = ? ORDER BY id", [dataset, split])
+        return [r[0] for r in rows]
+
+    def instances(self, ids: Iterable[int]) -> list[Instance]:
+        """The instances with these ids, in that order, images loaded."""
+        ids = list(ids)
+        if not ids:
+            return []
+        found: dict[int, Instance] = {}
+        for start in range(0, len(ids), 500):
+            chunk = ids[start : start + 500]
+            marks = ",".join("?" * len(chunk))
+            sql = f"""SELECT i.*, im.data AS image, im.mime AS image_mime FROM instances i
+                      LEFT JOIN images im ON im.sha256 = i.image_sha WHERE i.id IN ({marks})"""
+            for row in self.db.query(sql, chunk):
+                found[row["id"]] = Instance(
+                    id=row["id"],
+                    dataset=row["dataset"],
+                    key=row["key"],
+                    split=row["split"] or "train",
+                    input=row["input"] or "",
+                    image=row["image"],
+                    image_mime=row["image_mime"] or "image/png",
+                    reference_prediction=row["reference_prediction"] or "",
+                    reference_explanation=row["reference_explanation"] or "",
+                    meta=json.loads(row["meta"] or "{}"),
+                )
+        missing = [i for i in ids if i not in found]
+        if missing:
+            raise BlackboardError(f"instances missing from the blackboard: {missing[:5]}")
+        return [found[i] for i in ids]
+
+    # -- runs -------------------------------------------------------------------------------------
+    def create_run(self, fields: Mapping[str, Any], plan: Sequence[int]) -> int:
+        row = {
+            **fields,
+            "uid": uuid.uuid4().hex,
+            "status": "created",
+            "plan": json.dumps(list(plan)),
+            "created_at": now(),
+            "updated_at": now(),
+        }
+        if isinstance(row.get("options"), Mapping):
+            row["options"] = json.dumps(row["options"], sort_keys=True)
+        with self.db.atomic():
+            return self.db["runs"].insert(row).last_pk
+
+    def run(self, run_id: int) -> dict[str, Any]:
+        rows = list(self.db.query("SELECT * FROM runs WHERE id = ?", [run_id]))
+        if not rows:
+            raise BlackboardError(f"no run {run_id} in {self.path or 'the blackboard'}")
+        row = rows[0]
+        row["plan"] = json.loads(row["plan"])
+        row["options"] = json.loads(row["options"] or "{}")
+        return row
+
+    def run_ids(self) -> list[int]:
+        return [r[0] for r in self.db.execute("SELECT id FROM runs ORDER BY id")]
+
+    def set_status(self, run_id: int, status: str, error: str | None = None) -> None:
+        stamp = now()
+        with self.db.atomic():
+            self.db.execute(
+                "UPDATE runs SET status = ?, error = ?, updated_at = ?, finished_at = ? WHERE id = ?",
+                [status, error, stamp, stamp if status == "done" else None, run_id],
+            )
+
+    # -- the engine's Recorder --------------------------------------------------------------------
+    def start_session(self, run_id: int, instance_id: int, order: int) -> int:
+        with self.db.atomic():
+            return self.db["data"].insert(
+                {"run_id": run_id, "instance_id": instance_id, "ord": order, "started_at": now(), "n_messages": 0}
+            ).last_pk
+
+    def record(self, message: Message, context: Mapping[str, Any], stop: StopReason | None) -> None:
+        """Commit one message, its context entry and (if it ends the session) the session's end."""
+        stamp = now()
+        row = {
+            "session_id": message.session_id,
+            "j": message.j,
+            "sender": message.sender.value,
+            "receiver": message.receiver.value,
+            "tag": message.tag.value,
+            "prediction": message.prediction,
+            "explanation": message.explanation,
+            "created_at": stamp,
+            **{k: v for k, v in message.meta.items() if k in schema.TABLES["messages"]["columns"]},
+        }
+        with self.db.atomic():
+            self.db["messages"].insert(row)
+            self.db["context"].insert(
+                {"session_id": message.session_id, "j": message.j, "context": json.dumps(context, ensure_ascii=False)}
+            )
+            if stop is None:
+                self.db.execute("UPDATE data SET n_messages = ? WHERE session_id = ?", [message.j, message.session_id])
+            else:
+                self.db.execute(
+                    "UPDATE data SET n_messages = ?, ended_at = ?, stop_reason = ? WHERE session_id = ?",
+                    [message.j, stamp, stop.value, message.session_id],
+                )
+
+    def keep_context(self, session_id: int, kept: bool) -> None:
+        with self.db.atomic():
+            self.db.execute("UPDATE data SET context_kept = ? WHERE session_id = ?", [int(kept), session_id])
+
+    # -- reading a run back -----------------------------------------------------------------------
+    def session_messages(self, session_id: int) -> list[Message]:
+        rows = self.db.query("SELECT * FROM messages WHERE session_id = ? ORDER BY j", [session_id])
+        return [_message(row) for row in rows]
+
+    def progress(self, run_id: int, instances: Sequence[Instance]) -> Progress:
+        """Where run ``run_id`` stands, for the engine to resume it."""
+        by_id = {inst.id: inst for inst in instances}
+        sessions = list(
+            self.db.query("SELECT * FROM data WHERE run_id = ? ORDER BY ord", [run_id])
+        )
+        messages: dict[int, list[Message]] = {}
+        sql = """SELECT m.* FROM messages m JOIN data d ON d.session_id = m.session_id
+                 WHERE d.run_id = ? ORDER BY m.session_id, m.j"""
+        for row in self.db.query(sql, [run_id]):
+            messages.setdefault(row["session_id"], []).append(_message(row))
+        progress = Progress()
+        for order, row in enumerate(sessions):
+            if row["ord"] != order:
+                raise BlackboardError(f"run {run_id}: session order has a gap at {order}")
+            found = messages.get(row["session_id"], [])
+            if row["stop_reason"] is None:
+                if order != len(sessions) - 1:
+                    raise BlackboardError(f"run {run_id}: session {row['session_id']} is unfinished but not the last")
+                progress.open_session = row["session_id"]
+                progress.open_messages = found
+                continue
+            record = SessionRecord(row["session_id"], by_id[row["instance_id"]], order, tuple(found), StopReason(row["stop_reason"]))
+            progress.done.append(record)
+            if row["context_kept"] is None or row["context_kept"]:
+                progress.kept.add(row["session_id"])
+        return progress
+
+
+_MESSAGE_CORE = {"session_id", "j", "sender", "receiver", "tag", "prediction", "explanation"}
+
+
+def _message(row: Mapping[str, Any]) -> Message:
+    meta = {k: v for k, v in row.items() if k not in _MESSAGE_CORE and v is not None}
+    return Message(
+        session_id=row["session_id"],
+        j=row["j"],
+        sender=Sender(row["sender"]),
+        tag=Tag(row["tag"]),
+        prediction=row["prediction"] or "",
+        explanation=row["explanation"] or "",
+        meta=meta,
+    )

@@ -1,0 +1,55 @@
+"""``pxp``: the entry point. Subcommands live in their own modules and are imported when used."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from importlib import import_module
+
+#: subcommand -> (module, one-line help)
+COMMANDS: dict[str, tuple[str, str]] = {
+    "run": ("pxp_tui.cli.run", "run PXP sessions (headless, or in the app)"),
+    "metrics": ("pxp_tui.cli.metrics", "the intelligibility table of runs"),
+}
+
+
+class UsageError(Exception):
+    """Bad arguments: reported on one line, exit code 2."""
+
+
+class Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # type: ignore[override]
+        raise UsageError(f"{message} (see `{self.prog} --help`)")
+
+
+def parser() -> Parser:
+    root = Parser(prog="pxp", description="PXP intelligibility-protocol sessions between an expert and an LLM.")
+    from pxp_tui import __version__
+
+    root.add_argument("--version", action="version", version=f"pxp-tui {__version__}")
+    sub = root.add_subparsers(dest="command", parser_class=Parser, metavar="COMMAND")
+    for name, (module, help_text) in COMMANDS.items():
+        command = sub.add_parser(name, help=help_text, description=help_text)
+        import_module(module).add_arguments(command)
+        command.set_defaults(module=module)
+    return root
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    from pxp_tui.blackboard import BlackboardError
+
+    try:
+        args = parser().parse_args(argv)
+        if args.command is None:
+            args = parser().parse_args(["run", "--headless"])  # the demo, until the app opens here
+        return int(import_module(args.module).main(args) or 0)
+    except UsageError as exc:
+        print(f"pxp: error: {exc}", file=sys.stderr)
+        return 2
+    except (BlackboardError, ValueError) as exc:
+        print(f"pxp: error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("pxp: interrupted", file=sys.stderr)
+        return 130

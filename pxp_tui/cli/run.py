@@ -1,0 +1,111 @@
+"""``pxp run``: create (or resume) a run and drive it, headless or in the app."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+import time
+from typing import Any
+
+from pxp_tui.cli.common import add_db, positive
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    add_db(parser)
+    parser.add_argument("--headless", action="store_true", help="no app: print a line per session, then the table")
+    parser.add_argument("--resume", type=positive, metavar="RUN_ID", help="continue an unfinished run at its next message")
+    parser.add_argument("--task", choices=["drug", "rad"], default="drug", help="the task (default: drug)")
+    parser.add_argument("--dataset", help="a dataset in the blackboard (default: the task's bundled demo)")
+    parser.add_argument("--model", default="offline", help="machine: a litellm model string, or `offline` (default)")
+    parser.add_argument("--checker", help="model for AGREE (default: the machine's model; `offline`: TF-IDF)")
+    parser.add_argument("--human", default="proxy", help="`proxy` (the dataset's answers) or the live expert's name")
+    parser.add_argument("--n", type=positive, default=10, help="message bound per session (default: 10)")
+    parser.add_argument("--k", type=positive, default=3, help="REJECT allowed after message k (default: 3)")
+    parser.add_argument("--context", default="all", help="carried context: all, none or last:N (default: all)")
+    parser.add_argument("--seed", type=int, help="shuffle the instances with this seed (default: dataset order)")
+    parser.add_argument("--limit", type=positive, help="at most this many sessions")
+    parser.add_argument("--split", default="train", help="the dataset split to run on (default: train)")
+    parser.add_argument("--api-base", help="base URL of an OpenAI-compatible server (Ollama, vLLM, ...)")
+    parser.add_argument("--max-tokens", type=positive, help="generation token limit (default: the task's)")
+    parser.add_argument("--temperature", type=float, help="generation temperature (default: the task's)")
+    parser.add_argument("--quiet", action="store_true", help="no progress lines")
+
+
+class Progress:
+    """Prints one line per finished session."""
+
+    def __init__(self, stream: Any = sys.stdout):
+        self.stream = stream
+        self.started = time.perf_counter()
+
+    def session_started(self, session_id: int, instance: Any, order: int, total: int) -> None:
+        self.total = total
+
+    def session_ended(self, record: Any, kept: bool) -> None:
+        tags = " ".join(f"{m.tag.value}_{m.sender.short}" for m in record.messages)
+        name = getattr(record.instance, "name", record.instance.id)
+        width = len(str(self.total))
+        line = f"session {record.order + 1:>{width}}/{self.total}  {name[:28]:<28}  {record.stop.value:<8}  {tags}"
+        print(line, file=self.stream, flush=True)
+
+
+def main(args: argparse.Namespace) -> int:
+    from pxp_tui.blackboard import Blackboard
+    from pxp_tui.runs import RunConfig, create_run
+
+    if not args.headless:
+        raise ValueError("the app is not available yet: add --headless")
+    board = Blackboard.open(args.db)
+    with board:
+        if args.resume:
+            run_id = args.resume
+            run = board.run(run_id)
+            if run["status"] == "done":
+                raise ValueError(f"run {run_id} is already finished")
+        else:
+            config = RunConfig(
+                task=args.task,
+                dataset=args.dataset,
+                model=args.model,
+                checker=args.checker,
+                human=args.human,
+                n=args.n,
+                k=args.k,
+                context=args.context,
+                seed=args.seed,
+                limit=args.limit,
+                split=args.split,
+                api_base=args.api_base,
+                max_tokens=args.max_tokens,
+                temperature=args.temperature,
+            )
+            if config.human != "proxy":
+                raise ValueError("a live human needs the app: use --human proxy with --headless")
+            run_id = create_run(board, config)
+        return _drive(board, run_id, args)
+
+
+def _drive(board: Any, run_id: int, args: argparse.Namespace) -> int:
+    from pxp_tui.blackboard.metrics import counts_of, run_rows
+    from pxp_tui.cli import table
+    from pxp_tui.engine import AgentError
+    from pxp_tui.runs import execute
+
+    run = board.run(run_id)
+    print(f"run {run_id}: {run['task']} on {run['dataset']}, machine {run['model']}, human {run['human']}, "
+          f"n={run['n']} k={run['k']}, {len(run['plan'])} sessions -> {args.db}", flush=True)
+    observer = None if args.quiet else Progress()
+    resume_hint = f"resume with: pxp run --headless --resume {run_id} --db {args.db}"
+    try:
+        asyncio.run(execute(board, run_id, observer=observer))
+    except AgentError as exc:
+        print(f"pxp: run {run_id} paused: {exc.cause}\n{resume_hint}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print(f"pxp: run {run_id} interrupted; {resume_hint}", file=sys.stderr)
+        return 130
+    rows = run_rows(board, [run_id])
+    print()
+    print(table.text([f"run {run_id} {run['task'].upper()}"], [counts_of(rows[0])]))
+    return 0

@@ -1,0 +1,49 @@
+"""The papers' intelligibility table, as text or Markdown, one column per run."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from pxp_tui.protocol import RunCounts
+
+#: (first cell, second cell, class) in the papers' order
+ROWS: tuple[tuple[str, str, str | None], ...] = (
+    ("Total sessions", "", None),
+    ("1-way intelligible sessions for:", "Human", "one_way_human"),
+    ("", "Machine", "one_way_machine"),
+    ("2-way intelligible sessions:", "", "two_way"),
+    ("Strong intelligible sessions for:", "Human", "strong_human"),
+    ("", "Machine", "strong_machine"),
+    ("Ultra-strong intelligible sessions for:", "Human", "ultra_strong_human"),
+    ("", "Machine", "ultra_strong_machine"),
+)
+
+
+def cell(counts: RunCounts, name: str | None) -> str:
+    if name is None:
+        return str(counts.sessions)
+    return f"{getattr(counts, name)} ({counts.proportion(name):.2f})"
+
+
+def cells(columns: Sequence[RunCounts]) -> list[list[str]]:
+    return [[a, b, *(cell(c, name) for c in columns)] for a, b, name in ROWS]
+
+
+def text(headers: Sequence[str], columns: Sequence[RunCounts]) -> str:
+    """A plain-text table with aligned columns."""
+    rows = [["Count", "", *headers], *cells(columns)]
+    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+    lines = []
+    for index, row in enumerate(rows):
+        parts = [row[0].ljust(widths[0]), row[1].ljust(widths[1])]
+        parts += [value.rjust(widths[i + 2]) for i, value in enumerate(row[2:])]
+        lines.append("  ".join(parts).rstrip())
+        if index == 0:
+            lines.append("-" * len(lines[0]))
+    return "\n".join(lines)
+
+
+def markdown(headers: Sequence[str], columns: Sequence[RunCounts]) -> str:
+    """A Markdown table (GitHub flavour)."""
+    rows = [["Count", "", *headers], ["---", "---", *["---:" for _ in headers]], *cells(columns)]
+    return "\n".join("| " + " | ".join(row) + " |" for row in rows)

@@ -1,0 +1,36 @@
+"""The INTERACT loop: drives a machine and a human agent over instances, one session each.
+
+The engine knows the protocol and the interfaces below; it knows nothing of SQL, litellm or the UI.
+"""
+
+from pxp_tui.engine.context import ContextPolicy
+from pxp_tui.engine.interact import interact
+from pxp_tui.engine.types import (
+    Agent,
+    AgentError,
+    Message,
+    Observer,
+    Progress,
+    ProtocolViolation,
+    Recorder,
+    Reply,
+    RunSpec,
+    SessionRecord,
+    Turn,
+)
+
+__all__ = [
+    "Agent",
+    "AgentError",
+    "ContextPolicy",
+    "Message",
+    "Observer",
+    "Progress",
+    "ProtocolViolation",
+    "Recorder",
+    "Reply",
+    "RunSpec",
+    "SessionRecord",
+    "Turn",
+    "interact",
+]

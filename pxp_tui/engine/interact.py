@@ -1,0 +1,122 @@
+"""The INTERACT procedure, async."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Sequence
+from typing import Any
+
+from pxp_tui.engine.context import CarriedContext, ContextPolicy, update_context
+from pxp_tui.engine.types import (
+    Agent,
+    Message,
+    Observer,
+    Progress,
+    ProtocolViolation,
+    Recorder,
+    Reply,
+    RunSpec,
+    SessionRecord,
+    Turn,
+)
+from pxp_tui.protocol import Sender, Tag, allowed_tags, sender_at, stop_reason
+
+#: called after each session; returns whether the session's context is kept (the LEARN gate)
+SessionGate = Callable[[SessionRecord, Sequence[SessionRecord]], Awaitable[bool]]
+
+
+def _check(reply: Reply, j: int, k: int, sender: Sender) -> None:
+    tags = allowed_tags(j, k)
+    if reply.tag not in tags:
+        allowed = ", ".join(t.value for t in tags)
+        raise ProtocolViolation(f"the {sender.value} sent {reply.tag.value} at message {j}; allowed: {allowed}")
+
+
+def _notify(observer: Observer | None, name: str, *args: Any) -> None:
+    method = getattr(observer, name, None)
+    if method is not None:
+        method(*args)
+
+
+async def interact(
+    spec: RunSpec,
+    instances: Sequence[Any],
+    machine: Agent,
+    human: Agent,
+    recorder: Recorder,
+    *,
+    progress: Progress | None = None,
+    gate: SessionGate | None = None,
+    observer: Observer | None = None,
+) -> None:
+    """Run (or continue) a run: one session per instance, machine at odd ``j``, human at even ``j``.
+
+    Every message is committed through ``recorder`` before the next agent is asked. ``progress``
+    (from the recorder's store) resumes an interrupted run at its next message. An exception from an
+    agent propagates after the run is marked ``paused``; nothing recorded is lost.
+    """
+    progress = progress or Progress()
+    policy = ContextPolicy.parse(spec.context)
+    carried = CarriedContext(policy, [r for r in progress.done if r.session_id in progress.kept])
+    agents = {Sender.MACHINE: machine, Sender.HUMAN: human}
+    total = len(instances)
+    recorder.set_status(spec.run_id, "running")
+    try:
+        for order in range(progress.next_order, total):
+            instance = instances[order]
+            if order == progress.next_order and progress.open_session is not None:
+                session_id, history = progress.open_session, list(progress.open_messages)
+            else:
+                session_id, history = recorder.start_session(spec.run_id, instance.id, order), []
+            _notify(observer, "session_started", session_id, instance, order, total)
+            record = await _session(spec, instance, order, total, session_id, history, agents, recorder, carried, observer)
+            kept = await gate(record, carried.view()) if gate else True
+            if gate:
+                recorder.keep_context(session_id, kept)
+            if kept:
+                carried.add(record)
+            _notify(observer, "session_ended", record, kept)
+    except BaseException as exc:  # noqa: BLE001 - record why, then let it propagate
+        recorder.set_status(spec.run_id, "paused", _describe(exc))
+        raise
+    recorder.set_status(spec.run_id, "done")
+
+
+async def _session(
+    spec: RunSpec,
+    instance: Any,
+    order: int,
+    total: int,
+    session_id: int,
+    history: list[Message],
+    agents: dict[Sender, Agent],
+    recorder: Recorder,
+    carried: CarriedContext,
+    observer: Observer | None,
+) -> SessionRecord:
+    latest: dict[Sender, Tag] = {m.sender: m.tag for m in history}
+    prior = carried.view()
+    stop = None
+    j = len(history) + 1
+    while stop is None:
+        sender = sender_at(j)
+        turn = Turn(spec.run_id, session_id, instance, order, total, j, spec.n, spec.k, tuple(history), prior)
+        reply = await agents[sender].respond(turn)
+        _check(reply, j, spec.k, sender)
+        message = Message(session_id, j, sender, reply.tag, reply.prediction, reply.explanation, dict(reply.meta))
+        latest[sender] = reply.tag
+        stop = stop_reason(j, spec.n, reply.tag, latest.get(Sender.MACHINE), latest.get(Sender.HUMAN))
+        recorder.record(message, update_context(message, instance.id, prior, carried.policy), stop)
+        history.append(message)
+        _notify(observer, "message_recorded", message)
+        j += 1
+    return SessionRecord(session_id, instance, order, tuple(history), stop)
+
+
+def _describe(exc: BaseException) -> str:
+    name = type(exc).__name__
+    if name == "CancelledError":
+        return "cancelled"
+    if name == "KeyboardInterrupt":
+        return "interrupted"
+    text = str(exc).strip()
+    return f"{name}: {text}" if text else name

@@ -1,0 +1,150 @@
+"""Data passed between the engine, the agents and the recorder."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from pxp_tui.protocol import Sender, StopReason, Tag
+
+
+class Instance(Protocol):
+    """What the engine needs of a data instance: an identifier. Tasks add the rest."""
+
+    @property
+    def id(self) -> int: ...
+
+
+@dataclass(frozen=True)
+class Message:
+    """One PXP message ``(tag, prediction, explanation)`` at position ``j`` of a session."""
+
+    session_id: int
+    j: int
+    sender: Sender
+    tag: Tag
+    prediction: str
+    explanation: str
+    #: guard values, model, latency, tokens, cost... (column name -> value)
+    meta: Mapping[str, Any] = field(default_factory=dict)
+
+    @property
+    def receiver(self) -> Sender:
+        return self.sender.other
+
+
+@dataclass(frozen=True)
+class SessionRecord:
+    """A finished session, as carried in the machine's context."""
+
+    session_id: int
+    instance: Any
+    order: int
+    messages: tuple[Message, ...]
+    stop: StopReason | None
+
+
+@dataclass(frozen=True)
+class Turn:
+    """What an agent is told when asked for message ``j``."""
+
+    run_id: int
+    session_id: int
+    instance: Any
+    order: int  # 0-based position of the session in the run
+    total: int  # sessions planned in the run
+    j: int
+    n: int
+    k: int
+    history: tuple[Message, ...]  # this session's messages so far (1..j-1)
+    prior: Sequence[SessionRecord]  # earlier sessions carried in the context, oldest first
+
+    @property
+    def sender(self) -> Sender:
+        return Sender.MACHINE if self.j % 2 else Sender.HUMAN
+
+    @property
+    def other_last(self) -> Message | None:
+        """The other agent's message at ``j - 1``."""
+        return self.history[-1] if self.history else None
+
+    @property
+    def own_last(self) -> Message | None:
+        """This agent's own message at ``j - 2``."""
+        return self.history[-2] if len(self.history) >= 2 else None
+
+
+@dataclass(frozen=True)
+class Reply:
+    """An agent's answer: its tag, prediction and explanation, plus what it knows of how it got them."""
+
+    tag: Tag
+    prediction: str
+    explanation: str
+    meta: Mapping[str, Any] = field(default_factory=dict)
+
+
+class Agent(Protocol):
+    """A PXP agent. Agents know nothing of storage or UI."""
+
+    async def respond(self, turn: Turn) -> Reply: ...
+
+
+class AgentError(Exception):
+    """An agent could not answer (after its own retries). The run pauses; it can be resumed."""
+
+    def __init__(self, cause: str, *, retryable: bool = True):
+        super().__init__(cause)
+        self.cause = cause
+        self.retryable = retryable
+
+
+class ProtocolViolation(Exception):
+    """An agent answered with a tag the protocol does not allow at that point."""
+
+
+@dataclass(frozen=True)
+class RunSpec:
+    """What the engine needs to know of a run."""
+
+    run_id: int
+    n: int = 10
+    k: int = 3
+    context: str = "all"  # all | none | last:N
+
+
+@dataclass
+class Progress:
+    """Where a run stands: finished sessions and the open one, as the recorder holds them."""
+
+    done: list[SessionRecord] = field(default_factory=list)
+    kept: set[int] = field(default_factory=set)  # finished sessions whose context was kept
+    open_session: int | None = None  # session started but not finished
+    open_messages: list[Message] = field(default_factory=list)
+
+    @property
+    def next_order(self) -> int:
+        return len(self.done)
+
+
+class Recorder(Protocol):
+    """Durable storage of a run (the blackboard implements it). Each call commits before returning."""
+
+    def start_session(self, run_id: int, instance_id: int, order: int) -> int: ...
+
+    def record(self, message: Message, context: Mapping[str, Any], stop: StopReason | None) -> None: ...
+
+    def keep_context(self, session_id: int, kept: bool) -> None: ...
+
+    def set_status(self, run_id: int, status: str, error: str | None = None) -> None: ...
+
+
+class Observer(Protocol):
+    """Optional listener for progress (CLI progress lines, the TUI). All methods are optional."""
+
+    def session_started(self, session_id: int, instance: Any, order: int, total: int) -> None: ...
+
+    def message_recorded(self, message: Message) -> None: ...
+
+    def session_ended(self, record: SessionRecord, kept: bool) -> None: ...

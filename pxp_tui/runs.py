@@ -1,0 +1,178 @@
+"""Runs: configure one, store it, build its agents, and drive it with the engine (headless or in the app)."""
+
+from __future__ import annotations
+
+import random
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from pxp_tui.agents.checker import Checker
+from pxp_tui.agents.llm import OFFLINE, LLMClient, litellm_model
+from pxp_tui.agents.machine import MachineAgent
+from pxp_tui.agents.proxy import ProxyHuman
+from pxp_tui.blackboard import Blackboard, BlackboardError
+from pxp_tui.engine import Agent, ContextPolicy, Observer, RunSpec, interact
+from pxp_tui.tasks import get_task
+from pxp_tui.tasks.base import Task
+
+PROXY = "proxy"
+
+
+@dataclass
+class RunConfig:
+    """Everything that defines a run (what ``pxp run`` takes). Never holds credentials."""
+
+    task: str = "drug"
+    dataset: str | None = None  # None: the task's bundled demo
+    model: str = OFFLINE
+    checker: str | None = None  # None: the machine's model
+    human: str = PROXY  # "proxy", or the live expert's name
+    n: int = 10
+    k: int = 3
+    context: str = "all"
+    seed: int | None = None  # None: dataset order
+    limit: int | None = None
+    split: str = "train"
+    api_base: str | None = None
+    max_tokens: int | None = None
+    temperature: float | None = None
+    experiment: str | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def validate(self) -> None:
+        """Raise ValueError with a one-line reason for a configuration that cannot run."""
+        get_task(self.task)
+        if self.n < 1:
+            raise ValueError(f"--n must be at least 1, got {self.n}")
+        if self.k < 1:
+            raise ValueError(f"--k must be at least 1, got {self.k}")
+        if self.limit is not None and self.limit < 1:
+            raise ValueError(f"--limit must be at least 1, got {self.limit}")
+        ContextPolicy.parse(self.context)
+        if not self.human.strip():
+            raise ValueError("the human's name is empty")
+
+    @property
+    def human_kind(self) -> str:
+        return "proxy" if self.human == PROXY else "live"
+
+    @property
+    def checker_model(self) -> str:
+        return self.checker or self.model
+
+
+def demo_dataset(task: str) -> str:
+    return f"demo-{task}"
+
+
+def ensure_dataset(board: Blackboard, config: RunConfig) -> str:
+    """The run's dataset name, importing the task's bundled demo into the blackboard if needed."""
+    task = get_task(config.task)
+    name = config.dataset or demo_dataset(config.task)
+    if board.has_dataset(name):
+        if board.dataset_task(name) != config.task:
+            raise BlackboardError(f"dataset {name!r} is for the {board.dataset_task(name)} task, not {config.task}")
+        return name
+    if config.dataset is not None:
+        raise BlackboardError(f"no dataset {name!r} in the blackboard (see `pxp datasets`, `pxp import`)")
+    board.add_dataset(name, config.task, task.demo_rows(), source="bundled demo", description=task.title)
+    return name
+
+
+def plan(board: Blackboard, config: RunConfig, dataset: str) -> list[int]:
+    """The instances of the run, in session order."""
+    ids = board.instance_ids(dataset, config.split) or board.instance_ids(dataset)
+    if config.seed is not None:
+        random.Random(config.seed).shuffle(ids)
+    if config.limit is not None:
+        ids = ids[: config.limit]
+    if not ids:
+        raise BlackboardError(f"dataset {dataset!r} has no instances")
+    return ids
+
+
+def create_run(board: Blackboard, config: RunConfig) -> int:
+    """Validate ``config``, store the run (status ``created``) and return its id."""
+    config.validate()
+    dataset = ensure_dataset(board, config)
+    options = {k: v for k, v in asdict(config).items() if k not in _COLUMNS and v not in (None, {}, [])}
+    fields = {
+        "task": config.task,
+        "dataset": dataset,
+        "model": config.model,
+        "checker": config.checker_model,
+        "human": config.human,
+        "human_kind": config.human_kind,
+        "n": config.n,
+        "k": config.k,
+        "context": str(ContextPolicy.parse(config.context)),
+        "seed": config.seed,
+        "split": config.split,
+        "experiment": config.experiment,
+        "options": options,
+    }
+    return board.create_run(fields, plan(board, config, dataset))
+
+
+_COLUMNS = {"task", "dataset", "model", "checker", "human", "n", "k", "context", "seed", "split", "experiment"}
+
+
+def config_of(run: dict[str, Any]) -> RunConfig:
+    """The configuration a stored run was made with."""
+    options = dict(run.get("options") or {})
+    known = set(RunConfig.__dataclass_fields__)
+    return RunConfig(
+        task=run["task"],
+        dataset=run["dataset"],
+        model=run["model"],
+        checker=run["checker"],
+        human=run["human"],
+        n=run["n"],
+        k=run["k"],
+        context=run["context"],
+        seed=run["seed"],
+        split=run["split"] or "train",
+        experiment=run["experiment"],
+        **{k: v for k, v in options.items() if k in known and k not in _COLUMNS},
+    )
+
+
+def _client(model: str, task: Task, config: RunConfig, **params: Any) -> LLMClient:
+    return LLMClient(litellm_model(model, task.name), api_base=config.api_base, params=params)
+
+
+def build_machine(task: Task, config: RunConfig) -> tuple[MachineAgent, Checker]:
+    """The machine agent and the checker (AGREE) it shares with the proxy."""
+    checker_model = "pxp-offline/checker" if config.checker_model == OFFLINE else config.checker_model
+    checker = Checker(LLMClient(checker_model, api_base=config.api_base), noun=task.explanation_noun)
+    generation = dict(task.generation)
+    if config.max_tokens is not None:
+        generation["max_tokens"] = config.max_tokens
+    if config.temperature is not None:
+        generation["temperature"] = config.temperature
+    machine = MachineAgent(task, _client(config.model, task, config), checker, **generation)
+    return machine, checker
+
+
+async def execute(
+    board: Blackboard,
+    run_id: int,
+    *,
+    human: Agent | None = None,
+    observer: Observer | None = None,
+) -> None:
+    """Run, or resume, run ``run_id`` to its end. A live run needs its ``human`` agent."""
+    run = board.run(run_id)
+    if run["status"] == "done":
+        raise BlackboardError(f"run {run_id} is already finished")
+    config = config_of(run)
+    task = get_task(config.task)
+    instances = board.instances(run["plan"])
+    machine, checker = build_machine(task, config)
+    if config.human_kind == "proxy":
+        human = ProxyHuman(task, checker)
+    elif human is None:
+        raise BlackboardError(f"run {run_id} has a live human ({config.human}): open it in the app")
+    spec = RunSpec(run_id=run_id, n=config.n, k=config.k, context=config.context)
+    progress = board.progress(run_id, instances)
+    await interact(spec, instances, machine, human, board, progress=progress, observer=observer)

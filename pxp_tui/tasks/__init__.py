@@ -1,0 +1,31 @@
+"""Task registry. A new domain is one module implementing :class:`pxp_tui.tasks.base.Task`."""
+
+from __future__ import annotations
+
+from importlib import import_module
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from pxp_tui.tasks.base import Task
+
+#: task name -> "module:class"
+TASKS: dict[str, str] = {
+    "drug": "pxp_tui.tasks.drug.task:DrugTask",
+    "rad": "pxp_tui.tasks.rad.task:RadTask",
+}
+
+_loaded: dict[str, "Task"] = {}
+
+
+def get_task(name: str) -> "Task":
+    """The task called ``name``; its offline baseline is registered as ``pxp-offline/<name>``."""
+    if name not in _loaded:
+        if name not in TASKS:
+            raise ValueError(f"unknown task {name!r} (known: {', '.join(sorted(TASKS))})")
+        module, _, cls = TASKS[name].partition(":")
+        task = getattr(import_module(module), cls)()
+        from pxp_tui.agents import offline
+
+        offline.register(name, task.offline_answer)
+        _loaded[name] = task
+    return _loaded[name]

@@ -1,0 +1,139 @@
+"""The task interface: what a domain supplies (prompt assembly, parsing, MATCH, demo data, rendering)."""
+
+from __future__ import annotations
+
+import base64
+from abc import ABC, abstractmethod
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+from pxp_tui.agents.types import ParseError
+from pxp_tui.engine import Message, SessionRecord, Turn
+
+__all__ = ["DatasetRow", "Instance", "ParseError", "Task"]
+
+
+@dataclass(frozen=True)
+class Instance:
+    """A data instance of a dataset, with the reference (human) prediction and explanation."""
+
+    id: int
+    dataset: str
+    key: str
+    split: str = "train"
+    input: str = ""  # e.g. the target SMILES
+    image: bytes | None = field(default=None, repr=False)
+    image_mime: str = "image/png"
+    reference_prediction: str = ""
+    reference_explanation: str = ""
+    meta: Mapping[str, Any] = field(default_factory=dict)
+
+    @property
+    def name(self) -> str:
+        return str(self.meta.get("name") or self.key)
+
+    def image_data_url(self) -> str:
+        if self.image is None:
+            raise ValueError(f"instance {self.key} has no image")
+        return f"data:{self.image_mime};base64,{base64.b64encode(self.image).decode('ascii')}"
+
+
+@dataclass(frozen=True)
+class DatasetRow:
+    """One instance as read from a file, before it is stored."""
+
+    key: str
+    split: str
+    input: str
+    reference_prediction: str
+    reference_explanation: str
+    image: bytes | None = None
+    image_mime: str = "image/png"
+    meta: Mapping[str, Any] = field(default_factory=dict)
+
+
+class Task(ABC):
+    """A domain. New domains implement this interface in one module and register in ``pxp_tui.tasks``."""
+
+    name: ClassVar[str]
+    title: ClassVar[str]
+    #: what the prediction is called in prompts ("Prediction", "Pathway")
+    prediction_label: ClassVar[str] = "Prediction"
+    #: what explanations are called when the checker compares them ("reports", "pathways")
+    explanation_noun: ClassVar[str] = "explanations"
+    #: generation settings from the papers (overridable per run)
+    generation: ClassVar[Mapping[str, Any]] = {}
+
+    # -- prompt assembly (ASSEMBLE_PROMPT) -------------------------------------------------------
+    @abstractmethod
+    def system_prompt(self) -> str: ...
+
+    @abstractmethod
+    def instance_content(self, instance: Instance, *, in_context: bool = False) -> str | list[dict[str, Any]]:
+        """The user content presenting ``instance`` (text, and an image part where the task has one)."""
+
+    def reply_content(self, message: Message) -> str:
+        """How the human's message reads to the machine (UPDATE_CONTEXT)."""
+        return (
+            f"Human ({message.tag.value}).\n"
+            f"{self.prediction_label}: {message.prediction}\n"
+            f"Explanation: {message.explanation}"
+        )
+
+    def answer_content(self, message: Message) -> str:
+        """How the machine's own earlier message reads in its context."""
+        return f"{self.prediction_label}: {message.prediction}\nExplanation: {message.explanation}"
+
+    def ask_content(self, turn: Turn) -> str:
+        """The closing instruction of the prompt at message ``turn.j``."""
+        if turn.j == 1:
+            return f"Give your {self.prediction_label.lower()} and explanation, in the format above."
+        return (  # pxp_tui.tasks.drug.baseline.ASK_MARK relies on this opening
+            f"Considering the human's reply, give your {self.prediction_label.lower()} and explanation again, "
+            "revised if the reply convinces you, in the format above."
+        )
+
+    def session_messages(self, instance: Instance, messages: Sequence[Message], *, in_context: bool) -> list[dict]:
+        """One session rendered as chat messages: the instance, then the exchange."""
+        chat: list[dict[str, Any]] = [{"role": "user", "content": self.instance_content(instance, in_context=in_context)}]
+        for message in messages:
+            if message.sender.value == "machine":
+                chat.append({"role": "assistant", "content": self.answer_content(message)})
+            else:
+                chat.append({"role": "user", "content": self.reply_content(message)})
+        return chat
+
+    def context_messages(self, record: SessionRecord) -> list[dict]:
+        """An earlier session, as carried in the machine's context."""
+        return self.session_messages(record.instance, record.messages, in_context=True)
+
+    # -- reading replies, comparing predictions ----------------------------------------------------
+    @abstractmethod
+    def parse(self, text: str, instance: Instance | None = None) -> tuple[str, str]:
+        """(prediction, explanation) from a model's reply about ``instance``; :class:`ParseError` if none."""
+
+    @abstractmethod
+    def normalise(self, prediction: str) -> str:
+        """The canonical form of a prediction (what MATCH compares)."""
+
+    def match(self, a: str, b: str) -> bool:
+        """MATCH: the two predictions are the same."""
+        return self.normalise(a) == self.normalise(b)
+
+    def validate_prediction(self, prediction: str) -> str | None:
+        """A message for the expert if ``prediction`` is not well formed, else None."""
+        return None
+
+    # -- data and display --------------------------------------------------------------------------
+    @abstractmethod
+    def demo_rows(self) -> list[DatasetRow]:
+        """The bundled demo dataset."""
+
+    def describe(self, instance: Instance) -> dict[str, str]:
+        """Metadata shown beside the instance (name, formula, ...)."""
+        return {"name": instance.name}
+
+    def offline_answer(self, messages: list[dict[str, Any]]) -> str:
+        """The offline baseline's reply to a prompt (see ``pxp_tui.agents.offline``)."""
+        raise NotImplementedError(f"the {self.name} task has no offline baseline")

@@ -1,0 +1,108 @@
+"""RDKit helpers for the DRUG task: canonical reactant sets, SMILES found in prose, descriptors."""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+from rdkit import Chem, RDLogger
+from rdkit.Chem import Descriptors, rdMolDescriptors
+
+RDLogger.DisableLog("rdApp.*")
+
+_SPLIT = re.compile(r"\s*(?:>>|->|→|⟶|=>|\+|,|;|\band\b|\s)\s*")
+_SMILES_CHARS = re.compile(r"^[A-Za-z0-9@+\-\[\]\(\)=#$:/\\.%*]+$")
+
+
+@lru_cache(maxsize=4096)
+def canonical(smiles: str) -> str | None:
+    """The canonical SMILES of one molecule, or None if it does not parse."""
+    smiles = smiles.strip()
+    if not smiles or any(ch.isspace() for ch in smiles):  # RDKit reads text after a space as a name
+        return None
+    try:
+        mol = Chem.MolFromSmiles(smiles)
+    except Exception:  # noqa: BLE001 - RDKit can raise on pathological input
+        return None
+    return None if mol is None else Chem.MolToSmiles(mol)
+
+
+def canonical_parts(smiles: str) -> list[str] | None:
+    """Canonical SMILES of each '.'-separated molecule, sorted; None if any part is invalid."""
+    parts = [p for p in smiles.strip().split(".") if p.strip()]
+    if not parts:
+        return None
+    out = [canonical(p) for p in parts]
+    if any(c is None for c in out):
+        return None
+    return sorted(set(out))  # type: ignore[arg-type]
+
+
+def invalid_parts(smiles: str) -> list[str]:
+    """The '.'-separated parts of ``smiles`` that RDKit cannot read."""
+    return [p for p in smiles.strip().split(".") if p.strip() and canonical(p) is None]
+
+
+_ALIPHATIC_ONLY = re.compile(r"^(?:Cl|Br|[BCNOSPFI])+$")
+
+
+def _looks_like_smiles(token: str) -> bool:
+    """A token that is plausibly a SMILES string rather than a word (RDKit decides validity)."""
+    if not _SMILES_CHARS.match(token):
+        return False
+    if any(ch in token for ch in "()=#[]@0123456789") or any(ch in token for ch in "cnos"):
+        return True
+    return len(token) >= 2 and bool(_ALIPHATIC_ONLY.match(token))
+
+
+def _candidates(token: str) -> list[str]:
+    token = token.strip().strip("*_'\"`").rstrip(".,;:")
+    out = [token]
+    while token.startswith("(") and token.endswith(")"):
+        token = token[1:-1]
+        out.append(token)
+    if token.startswith("(") and not token.endswith(")"):
+        out.append(token[1:])
+    if token.endswith(")") and token.count(")") > token.count("("):
+        out.append(token[:-1])
+    return out
+
+
+def smiles_in(text: str, exclude: str | None = None) -> list[str]:
+    """Canonical SMILES of the molecules written in ``text`` (a '.'-joined string, or tokens in prose).
+
+    ``exclude`` (the target) is left out, so "Target >> A + B" gives A and B.
+    """
+    text = text.strip().strip("`").strip()
+    target = canonical(exclude) if exclude else None
+    if ">>" in text:  # reaction SMILES: retro "target>>reactants" or forward "reactants>>product"
+        left, _, right = text.partition(">>")
+        left_parts, right_parts = canonical_parts(left.strip()), canonical_parts(right.strip())
+        retro = (target and left_parts == [target]) or (
+            not target and left_parts is not None and len(left_parts) == 1 and len(right_parts or []) > 1
+        )
+        text = right if retro else left
+    found = canonical_parts(text)
+    if found is None:
+        found = []
+        for token in _SPLIT.split(text.replace("`", " ")):
+            for candidate in _candidates(token):
+                parts = [p for p in candidate.split(".") if p]
+                if parts and all(_looks_like_smiles(p) for p in parts):
+                    canon = [canonical(p) for p in parts]
+                    if all(canon):
+                        found.extend(c for c in canon if c not in found)  # type: ignore[misc]
+                        break
+    return sorted(c for c in set(found) if c != target)
+
+
+def describe(smiles: str) -> dict[str, str]:
+    """Formula, molecular weight and canonical SMILES of a molecule."""
+    mol = Chem.MolFromSmiles(smiles)
+    if mol is None:
+        return {"smiles": smiles, "formula": "?", "weight": "?"}
+    return {
+        "smiles": Chem.MolToSmiles(mol),
+        "formula": rdMolDescriptors.CalcMolFormula(mol),
+        "weight": f"{Descriptors.MolWt(mol):.1f} g/mol",
+    }

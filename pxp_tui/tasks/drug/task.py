@@ -1,0 +1,105 @@
+"""DRUG: single-step retrosynthesis of a small molecule (DESIGN.md section 3)."""
+
+from __future__ import annotations
+
+import csv
+from importlib.resources import files
+from typing import Any
+
+from pxp_tui.agents.types import ParseError
+from pxp_tui.tasks.base import DatasetRow, Instance, Task
+from pxp_tui.tasks.drug import chem
+from pxp_tui.tasks.parsing import sections
+
+SYSTEM_PROMPT = """You are a synthetic chemist. Always give molecules as SMILES strings.
+
+Please perform a retrosynthetic analysis of the target molecule to outline a feasible single \
+retrosynthetic step: the reactants (commercially available or easily synthesised starting materials) \
+and the reaction that connects them to the target. Include considerations for regioselectivity, \
+stereoselectivity and functional group compatibility as applicable, and give the reasoning behind \
+the step, incorporating principles of organic chemistry and synthetic strategy.
+Adhere to the format below and give no extra text:
+
+Pathway: <the reactants' SMILES, separated by '.'>
+Explanation: <the reaction and the reasoning>"""
+
+_ALIASES = {
+    "prediction": ["pathway", "prediction", "reactants", "starting materials", "precursors"],
+    "explanation": ["explanation", "reasoning", "rationale"],
+}
+
+
+class DrugTask(Task):
+    name = "drug"
+    title = "DRUG: single-step retrosynthesis"
+    prediction_label = "Pathway"
+    explanation_noun = "retrosynthetic pathways"
+    generation = {"max_tokens": 1024, "temperature": 0.3}
+
+    def system_prompt(self) -> str:
+        return SYSTEM_PROMPT
+
+    def instance_content(self, instance: Instance, *, in_context: bool = False) -> str:
+        return f"Target molecule: {instance.name}\nTarget SMILES: {instance.input}"
+
+    def parse(self, text: str, instance: Instance | None = None) -> tuple[str, str]:
+        found = sections(text, _ALIASES)
+        if "prediction" not in found:
+            raise ParseError("no 'Pathway:' in the reply")
+        explanation = found.get("explanation", "").strip()
+        if not explanation:
+            raise ParseError("no 'Explanation:' in the reply")
+        target = instance.input if instance is not None else None
+        reactants = chem.smiles_in(found["prediction"], exclude=target)
+        if not reactants and target and chem.canonical_parts(found["prediction"]) == chem.canonical_parts(target):
+            reactants = [found["prediction"].strip()]  # "no disconnection": the target itself
+        if not reactants:
+            raise ParseError(f"no valid SMILES in the pathway {found['prediction'][:60]!r}")
+        return ".".join(reactants), explanation
+
+    def normalise(self, prediction: str) -> str:
+        parts = chem.canonical_parts(prediction)
+        return ".".join(parts) if parts is not None else "invalid:" + prediction.strip()
+
+    def match(self, a: str, b: str) -> bool:
+        """Same set of canonical SMILES (not "any molecule in common")."""
+        return self.normalise(a) == self.normalise(b)
+
+    def validate_prediction(self, prediction: str) -> str | None:
+        if not prediction.strip():
+            return "give the reactants as SMILES, separated by '.'"
+        bad = chem.invalid_parts(prediction)
+        if bad:
+            return "not valid SMILES: " + ", ".join(bad[:3])
+        return None
+
+    def demo_rows(self) -> list[DatasetRow]:
+        path = files("pxp_tui.assets") / "demo" / "drug.csv"
+        with path.open(encoding="utf-8", newline="") as handle:
+            return [
+                DatasetRow(
+                    key=row["key"],
+                    split="train",
+                    input=row["input"],
+                    reference_prediction=row["output"],
+                    reference_explanation=row["explanation"],
+                    meta={"name": row["name"]},
+                )
+                for row in csv.DictReader(handle)
+            ]
+
+    def describe(self, instance: Instance) -> dict[str, str]:
+        return {"name": instance.name, **chem.describe(instance.input)}
+
+    def offline_answer(self, messages: list[dict[str, Any]]) -> str:
+        from pxp_tui.tasks.drug.baseline import answer
+
+        return answer(messages)
+
+
+def target_of(content: str) -> str | None:
+    """The target SMILES named in an instance message."""
+    for line in content.splitlines():
+        if line.startswith("Target SMILES:"):
+            return line.split(":", 1)[1].strip()
+    return None

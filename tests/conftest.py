@@ -1,0 +1,32 @@
+"""Shared fixtures: the real cases of ../shared/data/interact (skipped where absent), blackboards."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+SHARED_DATA = Path(os.environ.get("PXP_SHARED_DATA", ROOT.parent / "shared" / "data" / "interact"))
+
+
+@pytest.fixture(autouse=True)
+def _offline_env(monkeypatch: pytest.MonkeyPatch) -> None:
+    """No simulated latency and no retry waits unless a test asks for them."""
+    monkeypatch.setenv("PXP_OFFLINE_LATENCY", "0")
+    monkeypatch.setenv("PXP_RETRY_DELAY", "0")
+    monkeypatch.setenv("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+
+
+@pytest.fixture
+def shared_data() -> Path:
+    """The papers' published data; tests that need it skip where it is absent."""
+    if not SHARED_DATA.is_dir():
+        pytest.skip(f"real cases not found at {SHARED_DATA}")
+    return SHARED_DATA
+
+
+@pytest.fixture
+def db_path(tmp_path: Path) -> Path:
+    return tmp_path / "sessions.db"
