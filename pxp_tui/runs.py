@@ -154,6 +154,23 @@ def build_machine(task: Task, config: RunConfig) -> tuple[MachineAgent, Checker]
     return machine, checker
 
 
+def switch_model(board: Blackboard, run_id: int, model: str) -> None:
+    """Continue run ``run_id`` with another machine model (its checker too, if it was the machine's).
+
+    Every message records the model that wrote it, so a switch stays visible in the blackboard.
+    """
+    model = model.strip()
+    if not model:
+        raise ValueError("the model is empty")
+    run = board.run(run_id)
+    if run["status"] == "done":
+        raise BlackboardError(f"run {run_id} is already finished")
+    fields = {"model": model}
+    if run["checker"] == run["model"]:
+        fields["checker"] = model
+    board.update_run(run_id, fields)
+
+
 async def execute(
     board: Blackboard,
     run_id: int,

@@ -242,6 +242,12 @@ class Blackboard:
                 [status, error, stamp, stamp if status == "done" else None, run_id],
             )
 
+    def update_run(self, run_id: int, fields: Mapping[str, Any]) -> None:
+        """Change columns of run ``run_id`` (e.g. the model it continues with), in one transaction."""
+        self.run(run_id)  # BlackboardError if there is none
+        with self.db.atomic():
+            self.db["runs"].update(run_id, {**fields, "updated_at": now()})
+
     # -- the engine's Recorder --------------------------------------------------------------------
     def start_session(self, run_id: int, instance_id: int, order: int) -> int:
         with self.db.atomic():

@@ -10,6 +10,7 @@ from importlib import import_module
 COMMANDS: dict[str, tuple[str, str]] = {
     "run": ("pxp_tui.cli.run", "run PXP sessions (headless, or in the app)"),
     "metrics": ("pxp_tui.cli.metrics", "the intelligibility table of runs"),
+    "app": ("pxp_tui.cli.app", "the app, at its start screen (what `pxp` alone opens)"),
 }
 
 
@@ -42,7 +43,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         args = parser().parse_args(argv)
         if args.command is None:
-            args = parser().parse_args(["run", "--headless"])  # the demo, until the app opens here
+            args = parser().parse_args(["app"])  # the app, on the bundled demo
         return int(import_module(args.module).main(args) or 0)
     except UsageError as exc:
         print(f"pxp: error: {exc}", file=sys.stderr)

@@ -54,8 +54,6 @@ def main(args: argparse.Namespace) -> int:
     from pxp_tui.blackboard import Blackboard
     from pxp_tui.runs import RunConfig, create_run
 
-    if not args.headless:
-        raise ValueError("the app is not available yet: add --headless")
     board = Blackboard.open(args.db)
     with board:
         if args.resume:
@@ -80,10 +78,14 @@ def main(args: argparse.Namespace) -> int:
                 max_tokens=args.max_tokens,
                 temperature=args.temperature,
             )
-            if config.human != "proxy":
+            if config.human != "proxy" and args.headless:
                 raise ValueError("a live human needs the app: use --human proxy with --headless")
             run_id = create_run(board, config)
-        return _drive(board, run_id, args)
+        if args.headless:
+            return _drive(board, run_id, args)
+    from pxp_tui.app.launch import run_app
+
+    return run_app(args.db, run_id)
 
 
 def _drive(board: Any, run_id: int, args: argparse.Namespace) -> int:

@@ -137,3 +137,12 @@ class Task(ABC):
     def offline_answer(self, messages: list[dict[str, Any]]) -> str:
         """The offline baseline's reply to a prompt (see ``pxp_tui.agents.offline``)."""
         raise NotImplementedError(f"the {self.name} task has no offline baseline")
+
+    # -- pictures (slow: callers run these off the UI loop) ----------------------------------------
+    def draw_instance(self, instance: Instance, size: tuple[int, int]) -> bytes | None:
+        """A picture of ``instance`` (any Pillow-readable format) of about ``size`` pixels, or None."""
+        return instance.image
+
+    def draw_prediction(self, instance: Instance, prediction: str, size: tuple[int, int]) -> bytes | None:
+        """A picture of ``prediction`` for ``instance`` (DRUG: the reaction), or None if the task draws none."""
+        return None

@@ -96,6 +96,16 @@ class DrugTask(Task):
 
         return answer(messages)
 
+    def draw_instance(self, instance: Instance, size: tuple[int, int]) -> bytes | None:
+        from pxp_tui.tasks.drug.draw import molecule_png
+
+        return molecule_png(instance.input, size)
+
+    def draw_prediction(self, instance: Instance, prediction: str, size: tuple[int, int]) -> bytes | None:
+        from pxp_tui.tasks.drug.draw import reaction_png
+
+        return reaction_png(prediction, instance.input, size)
+
 
 def target_of(content: str) -> str | None:
     """The target SMILES named in an instance message."""

@@ -1,0 +1,85 @@
+"""Terminal graphics through textual-image: which renderer, and asking the terminal before Textual starts.
+
+textual-image asks the terminal what it supports (Sixel, the kitty graphics protocol, the cell size
+in pixels) when it is imported, and cannot once Textual reads the keyboard. :func:`probe` asks in a
+thread while the app's modules load; :func:`image_class` picks the widget. ``PXP_IMAGES`` chooses
+the renderer: ``auto`` (default: Sixel or kitty where the terminal has them, half-cell blocks
+otherwise, including inside tmux), ``sixel``, ``tgp``, ``halfcell``, ``unicode``, or ``none``.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import threading
+from typing import Any
+
+RENDERERS = ("auto", "sixel", "tgp", "halfcell", "unicode", "none")
+
+
+def renderer() -> str:
+    value = os.environ.get("PXP_IMAGES", "auto").strip().lower() or "auto"
+    return value if value in RENDERERS else "auto"
+
+
+def probe() -> threading.Thread | None:
+    """Ask the terminal about graphics in a thread; join it before the app starts. None if no terminal."""
+    if renderer() == "none" or sys.__stdout__ is None or not sys.__stdout__.isatty():
+        return None
+    # modules the probe shares with Textual are loaded here first, so the two threads never import
+    # the same module at once
+    import rich.color  # noqa: F401
+    import rich.console  # noqa: F401
+    import rich.control  # noqa: F401
+    import rich.measure  # noqa: F401
+    import rich.segment  # noqa: F401
+    import rich.style  # noqa: F401
+
+    thread = threading.Thread(target=_ask_terminal, name="pxp-terminal-probe", daemon=True)
+    thread.start()
+    return thread
+
+
+def _ask_terminal() -> None:
+    import textual_image.renderable  # noqa: F401 - asks for Sixel and kitty graphics support
+    from textual_image._terminal import get_cell_size  # the widget module asks this at import
+
+    get_cell_size()
+
+
+def image_class() -> type[Any] | None:
+    """The textual-image widget class for ``PXP_IMAGES``, or None when pictures are off."""
+    choice = renderer()
+    if choice == "none":
+        return None
+    import textual_image.widget as widgets
+
+    return {
+        "auto": widgets.Image,
+        "sixel": widgets.SixelImage,
+        "tgp": widgets.TGPImage,
+        "halfcell": widgets.HalfcellImage,
+        "unicode": widgets.UnicodeImage,
+    }[choice]
+
+
+def cell_pixels(cols: int, rows: int) -> tuple[int, int]:
+    """How many pixels ``cols`` x ``rows`` cells show with the chosen renderer.
+
+    Half-cell blocks (and the unicode fallback) show two pixels per cell; Sixel and kitty graphics the
+    terminal's cell size, as the start-up probe found it (a VT340's 10 x 20 without a terminal).
+    """
+    choice = renderer()
+    if choice == "auto":
+        import textual_image.renderable as renderables
+
+        chosen = renderables.Image
+        coarse = chosen in (renderables.HalfcellImage, renderables.UnicodeImage)
+    else:
+        coarse = choice in ("halfcell", "unicode", "none")
+    if coarse:
+        return cols, rows * 2
+    from textual_image._terminal import get_cell_size
+
+    cell = get_cell_size()
+    return cols * cell.width, rows * cell.height

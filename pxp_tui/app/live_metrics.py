@@ -1,0 +1,33 @@
+"""A run's intelligibility, kept up to date one finished session at a time (no rereading the run)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from pxp_tui.protocol import RunCounts, Sender, Tag, curve, run_counts, session_flags
+
+SessionTags = Sequence[tuple[Sender, Tag]]
+
+
+class LiveMetrics:
+    """Counts and the intelligibility-versus-message-bound curve of a run, updated incrementally."""
+
+    def __init__(self, n: int, total: int, finished: Sequence[SessionTags] = ()):
+        self.n = n
+        self.total = total
+        self.counts: RunCounts = run_counts(finished)
+        self.curve: list[RunCounts] = curve(finished, n)
+
+    @property
+    def done(self) -> int:
+        return self.counts.sessions
+
+    @property
+    def left(self) -> int:
+        return max(0, self.total - self.done)
+
+    def add(self, tags: SessionTags) -> None:
+        """Count one more finished session."""
+        tags = list(tags)
+        self.counts = self.counts.add(session_flags(tags))
+        self.curve = [counts.add(session_flags(tags[:bound])) for bound, counts in enumerate(self.curve, start=1)]

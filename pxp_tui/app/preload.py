@@ -1,0 +1,24 @@
+"""What the app loads after its first paint, in a thread: litellm, the tasks (RDKit), drawing and charts."""
+
+from __future__ import annotations
+
+from importlib import import_module
+from importlib.util import find_spec
+
+#: modules slow to import that the session screen needs (RDKit drawing, the chart, terminal images)
+HEAVY = ("pxp_tui.tasks.drug.draw", "textual_plotext", "textual_image.widget")
+
+
+def load(tasks: list[str]) -> None:
+    """Import everything a session needs, so that nothing slow is imported on the UI loop later."""
+    from pxp_tui.agents.llm import load_litellm
+    from pxp_tui.tasks import get_task
+
+    for name in tasks:
+        get_task(name)  # RDKit for DRUG; registers the task's offline machine
+    for module in HEAVY:
+        if find_spec(module) is not None:
+            import_module(module)
+    import pxp_tui.runs  # noqa: F401 - the run wiring (agents, blackboard)
+
+    load_litellm()  # about 2 s

@@ -1,0 +1,148 @@
+"""The PXP app: its screens, app-wide keys, the command palette, and what loads after the first paint."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterable
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+from textual import work
+from textual.app import App, SystemCommand
+from textual.binding import Binding
+from textual.screen import Screen
+
+from pxp_tui.app.keys import key_rows
+from pxp_tui.app.review_hook import review_available, review_screen
+
+
+class PXPApp(App[int]):
+    """``PXPApp(db_path)`` opens on the start screen; ``PXPApp(db_path, run_id=ID)`` on that run."""
+
+    TITLE = "PXP"
+    CSS_PATH = "pxp_app.tcss"
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (120, "-wide")]
+    BINDINGS = [
+        Binding("question_mark,f1", "help", "Keys", id="app.help"),
+        Binding("q", "quit", "Quit", id="app.quit"),
+    ]
+
+    def __init__(self, db_path: Path, *, run_id: int | None = None, preload: bool = True):
+        super().__init__()
+        self.db_path = Path(db_path)
+        self.first_run = run_id
+        self.preload = preload
+        self._board: Any = None
+        self._board_lock = asyncio.Lock()
+        self._loaded = asyncio.Event()
+        self._loading: Any = None
+
+    def on_mount(self) -> None:
+        if self.first_run is not None:
+            self.open_run(self.first_run)
+        else:
+            from pxp_tui.app.screens.start import StartScreen
+
+            self.push_screen(StartScreen())
+
+    def on_ready(self) -> None:
+        if self.preload:
+            self._start_loading()
+
+    # -- what the screens share -------------------------------------------------------------------
+    async def blackboard(self) -> Any:
+        """The blackboard, opened (and created or migrated) in a thread on first use."""
+        async with self._board_lock:
+            if self._board is None:
+                from pxp_tui.blackboard import Blackboard
+
+                self._board = await asyncio.to_thread(Blackboard.open, self.db_path)
+        return self._board
+
+    async def loaded(self) -> None:
+        """Wait until litellm, the tasks and the drawing code are loaded (in a thread, after first paint)."""
+        self._start_loading()
+        await self._loaded.wait()
+
+    def _start_loading(self) -> None:
+        if self._loading is None:
+            self._loading = self.load_modules()
+
+    @work(group="preload")
+    async def load_modules(self) -> None:
+        from pxp_tui.app import preload
+        from pxp_tui.app.screens.start import available_tasks
+
+        await asyncio.to_thread(preload.load, available_tasks())
+        self._loaded.set()
+
+    def open_run(self, run_id: int) -> None:
+        from pxp_tui.app.screens.session import SessionScreen
+
+        self.push_screen(SessionScreen(run_id))
+
+    def on_unmount(self) -> None:
+        if self._board is not None:
+            self._board.close()
+
+    # -- actions ----------------------------------------------------------------------------------
+    def action_help(self) -> None:
+        from pxp_tui.app.screens.help import HelpScreen
+
+        if not isinstance(self.screen, HelpScreen):
+            self.push_screen(HelpScreen(self.screen))
+
+    async def action_quit(self) -> None:
+        """Quit; mid-session, only after the expert confirms (nothing shown is lost either way)."""
+        warning = getattr(self.screen, "quit_warning", None)
+        question = warning() if warning else None
+        if question:
+            from pxp_tui.app.screens.confirm import ConfirmScreen
+
+            self.push_screen(ConfirmScreen(question, yes="Quit"), self._quit_confirmed)
+            return
+        await self._leave()
+
+    async def _quit_confirmed(self, yes: bool | None) -> None:
+        if yes:
+            await self._leave()
+
+    async def _leave(self) -> None:
+        for screen in self.screen_stack:
+            stop = getattr(screen, "stop_engine", None)
+            if stop is not None:
+                await stop()
+        self.exit(0)
+
+    def action_open_review(self) -> None:
+        """Open the review of past runs (``pxp_tui.app.review``), or say it is not available yet."""
+        if not review_available():
+            self.notify("The review of past runs is not available yet.", severity="warning")
+            return
+        self.push_screen(review_screen(self.db_path))
+
+    def action_new_run(self) -> None:
+        from pxp_tui.app.screens.start import StartScreen
+
+        self.push_screen(StartScreen())
+
+    # -- the command palette ----------------------------------------------------------------------
+    def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
+        yield from super().get_system_commands(screen)
+        yield SystemCommand("New run", "Open the start screen to configure a run", self.action_new_run)
+        yield SystemCommand("Review past runs", "Browse finished and unfinished runs", self.action_open_review)
+        yield SystemCommand("Show every key", "The keys of this screen and the app", self.action_help)
+        active = screen.active_bindings
+        for row in key_rows(self, screen):
+            if row.where == "everywhere" or row.description in ("Keys", "Quit"):
+                continue
+            binding = next((b for b in active.values() if b.binding.id == row.id), None)
+            if binding is None or not binding.enabled or not self._applies(binding):
+                continue
+            yield SystemCommand(row.description, f"{row.where} · key {row.keys}", partial(self.run_action, row.action, binding.node))
+
+    def _applies(self, active: Any) -> bool:
+        node, binding = active.node, active.binding
+        action = binding.action.partition("(")[0]
+        return node.check_action(action, ()) is True

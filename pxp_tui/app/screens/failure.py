@@ -1,0 +1,80 @@
+"""A model failure: its cause, and the choice to retry or to continue with another model."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.content import Content
+from textual.screen import ModalScreen
+from textual.widgets import Button, Input, Label, Static
+
+
+@dataclass(frozen=True)
+class Recovery:
+    """What the expert chose: ``retry``, or ``switch`` to ``model``."""
+
+    choice: str
+    model: str = ""
+
+
+class FailureScreen(ModalScreen["Recovery | None"]):
+    """Shows why the run stopped; dismisses with a :class:`Recovery`, or None to decide later."""
+
+    CSS_PATH = "failure.tcss"
+    BINDINGS = [
+        Binding("r", "retry", "Retry", id="failure.retry"),
+        Binding("s", "switch", "Switch model", id="failure.switch"),
+        Binding("escape", "later", "Close", id="failure.close"),
+    ]
+
+    def __init__(self, cause: str, model: str, retryable: bool = True):
+        super().__init__()
+        self.cause, self.model, self.retryable = cause, model, retryable
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="failure-box"):
+            yield Static(Content.styled("The run stopped", "bold $error"), id="failure-title")
+            yield Static(self.cause, id="failure-cause")
+            note = "Nothing shown was lost; retrying continues at the next message."
+            if not self.retryable:
+                note += " Retrying the same model is unlikely to help."
+            yield Static(Content.styled(note, "$text-muted"), id="failure-note")
+            yield Label("Continue with the model:", id="failure-model-label")
+            yield Input(self.model, id="failure-model", placeholder="offline, gpt-4o-mini, ollama/llava, ...")
+            with Horizontal(id="failure-buttons"):
+                yield Button("Retry (r)", id="failure-retry", variant="primary")
+                yield Button("Switch model (s)", id="failure-switch", variant="warning")
+                yield Button("Close (esc)", id="failure-close")
+
+    def on_mount(self) -> None:
+        self.query_one("#failure-retry" if self.retryable else "#failure-switch", Button).focus()
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        {"failure-retry": self.action_retry, "failure-switch": self.action_switch, "failure-close": self.action_later}[
+            event.button.id or "failure-close"
+        ]()
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        self._switch(event.value)
+
+    def action_retry(self) -> None:
+        self.dismiss(Recovery("retry"))
+
+    def action_switch(self) -> None:
+        field = self.query_one("#failure-model", Input)
+        if not field.has_focus:
+            field.focus()
+            return
+        self._switch(field.value)
+
+    def _switch(self, model: str) -> None:
+        if not model.strip():
+            self.notify("give a model to switch to", severity="error")
+            return
+        self.dismiss(Recovery("switch", model.strip()))
+
+    def action_later(self) -> None:
+        self.dismiss(None)

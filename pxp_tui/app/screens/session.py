@@ -1,0 +1,340 @@
+"""The live session: the instance, the machine's answer, the conversation, the expert's answer, the metrics.
+
+The engine runs in a worker on the app's loop (``runs.execute`` with a live expert); what it commits
+arrives here as messages and only then is shown. Model calls are awaited, RDKit drawing runs in
+threads: the screen never waits on either.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from textual import work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.screen import Screen
+from textual.widgets import Footer, Header
+from textual.worker import Worker, WorkerState
+
+from pxp_tui.app.driver import RunDriver
+from pxp_tui.app.exchange import Exchange
+from pxp_tui.app.live_metrics import LiveMetrics
+from pxp_tui.app.messages import HumanTurn, MessageRecorded, RunStopped, SessionEnded, SessionStarted
+from pxp_tui.app.screens.confirm import ConfirmScreen
+from pxp_tui.app.screens.failure import FailureScreen, Recovery
+from pxp_tui.app.widgets.conversation import Conversation
+from pxp_tui.app.widgets.instance_view import InstanceView
+from pxp_tui.app.widgets.machine_pane import MachinePane
+from pxp_tui.app.widgets.metrics_pane import MetricsPane
+from pxp_tui.app.widgets.tag_choice import TagChoice
+from pxp_tui.app.widgets.tag_picker import Answer, TagPicker
+from pxp_tui.protocol import Sender, Tag
+
+#: the screen's states: loading, machine (the machine or the proxy is answering), human (the expert's
+#: turn), stopped (cancelled, paused or failed: retry continues), done (the run is finished)
+STATES = ("loading", "machine", "human", "stopped", "done")
+
+
+class SessionScreen(Screen):
+    """One run, session after session, with a live expert or a watched proxy."""
+
+    CSS_PATH = "session.tcss"
+    ALLOW_IN_MAXIMIZED_VIEW = "Header, Footer"
+    BINDINGS = [
+        Binding("ctrl+s", "send", "Send", id="session.send", priority=True),
+        Binding("escape", "cancel", "Cancel machine call", id="session.cancel"),
+        Binding("r", "retry", "Retry", id="session.retry"),
+        Binding("p", "pause", "Pause / resume", id="session.pause"),
+        Binding("m", "view('metrics')", "Metrics view", id="session.metrics"),
+        Binding("c", "view('conversation')", "Conversation view", id="session.conversation"),
+    ]
+
+    def __init__(self, run_id: int):
+        super().__init__()
+        self.run_id = run_id
+        self.state = "loading"
+        self.run_row: dict[str, Any] = {}  # the runs table row
+        self.pxp_task: Any = None
+        self.board: Any = None
+        self.driver: RunDriver | None = None
+        self.exchange: Exchange | None = None
+        self.metrics: LiveMetrics | None = None
+        self.engine: Worker | None = None
+        self.leaving = False
+
+    @property
+    def proxy(self) -> bool:
+        return self.run_row.get("human_kind") == "proxy"
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        with Horizontal(id="session-panes"):
+            with Vertical(id="session-left"):
+                yield InstanceView(id="instance")
+                yield MachinePane(id="machine")
+            with Vertical(id="session-middle"):
+                yield Conversation(id="conversation")
+                yield TagPicker(id="picker")
+            yield MetricsPane(id="metrics")
+        yield Footer(compact=True)
+
+    def on_mount(self) -> None:
+        self.sub_title = f"run {self.run_id}"
+        self.query_one(MachinePane).thinking("loading the machine and RDKit…")
+        self.open_run()
+
+    # -- opening and driving the run --------------------------------------------------------------
+    @work(group="session-open", exclusive=True)
+    async def open_run(self) -> None:
+        from pxp_tui.blackboard.metrics import session_tags
+        from pxp_tui.tasks import get_task
+
+        await self.app.loaded()
+        self.board = board = await self.app.blackboard()
+        self.run_row = run = await asyncio.to_thread(board.run, self.run_id)
+        self.pxp_task = get_task(run["task"])
+        finished = await asyncio.to_thread(session_tags, board, self.run_id)
+        self.metrics = LiveMetrics(run["n"], len(run["plan"]), finished)
+        label = self.pxp_task.prediction_label
+        human = "proxy" if self.proxy else run["human"]
+        self.query_one(MachinePane).prediction_label = label
+        self.query_one(Conversation).prediction_label = label
+        self.query_one(Conversation).human = human
+        self.query_one(TagPicker).set_prediction_label(label)
+        self.set_class(self.proxy, "-proxy")
+        self.query_one(MetricsPane).refresh_metrics(self.metrics)
+        self.query_one(MetricsPane).show_session([])
+        self._title()
+        if run["status"] == "done":
+            self._finished()
+            return
+        self.drive()
+
+    def drive(self) -> None:
+        """Run (or resume) the run in a worker; it continues at the next message."""
+        if self.board is None or (self.engine is not None and self.engine.is_running):
+            return
+        self.driver = RunDriver(self.board, self.run_id, self, self.run_row.get("human", "expert"))
+        self._set_state("machine")
+        self.engine = self.run_worker(self.driver.drive(), group="engine", exclusive=True, exit_on_error=False)
+
+    async def stop_engine(self) -> None:
+        """Cancel the engine (a pending model call is dropped, nothing half-written) and wait for it."""
+        self.leaving = True
+        engine = self.engine
+        if engine is not None and engine.is_running:
+            engine.cancel()
+            try:
+                await engine.wait()
+            except Exception:  # noqa: BLE001 - cancelled or failed: either way it has stopped
+                pass
+
+    # -- what the engine reports (committed before it arrives here) --------------------------------
+    def on_session_started(self, event: SessionStarted) -> None:
+        run = self.run_row
+        self.exchange = Exchange(event.session_id, event.instance, event.order, event.total, run["n"], run["k"])
+        self.query_one(Conversation).clear()
+        self.query_one(MachinePane).clear("waiting for the machine's first message")
+        self.query_one(InstanceView).show(self.pxp_task, event.instance)
+        for message in self.board.session_messages(event.session_id):  # a resumed session's earlier messages
+            self._show(message)
+        self._after_message()
+
+    def on_message_recorded(self, event: MessageRecorded) -> None:
+        if self.exchange is None or event.message.session_id != self.exchange.session_id:
+            return
+        self._show(event.message)
+        self._after_message()
+
+    def _show(self, message: Any) -> None:
+        assert self.exchange is not None
+        if message.j <= len(self.exchange.messages):
+            return
+        self.exchange.add(message)
+        self.query_one(Conversation).add(message)
+        if message.sender is Sender.MACHINE:
+            self.query_one(MachinePane).show(message)
+            self.query_one(InstanceView).show_prediction(message.prediction, "the machine's proposal")
+        self.query_one(MetricsPane).show_session(self.exchange.tags())
+
+    def _after_message(self) -> None:
+        assert self.exchange is not None
+        nxt = self.exchange.next_sender
+        if nxt is Sender.MACHINE:
+            self._set_state("machine")
+        elif nxt is Sender.HUMAN and self.proxy:
+            self._set_state("machine", "the human proxy is answering…")
+        elif nxt is Sender.HUMAN:
+            self.query_one(MachinePane).idle()
+        self._title()
+
+    def on_session_ended(self, event: SessionEnded) -> None:
+        record = event.record
+        if self.metrics is not None:
+            self.metrics.add([(m.sender, m.tag) for m in record.messages])
+            self.query_one(MetricsPane).refresh_metrics(self.metrics)
+        stop = record.stop.value if record.stop else "stopped"
+        self.query_one(Conversation).note(f"session {record.order + 1} ended: {stop}")
+
+    def on_human_turn(self, event: HumanTurn) -> None:
+        turn = event.turn
+        self._set_state("human")
+        self.query_one(TagPicker).prepare(self.pxp_task, turn.instance, turn.j, turn.n, turn.k, turn.other_last, turn.own_last)
+        self._title()
+
+    def on_run_stopped(self, event: RunStopped) -> None:
+        if self.leaving:
+            return
+        if event.outcome == "done":
+            self._finished()
+            self.notify("The run is finished.", title="PXP")
+        elif event.outcome == "cancelled":
+            self._stopped("Cancelled: nothing pending was written. Press r to continue.")
+        else:
+            self._stopped(f"Stopped: {event.cause}. Press r to retry.")
+            self.app.push_screen(FailureScreen(event.cause, self.run_row.get("model", ""), event.retryable), self._recover)
+
+    def _recover(self, recovery: Recovery | None) -> None:
+        if recovery is None:
+            return
+        if recovery.choice == "switch":
+            self.switch_model(recovery.model)
+        else:
+            self.drive()
+
+    @work(group="session-switch", exclusive=True)
+    async def switch_model(self, model: str) -> None:
+        from pxp_tui.blackboard import BlackboardError
+        from pxp_tui.runs import switch_model
+
+        try:
+            await asyncio.to_thread(switch_model, self.board, self.run_id, model)
+        except (ValueError, BlackboardError) as exc:
+            self.notify(str(exc), severity="error")
+            return
+        self.run_row = await asyncio.to_thread(self.board.run, self.run_id)
+        self.notify(f"Continuing with {model}.")
+        self._title()
+        self.drive()
+
+    # -- the expert's message ---------------------------------------------------------------------
+    def on_tag_picker_send(self, event: TagPicker.Send) -> None:
+        self.send(event.answer)
+
+    def on_tag_choice_refused(self, event: TagChoice.Refused) -> None:
+        self.notify(event.reason, severity="warning")
+
+    def send(self, answer: Answer) -> None:
+        if self.state != "human" or self.driver is None:
+            self.notify("It is not your turn.", severity="warning")
+            return
+        if answer.tag is None:
+            self.notify("Choose a tag first (1-4).", severity="warning")
+            return
+        problem = self.driver.human.check(answer.tag, answer.prediction, answer.explanation)
+        problem = problem or self.pxp_task.validate_prediction(answer.prediction)
+        if problem:
+            self.notify(problem, severity="error")
+            return
+        if answer.tag is Tag.REJECT:
+            question = "Send REJECT? It ends this session without agreement."
+            self.app.push_screen(ConfirmScreen(question, yes="Reject"), lambda yes: yes and self._submit(answer))
+            return
+        self._submit(answer)
+
+    def _submit(self, answer: Answer) -> None:
+        if self.state != "human" or self.driver is None or answer.tag is None:
+            return
+        self.driver.human.submit(answer.tag, answer.prediction, answer.explanation, answer.guards)
+        self._set_state("machine", "sending…")
+
+    # -- states -----------------------------------------------------------------------------------
+    def _set_state(self, state: str, note: str | None = None) -> None:
+        self.state = state
+        machine, picker = self.query_one(MachinePane), self.query_one(TagPicker)
+        if state == "machine":
+            model = self.run_row.get("model", "the machine")
+            label = note or f"{model} is thinking… escape cancels"
+            machine.thinking(label)
+            picker.wait("waiting for the machine")
+        elif state == "human":
+            machine.idle()
+        self.refresh_bindings()
+
+    def _stopped(self, note: str) -> None:
+        self._set_state("stopped")
+        self.query_one(MachinePane).idle()
+        self.query_one(TagPicker).wait(note)
+        self.query_one(Conversation).note(note)
+
+    def _finished(self) -> None:
+        self._set_state("done")
+        self.query_one(MachinePane).idle()
+        self.query_one(TagPicker).wait("The run is finished. q quits; ctrl+p, New run starts another.")
+        self._title()
+
+    def _title(self) -> None:
+        run, ex = self.run_row, self.exchange
+        if not run:
+            return
+        parts = [f"run {self.run_id}", run["task"].upper(), run["model"]]
+        if ex is not None:
+            j = ex.next_j if ex.stop is None else len(ex.messages)
+            parts += [f"session {ex.order + 1} / {ex.total}", f"message {j} / {ex.n}"]
+        else:
+            done = self.metrics.done if self.metrics else 0
+            parts += [f"session {done} / {len(run['plan'])}"]
+        self.sub_title = " · ".join(parts)
+
+    def quit_warning(self) -> str | None:
+        """Why quitting now deserves a question (mid-session), or None."""
+        if self.exchange is not None and self.exchange.stop is None and self.state in ("machine", "human"):
+            return (
+                "This session is not finished. Quit anyway?\n"
+                "Every message shown is saved; reopening the run continues at the next message."
+            )
+        return None
+
+    # -- keys -------------------------------------------------------------------------------------
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "send":
+            return True if self.state == "human" and not self.proxy else None
+        if action == "cancel":
+            return self.state == "machine" and not self.proxy
+        if action == "retry":
+            return self.state == "stopped"
+        if action == "pause":
+            return self.proxy and self.state in ("machine", "stopped")
+        return True
+
+    def action_send(self) -> None:
+        if self.state == "human":
+            self.query_one(TagPicker).request_send()
+
+    def action_cancel(self) -> None:
+        if self.state == "machine" and self.engine is not None and self.engine.is_running:
+            self.engine.cancel()
+
+    def action_retry(self) -> None:
+        if self.state == "stopped":
+            self.drive()
+
+    def action_pause(self) -> None:
+        if self.state == "stopped":
+            self.drive()
+        elif self.engine is not None and self.engine.is_running:
+            self.engine.cancel()
+
+    def action_view(self, pane: str) -> None:
+        """Show one pane on the whole screen (the metrics, the conversation), or go back."""
+        widget = self.query_one(f"#{pane}")
+        if self.maximized is widget:
+            self.minimize()
+        else:
+            self.maximize(widget, container=False)
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        if event.worker is self.engine and event.state is WorkerState.ERROR and not self.leaving:
+            self._stopped(f"Stopped: {event.worker.error}. Press r to retry.")

@@ -1,0 +1,224 @@
+"""The start screen: a new run (task, dataset, models, human, n, k, context), an unfinished run, or the review."""
+
+from __future__ import annotations
+
+import asyncio
+import getpass
+from importlib.util import find_spec
+from typing import Any
+
+from textual import work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Grid, Horizontal, Vertical, VerticalScroll
+from textual.content import Content
+from textual.screen import Screen
+from textual.widgets import Button, Footer, Header, Input, Label, OptionList, Select, Static
+from textual.widgets.option_list import Option
+
+from pxp_tui.app.review_hook import review_available
+from pxp_tui.tasks import TASKS
+
+INTRO = (
+    "For each instance the machine sends a prediction and an explanation; you answer RATIFY, REFUTE, "
+    "REVISE or REJECT with your own, until both ratify, one rejects, or n messages. "
+    "Press enter to start on the bundled demo with the offline machine (no key, no network)."
+)
+
+CONTEXTS = [("all earlier sessions (the papers)", "all"), ("none", "none"), ("last 3 sessions", "last:3")]
+
+
+def available_tasks() -> list[str]:
+    """Tasks whose module is installed (RAD arrives with its own issue)."""
+    out = []
+    for name, target in TASKS.items():
+        try:
+            if find_spec(target.partition(":")[0]) is not None:
+                out.append(name)
+        except ModuleNotFoundError:
+            continue
+    return out
+
+
+def default_name() -> str:
+    try:
+        return getpass.getuser() or "expert"
+    except Exception:  # noqa: BLE001 - no user database (containers)
+        return "expert"
+
+
+class StartScreen(Screen):
+    """Choose what to run; ``enter`` on Start (focused first) starts the demo at once."""
+
+    CSS_PATH = "start.tcss"
+    BINDINGS = [
+        Binding("ctrl+s", "start", "Start", id="start.start", priority=True),
+        Binding("ctrl+r", "resume", "Resume run", id="start.resume"),
+        Binding("ctrl+o", "app.open_review", "Review runs", id="start.review"),
+    ]
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.tasks = available_tasks()
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        with VerticalScroll(id="start-body"):
+            yield Static(INTRO, id="start-intro")
+            with Horizontal(id="start-columns"):
+                with Vertical(id="start-form"):
+                    with Grid(id="start-grid"):
+                        yield Label("Task")
+                        yield Select([(t.upper(), t) for t in self.tasks], value=self.tasks[0], allow_blank=False, id="start-task")
+                        yield Label("Dataset")
+                        yield Select([("bundled demo", "")], value="", allow_blank=False, id="start-dataset")
+                        yield Label("Machine")
+                        yield Input("offline", id="start-model", placeholder="offline, gpt-4o-mini, ollama/llava, ...")
+                        yield Label("Checker")
+                        yield Input("", id="start-checker", placeholder="the machine's model (offline: TF-IDF)")
+                        yield Label("Human")
+                        yield Select(
+                            [("live expert", "live"), ("human proxy (the dataset's answers)", "proxy")],
+                            value="live",
+                            allow_blank=False,
+                            id="start-human",
+                        )
+                        yield Label("Your name")
+                        yield Input(default_name(), id="start-name")
+                        yield Label("n, k")
+                        with Horizontal(id="start-nk"):
+                            yield Input("10", id="start-n", type="integer", tooltip="messages per session at most")
+                            yield Input("3", id="start-k", type="integer", tooltip="REJECT allowed after message k")
+                        yield Label("Context")
+                        yield Select(CONTEXTS, value="all", allow_blank=False, id="start-context")
+                    yield Static("", id="start-error")
+                    yield Button("Start (enter)", id="start-button", variant="primary")
+                with Vertical(id="start-runs"):
+                    yield OptionList(id="start-unfinished")
+                    yield Button("Resume (ctrl+r)", id="resume-button")
+                    if review_available():
+                        yield Button("Review past runs (ctrl+o)", id="review-button")
+                    else:
+                        yield Static(Content.styled("Review of past runs: not available yet.", "$text-muted"), id="review-missing")
+        yield Footer(compact=True)
+
+    def on_mount(self) -> None:
+        self.sub_title = "new run"
+        self.query_one("#start-form").border_title = "New run"
+        self.query_one("#start-runs").border_title = "Unfinished runs"
+        self.query_one("#start-button", Button).focus()
+        self.load_board()
+
+    # -- what the blackboard holds -----------------------------------------------------------------
+    @work(group="start-board", exclusive=True)
+    async def load_board(self) -> None:
+        board = await self.app.blackboard()
+        datasets, runs = await asyncio.to_thread(_board_contents, board)
+        self._datasets = datasets
+        self._fill_datasets()
+        unfinished = self.query_one("#start-unfinished", OptionList)
+        unfinished.clear_options()
+        for run in runs:
+            unfinished.add_option(Option(_run_label(run), id=str(run["run_id"])))
+        if not runs:
+            unfinished.add_option(Option(Content.styled("none", "$text-muted"), disabled=True))
+
+    def _fill_datasets(self) -> None:
+        task = self.query_one("#start-task", Select).value
+        options = [("bundled demo", "")] + [
+            (f"{d['name']} ({d['instances']})", d["name"]) for d in getattr(self, "_datasets", []) if d["task"] == task
+        ]
+        self.query_one("#start-dataset", Select).set_options(options)
+        self.query_one("#start-dataset", Select).value = ""
+
+    def on_select_changed(self, event: Select.Changed) -> None:
+        if event.select.id == "start-task":
+            self._fill_datasets()
+        elif event.select.id == "start-human":
+            self.query_one("#start-name", Input).disabled = event.value == "proxy"
+
+    # -- starting ---------------------------------------------------------------------------------
+    def form(self) -> dict[str, Any]:
+        """The form as ``RunConfig`` fields; ValueError with a one-line reason if a number is malformed."""
+        values: dict[str, Any] = {}
+        for field in ("n", "k"):
+            text = self.query_one(f"#start-{field}", Input).value.strip()
+            try:
+                values[field] = int(text)
+            except ValueError:
+                raise ValueError(f"{field} must be a whole number, got {text!r}") from None
+        human = self.query_one("#start-human", Select).value
+        return {
+            "task": self.query_one("#start-task", Select).value,
+            "dataset": self.query_one("#start-dataset", Select).value or None,
+            "model": self.query_one("#start-model", Input).value.strip() or "offline",
+            "checker": self.query_one("#start-checker", Input).value.strip() or None,
+            "human": "proxy" if human == "proxy" else self.query_one("#start-name", Input).value.strip(),
+            "context": self.query_one("#start-context", Select).value,
+            **values,
+        }
+
+    def action_start(self) -> None:
+        self.start_run()
+
+    @work(group="start", exclusive=True)
+    async def start_run(self) -> None:
+        error = self.query_one("#start-error", Static)
+        try:
+            fields = self.form()
+        except ValueError as exc:
+            error.update(Content.styled(str(exc), "$error"))
+            return
+        error.update(Content.styled("preparing the run…", "$text-muted"))
+        await self.app.loaded()
+        board = await self.app.blackboard()
+        from pxp_tui.blackboard import BlackboardError
+        from pxp_tui.runs import RunConfig, create_run
+
+        try:
+            run_id = await asyncio.to_thread(create_run, board, RunConfig(**fields))
+        except (ValueError, BlackboardError) as exc:
+            error.update(Content.styled(str(exc), "$error"))
+            return
+        error.update("")
+        self.app.open_run(run_id)
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        if event.button.id == "start-button":
+            self.start_run()
+        elif event.button.id == "resume-button":
+            self.action_resume()
+        elif event.button.id == "review-button":
+            self.app.action_open_review()
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        self.start_run()
+
+    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        if event.option.id:
+            self.app.open_run(int(event.option.id))
+
+    def action_resume(self) -> None:
+        runs = self.query_one("#start-unfinished", OptionList)
+        option = runs.highlighted_option
+        if option is None or not option.id:
+            self.notify("no unfinished run selected", severity="warning")
+            return
+        self.app.open_run(int(option.id))
+
+
+def _board_contents(board: Any) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    from pxp_tui.blackboard.metrics import run_rows
+
+    runs = [r for r in run_rows(board) if r["status"] != "done"]
+    for run in runs:
+        run["planned"] = len(board.run(run["run_id"])["plan"])
+    return board.datasets(), sorted(runs, key=lambda r: -r["run_id"])
+
+
+def _run_label(run: dict[str, Any]) -> Content:
+    return Content.assemble(
+        (f"run {run['run_id']}", "bold"),
+        f"  {run['task'].upper()}  {run['model']}  {run['human']}  ",
+        (f"{run['sessions']}/{run['planned']} sessions  {run['status']}", "$text-muted"),
+    )

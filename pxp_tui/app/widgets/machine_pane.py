@@ -1,0 +1,79 @@
+"""The machine's latest message: tag, prediction, explanation (markdown), model, latency and cost."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from textual.app import ComposeResult
+from textual.containers import Vertical, VerticalScroll
+from textual.content import Content
+from textual.widgets import Markdown, Static
+
+from pxp_tui.app.css import beside
+from pxp_tui.app.tags import tag_content
+from pxp_tui.app.widgets.thinking import Thinking
+from pxp_tui.engine import Message
+
+
+def latency_text(latency_ms: float) -> str:
+    return f"{latency_ms / 1000:.1f} s" if latency_ms >= 100 else f"{latency_ms:.0f} ms"
+
+
+def cost_text(meta: Mapping[str, Any]) -> str:
+    """``model · 1.2 s · $0.0031 · 812+140 tokens``, from what the message recorded."""
+    parts = [str(meta.get("model") or "unknown model")]
+    if meta.get("latency_ms") is not None:
+        parts.append(latency_text(float(meta["latency_ms"])))
+    if meta.get("cost") is not None:
+        parts.append(f"${float(meta['cost']):.4f}")
+    prompt, completion = meta.get("prompt_tokens"), meta.get("completion_tokens")
+    if prompt is not None or completion is not None:
+        parts.append(f"{prompt or 0}+{completion or 0} tokens")
+    return " · ".join(parts)
+
+
+class MachinePane(Vertical):
+    """What the machine said last, readable while the expert answers."""
+
+    DEFAULT_CSS = beside(__file__)
+    BORDER_TITLE = "Machine"
+
+    def __init__(self, prediction_label: str = "Prediction", *, id: str | None = None):
+        super().__init__(id=id)
+        self.prediction_label = prediction_label
+        self.message: Message | None = None
+
+    def compose(self) -> ComposeResult:
+        yield Static("waiting for the machine's first message", id="machine-head")
+        yield Thinking(id="machine-thinking")
+        with VerticalScroll(id="machine-body"):
+            yield Static(id="machine-prediction")
+            yield Markdown(id="machine-explanation")
+        yield Static(id="machine-meta")
+
+    def show(self, message: Message) -> None:
+        self.message = message
+        self.query_one(Thinking).stop()
+        self.query_one("#machine-head", Static).update(
+            Content.assemble(tag_content(message.tag), f"  message {message.j}")
+        )
+        self.query_one("#machine-prediction", Static).update(
+            Content.assemble((f"{self.prediction_label}: ", "bold"), message.prediction)
+        )
+        self.query_one("#machine-explanation", Markdown).update(message.explanation)
+        self.query_one("#machine-meta", Static).update(cost_text(message.meta))
+        self.query_one("#machine-body").scroll_home(animate=False)
+
+    def clear(self, note: str) -> None:
+        self.message = None
+        self.query_one("#machine-head", Static).update(note)
+        self.query_one("#machine-prediction", Static).update("")
+        self.query_one("#machine-explanation", Markdown).update("")
+        self.query_one("#machine-meta", Static).update("")
+
+    def thinking(self, label: str) -> None:
+        self.query_one(Thinking).start(label)
+
+    def idle(self) -> None:
+        self.query_one(Thinking).stop()

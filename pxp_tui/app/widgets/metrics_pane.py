@@ -1,0 +1,63 @@
+"""The run's intelligibility, live: counts and proportions, sessions done and left, the curve, this session's tags."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from textual.app import ComposeResult
+from textual.containers import Vertical
+from textual.content import Content
+from textual.widgets import Static
+
+from pxp_tui.app.css import beside
+from pxp_tui.app.live_metrics import LiveMetrics
+from pxp_tui.app.tags import tag_sequence
+from pxp_tui.app.widgets.curve_plot import CurvePlot
+from pxp_tui.protocol import RunCounts, Sender, Tag
+
+#: (class, label) in the papers' table order
+ROWS: tuple[tuple[str, str], ...] = (
+    ("one_way_human", "one-way, human"),
+    ("one_way_machine", "one-way, machine"),
+    ("two_way", "two-way"),
+    ("strong_human", "strong, human"),
+    ("strong_machine", "strong, machine"),
+    ("ultra_strong_human", "ultra-strong, human"),
+    ("ultra_strong_machine", "ultra-strong, machine"),
+)
+
+
+def counts_content(counts: RunCounts) -> Content:
+    """The papers' table as aligned lines: class, count, proportion."""
+    lines = []
+    for name, label in ROWS:
+        lines.append(
+            Content.assemble(f"{label:<22}", (f"{getattr(counts, name):>4}", "bold"), f"  {counts.proportion(name):.2f}")
+        )
+    return Content("\n").join(lines)
+
+
+class MetricsPane(Vertical):
+    """Follows a :class:`LiveMetrics`; call :meth:`refresh_metrics` after it changes."""
+
+    DEFAULT_CSS = beside(__file__)
+    BORDER_TITLE = "Metrics"
+    ALLOW_MAXIMIZE = True
+
+    def compose(self) -> ComposeResult:
+        yield Static(id="metrics-sessions")
+        yield Static(id="metrics-counts")
+        yield CurvePlot(id="metrics-curve")
+        yield Static(id="metrics-tags")
+
+    def refresh_metrics(self, metrics: LiveMetrics) -> None:
+        self.query_one("#metrics-sessions", Static).update(
+            Content.assemble(
+                (f"{metrics.done}", "bold"), f" of {metrics.total} sessions done, ", (f"{metrics.left}", "bold"), " left"
+            )
+        )
+        self.query_one("#metrics-counts", Static).update(counts_content(metrics.counts))
+        self.query_one(CurvePlot).show(metrics.curve)
+
+    def show_session(self, tags: Sequence[tuple[Sender, Tag]]) -> None:
+        self.query_one("#metrics-tags", Static).update(Content.assemble("This session: ", tag_sequence(tags)))

@@ -1,0 +1,195 @@
+"""The expert's answer: a tag, their prediction and explanation, checked as typed, and the guard helper."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.content import Content
+from textual.message import Message as TextualMessage
+from textual.widgets import Button, Input, Label, Static, TextArea
+
+from pxp_tui.app.css import beside
+from pxp_tui.app.widgets.guard_helper import GuardHelper
+from pxp_tui.app.widgets.picture import Picture
+from pxp_tui.app.widgets.tag_choice import TagChoice
+from pxp_tui.engine import Message
+from pxp_tui.protocol import Tag, allowed_tags
+
+
+@dataclass(frozen=True)
+class Answer:
+    """What the expert is about to send."""
+
+    tag: Tag | None
+    prediction: str
+    explanation: str
+    guards: dict[str, bool] | None = None
+
+
+def reject_reason(j: int, k: int) -> str:
+    return f"only after message {k} (this is {j})"
+
+
+class TagPicker(Vertical):
+    """At the expert's turn: choose a tag (``1``-``4``), edit the prediction and explanation, send.
+
+    The fields start from the expert's previous message in the session; at their first message
+    (``j = 2``), from the machine's, so that RATIFY is one key and a send.
+    """
+
+    DEFAULT_CSS = beside(__file__)
+    BORDER_TITLE = "Your answer"
+    BINDINGS = [Binding("g", "toggle_guards", "Guard helper", id="picker.guards")]
+
+    @dataclass
+    class Send(TextualMessage):
+        """The expert asked to send ``answer`` (the screen checks it against the protocol)."""
+
+        answer: Answer
+
+    def __init__(self, prediction_label: str = "Prediction", *, id: str | None = None):
+        super().__init__(id=id)
+        self.prediction_label = prediction_label
+        self.pxp_task: Any = None
+        self.instance: Any = None
+        self.j, self.k = 0, 1
+        self.machine: Message | None = None
+        self.own: Message | None = None
+        self._draft_timer: Any = None
+
+    def compose(self) -> ComposeResult:
+        yield Static("", id="picker-head")
+        yield TagChoice(id="picker-tags")
+        yield Static(self.prediction_label, id="prediction-check", classes="field-label")
+        yield Input(id="answer-prediction", placeholder=self.prediction_label.lower())
+        yield Picture(caption="your reactants", id="answer-picture")
+        yield Label("Explanation", classes="field-label")
+        yield TextArea(id="answer-explanation", soft_wrap=True, show_line_numbers=False)
+        yield GuardHelper(id="picker-guards")
+        with Horizontal(id="picker-actions"):
+            yield Button("Send (ctrl+s)", id="picker-send", variant="primary")
+
+    def on_mount(self) -> None:
+        self.query_one("#answer-picture").display = False
+        self.wait("waiting for the machine")
+
+    def set_prediction_label(self, label: str) -> None:
+        self.prediction_label = label
+        self.query_one("#answer-prediction", Input).placeholder = label.lower()
+        self._check_prediction(self.query_one("#answer-prediction", Input).value)
+
+    # -- turns ------------------------------------------------------------------------------------
+    def wait(self, note: str) -> None:
+        """Not the expert's turn: show why, and take no input."""
+        self.query_one("#picker-head", Static).update(Content.styled(note, "$text-muted"))
+        self.disabled = True
+
+    def prepare(self, task: Any, instance: Any, j: int, n: int, k: int, machine: Message, own: Message | None) -> None:
+        """Open the expert's turn at message ``j``, replying to ``machine``; ``own`` is their message at ``j-2``."""
+        self.pxp_task, self.instance, self.j, self.k, self.machine, self.own = task, instance, j, k, machine, own
+        start = own or machine
+        self.disabled = False
+        self.query_one("#picker-head", Static).update(
+            Content.assemble(("Your turn", "bold $accent"), f" · message {j} of {n} · 1-4 tag · ctrl+s send")
+        )
+        choice = self.query_one(TagChoice)
+        choice.select(None)
+        choice.allow_reject(Tag.REJECT in allowed_tags(j, k), reject_reason(j, k))
+        with self.prevent(Input.Changed, TextArea.Changed):
+            self.query_one("#answer-prediction", Input).value = start.prediction
+            self.query_one("#answer-explanation", TextArea).text = start.explanation
+        self._check_prediction(start.prediction)
+        helper = self.query_one(GuardHelper)
+        agree = machine.explanation.strip() == start.explanation.strip()
+        helper.prepare(j, k, self._match_guard(), agree, self._changed_guard())
+        choice.focus()
+
+    def answer(self) -> Answer:
+        helper = self.query_one(GuardHelper)
+        return Answer(
+            self.query_one(TagChoice).selected,
+            self.query_one("#answer-prediction", Input).value,
+            self.query_one("#answer-explanation", TextArea).text,
+            helper.guards() if helper.in_use else None,
+        )
+
+    def request_send(self) -> None:
+        self.post_message(self.Send(self.answer()))
+
+    # -- checking as typed ------------------------------------------------------------------------
+    def _match_guard(self) -> bool:
+        """MATCH(y', y''): the machine's prediction against the expert's own (their fresh one at j = 2)."""
+        if self.machine is None or self.pxp_task is None:
+            return False
+        own = self.own.prediction if self.own else self.query_one("#answer-prediction", Input).value
+        return self.pxp_task.match(self.machine.prediction, own)
+
+    def _changed_guard(self) -> bool:
+        """Changed: the fields differ from the expert's previous message (never at j = 2)."""
+        if self.own is None or self.pxp_task is None:
+            return False
+        prediction = self.query_one("#answer-prediction", Input).value
+        explanation = self.query_one("#answer-explanation", TextArea).text
+        return not self.pxp_task.match(prediction, self.own.prediction) or explanation.strip() != self.own.explanation.strip()
+
+    def _check_prediction(self, value: str) -> None:
+        """The field's label, with the task's verdict on what is typed (for DRUG: valid SMILES?)."""
+        problem = self.pxp_task.validate_prediction(value) if self.pxp_task is not None else None
+        if problem:
+            verdict = Content.styled(f"✗ {problem}", "$error")
+        else:
+            verdict = Content.styled("✓ well formed", "$success") if value.strip() else Content("")
+        self.query_one("#prediction-check", Static).update(Content.assemble(self.prediction_label, "  ", verdict))
+        self._schedule_draft(None if problem else value)
+
+    def _schedule_draft(self, value: str | None) -> None:
+        if self._draft_timer is not None:
+            self._draft_timer.stop()
+        self._draft_timer = self.set_timer(0.3, lambda: self._draw_draft(value))
+
+    def _draw_draft(self, value: str | None) -> None:
+        from pxp_tui.tasks.base import Task
+
+        picture = self.query_one("#answer-picture", Picture)
+        task, instance = self.pxp_task, self.instance
+        drawable = task is not None and type(task).draw_prediction is not Task.draw_prediction
+        same = self.machine is not None and value is not None and task.match(value, self.machine.prediction)
+        picture.display = bool(drawable and value and value.strip() and not same)
+        if picture.display:
+            picture.show(lambda size: task.draw_prediction(instance, value, size))
+
+    def on_input_changed(self, event: Input.Changed) -> None:
+        self._check_prediction(event.value)
+        self._update_guards()
+
+    def on_text_area_changed(self, event: TextArea.Changed) -> None:
+        self._update_guards()
+
+    def _update_guards(self) -> None:
+        helper = self.query_one(GuardHelper)
+        if self.j == 2:
+            helper.prepare(self.j, self.k, self._match_guard(), helper.guards()["guard_agree"], False)
+        else:
+            helper.set_changed(self._changed_guard())
+
+    # -- events -----------------------------------------------------------------------------------
+    def on_guard_helper_proposed(self, event: GuardHelper.Proposed) -> None:
+        event.stop()
+        self.query_one(TagChoice).select(event.tag)
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        if event.button.id == "picker-send":
+            event.stop()
+            self.request_send()
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        self.query_one("#answer-explanation", TextArea).focus()
+
+    def action_toggle_guards(self) -> None:
+        helper = self.query_one(GuardHelper)
+        helper.collapsed = not helper.collapsed
