@@ -19,10 +19,10 @@ TAG_COLOURS: dict[Tag, str] = {
 
 #: what each tag means when the expert sends it, in one line
 MEANINGS: dict[Tag, str] = {
-    Tag.RATIFY: "I agree with prediction and explanation",
-    Tag.REFUTE: "I disagree and keep my answer",
-    Tag.REVISE: "I send a changed answer",
-    Tag.REJECT: "I disagree with both: end the session",
+    Tag.RATIFY: "agree with prediction and explanation",
+    Tag.REFUTE: "disagree; my answer stays as it was",
+    Tag.REVISE: "send my changed answer",
+    Tag.REJECT: "disagree with both; end the session",
 }
 
 

@@ -13,6 +13,7 @@ class ConfirmScreen(ModalScreen[bool]):
     """A question answered with ``y`` (True) or ``n`` / ``escape`` (False)."""
 
     CSS_PATH = "confirm.tcss"
+    AUTO_FOCUS = "#confirm-no"
     BINDINGS = [
         Binding("y", "answer(True)", "Yes", id="confirm.yes"),
         Binding("n,escape", "answer(False)", "No", id="confirm.no"),
@@ -28,9 +29,6 @@ class ConfirmScreen(ModalScreen[bool]):
             with Horizontal(id="confirm-buttons"):
                 yield Button(f"{self.yes} (y)", id="confirm-yes", variant="warning")
                 yield Button(f"{self.no} (n)", id="confirm-no", variant="primary")
-
-    def on_mount(self) -> None:
-        self.query_one("#confirm-no", Button).focus()
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         self.dismiss(event.button.id == "confirm-yes")

@@ -33,6 +33,7 @@ class FailureScreen(ModalScreen["Recovery | None"]):
     def __init__(self, cause: str, model: str, retryable: bool = True):
         super().__init__()
         self.cause, self.model, self.retryable = cause, model, retryable
+        self.AUTO_FOCUS = "#failure-retry" if retryable else "#failure-switch"
 
     def compose(self) -> ComposeResult:
         with Vertical(id="failure-box"):
@@ -48,9 +49,6 @@ class FailureScreen(ModalScreen["Recovery | None"]):
                 yield Button("Retry (r)", id="failure-retry", variant="primary")
                 yield Button("Switch model (s)", id="failure-switch", variant="warning")
                 yield Button("Close (esc)", id="failure-close")
-
-    def on_mount(self) -> None:
-        self.query_one("#failure-retry" if self.retryable else "#failure-switch", Button).focus()
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         {"failure-retry": self.action_retry, "failure-switch": self.action_switch, "failure-close": self.action_later}[

@@ -43,12 +43,13 @@ class SessionScreen(Screen):
     CSS_PATH = "session.tcss"
     ALLOW_IN_MAXIMIZED_VIEW = "Header, Footer"
     BINDINGS = [
-        Binding("ctrl+s", "send", "Send", id="session.send", priority=True),
+        # not a priority binding: a tag key typed just before ctrl+s is handled first
+        Binding("ctrl+s", "send", "Send", id="session.send"),
         Binding("escape", "cancel", "Cancel machine call", id="session.cancel"),
         Binding("r", "retry", "Retry", id="session.retry"),
         Binding("p", "pause", "Pause / resume", id="session.pause"),
-        Binding("m", "view('metrics')", "Metrics view", id="session.metrics"),
-        Binding("c", "view('conversation')", "Conversation view", id="session.conversation"),
+        Binding("m", "view('metrics')", "Metrics", id="session.metrics"),
+        Binding("c", "view('conversation')", "Conversation", id="session.conversation"),
     ]
 
     def __init__(self, run_id: int):
@@ -332,8 +333,12 @@ class SessionScreen(Screen):
         widget = self.query_one(f"#{pane}")
         if self.maximized is widget:
             self.minimize()
+            if self.state == "human":
+                self.query_one(TagChoice).focus()
         else:
             self.maximize(widget, container=False)
+            if widget.can_focus:
+                widget.focus()
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         if event.worker is self.engine and event.state is WorkerState.ERROR and not self.leaving:

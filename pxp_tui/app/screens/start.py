@@ -52,7 +52,7 @@ class StartScreen(Screen):
 
     CSS_PATH = "start.tcss"
     BINDINGS = [
-        Binding("ctrl+s", "start", "Start", id="start.start", priority=True),
+        Binding("ctrl+s", "start", "Start", id="start.start"),
         Binding("ctrl+r", "resume", "Resume run", id="start.resume"),
         Binding("ctrl+o", "app.open_review", "Review runs", id="start.review"),
     ]

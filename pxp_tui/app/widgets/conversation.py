@@ -31,6 +31,7 @@ class Conversation(VerticalScroll):
 
     DEFAULT_CSS = beside(__file__)
     BORDER_TITLE = "Conversation"
+    ALLOW_MAXIMIZE = True
 
     def __init__(self, prediction_label: str = "Prediction", human: str = "human", *, id: str | None = None):
         super().__init__(id=id)

@@ -27,12 +27,12 @@ class CurvePlot(PlotextPlot):
         plt.clear_data()
         plt.clear_figure()
         finished = bool(curve) and curve[-1].sessions > 0
-        plt.title("intelligibility vs message bound" + ("" if finished else " (no finished session yet)"))
+        plt.title("intelligibility vs message bound" if finished else "no finished session yet")
         plt.xlabel("bound j*")
         bounds = list(range(1, len(curve) + 1))
         if finished:
             for name, label in SERIES:
-                plt.plot(bounds, [c.proportion(name) for c in curve], label=label, marker="braille")
+                plt.plot(bounds, [c.proportion(name) for c in curve], label=label, marker="hd")
         plt.ylim(0, 1)
         if bounds:
             plt.xlim(1, max(bounds[-1], 2))

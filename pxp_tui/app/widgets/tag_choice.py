@@ -1,4 +1,4 @@
-"""The four tags the expert can send, with their meanings; ``1`` to ``4`` choose one."""
+"""The four tags the expert can send, with their meanings; ``1`` to ``4`` (or enter on one) choose."""
 
 from __future__ import annotations
 
@@ -7,7 +7,8 @@ from dataclasses import dataclass
 from textual.binding import Binding
 from textual.content import Content
 from textual.message import Message
-from textual.widgets import RadioButton, RadioSet
+from textual.widgets import OptionList
+from textual.widgets.option_list import Option
 
 from pxp_tui.app.css import beside
 from pxp_tui.app.tags import MEANINGS, tag_content
@@ -16,12 +17,17 @@ from pxp_tui.protocol import Tag
 CHOICES: tuple[Tag, ...] = (Tag.RATIFY, Tag.REFUTE, Tag.REVISE, Tag.REJECT)
 
 
-def _label(index: int, tag: Tag, note: str) -> Content:
-    return Content.assemble(f"{index + 1} ", tag_content(tag), f"  {note}")
+def _prompt(index: int, tag: Tag, note: str, chosen: bool) -> Content:
+    mark = Content.styled("●", "bold $accent") if chosen else Content.styled("○", "$text-muted")
+    return Content.assemble(mark, f" {index + 1} ", tag_content(tag), f"  {note}")
 
 
-class TagChoice(RadioSet):
-    """RATIFY, REFUTE, REVISE, REJECT; REJECT is disabled until the protocol allows it."""
+class TagChoice(OptionList):
+    """RATIFY, REFUTE, REVISE, REJECT; REJECT is disabled, with the reason in its place, until allowed.
+
+    The choice is plain state (:attr:`selected`), set at once by a key: nothing for a fast typist to
+    overtake.
+    """
 
     DEFAULT_CSS = beside(__file__)
     BINDINGS = [
@@ -38,49 +44,41 @@ class TagChoice(RadioSet):
         reason: str
 
     def __init__(self, *, id: str | None = None):
-        buttons = [RadioButton(_label(i, tag, MEANINGS[tag]), id=f"choice-{tag.value.lower()}") for i, tag in enumerate(CHOICES)]
-        super().__init__(*buttons, id=id)
+        options = [Option(_prompt(i, tag, MEANINGS[tag], False), id=tag.value) for i, tag in enumerate(CHOICES)]
+        super().__init__(*options, id=id)
+        self.selected: Tag | None = None
         self.reject_reason = ""
-
-    def _button(self, tag: Tag) -> RadioButton:
-        return self.query_one(f"#choice-{tag.value.lower()}", RadioButton)
-
-    @property
-    def selected(self) -> Tag | None:
-        for tag in CHOICES:
-            if self._button(tag).value:
-                return tag
-        return None
+        self._notes = dict(MEANINGS)
 
     def select(self, tag: Tag | None) -> bool:
         """Choose ``tag`` (None clears the choice); False, and a :class:`Refused`, if it is unavailable."""
-        if tag is None:
-            for choice in CHOICES:
-                self._unpress(self._button(choice))
-            return True
-        button = self._button(tag)
-        if button.disabled:
+        if tag is not None and self.get_option(tag.value).disabled:
             self.post_message(self.Refused(tag, self.reject_reason))
             return False
-        button.value = True
-        self._selected = CHOICES.index(tag)
+        self.selected = tag
+        self.highlighted = None if tag is None else CHOICES.index(tag)  # the highlight is the choice
+        self._redraw()
         return True
 
     def allow_reject(self, allowed: bool, reason: str = "") -> None:
         """Enable REJECT, or disable it with ``reason`` shown in its place."""
         self.reject_reason = "" if allowed else f"REJECT is allowed {reason}"
-        button = self._button(Tag.REJECT)
-        if not allowed:
-            self._unpress(button)
-        button.disabled = not allowed
-        button.label = _label(3, Tag.REJECT, MEANINGS[Tag.REJECT] if allowed else reason)
+        self._notes[Tag.REJECT] = MEANINGS[Tag.REJECT] if allowed else reason
+        if allowed:
+            self.enable_option(Tag.REJECT.value)
+        else:
+            self.disable_option(Tag.REJECT.value)
+            if self.selected is Tag.REJECT:
+                self.selected = None
+        self._redraw()
 
-    def _unpress(self, button: RadioButton) -> None:
-        """Release a button (a radio set otherwise keeps one pressed)."""
-        with self.prevent(RadioButton.Changed):
-            button.value = False
-        if self._pressed_button is button:
-            self._pressed_button = None
+    def _redraw(self) -> None:
+        for i, tag in enumerate(CHOICES):
+            self.replace_option_prompt(tag.value, _prompt(i, tag, self._notes[tag], tag is self.selected))
 
     def action_choose(self, index: int) -> None:
         self.select(CHOICES[index])
+
+    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        event.stop()
+        self.select(Tag(event.option.id))

@@ -31,7 +31,7 @@ class Answer:
 
 
 def reject_reason(j: int, k: int) -> str:
-    return f"only after message {k} (this is {j})"
+    return f"after message {k} (now {j})"
 
 
 class TagPicker(Vertical):
@@ -43,7 +43,7 @@ class TagPicker(Vertical):
 
     DEFAULT_CSS = beside(__file__)
     BORDER_TITLE = "Your answer"
-    BINDINGS = [Binding("g", "toggle_guards", "Guard helper", id="picker.guards")]
+    BINDINGS = [Binding("g", "toggle_guards", "Guards", id="picker.guards")]
 
     @dataclass
     class Send(TextualMessage):

@@ -1,0 +1,88 @@
+"""Driving the app in tests: make a run, open the app on it, wait for the expert's turn, answer."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from pxp_tui.app.pxp_app import PXPApp
+from pxp_tui.blackboard import Blackboard
+from pxp_tui.runs import RunConfig, create_run
+
+#: how long a test waits for something the app should do soon (a bound against hanging, not a timing assertion)
+PATIENCE = 30.0
+
+
+def make_run(db_path: Path, **fields: Any) -> int:
+    """A run in the blackboard at ``db_path`` (a live expert "alice" on two demo instances unless told)."""
+    config = RunConfig(**{"human": "alice", "limit": 2, **fields})
+    with Blackboard.open(db_path) as board:
+        return create_run(board, config)
+
+
+def rows(db_path: Path, sql: str, params: tuple = ()) -> list[dict[str, Any]]:
+    with Blackboard.open(db_path, readonly=True) as board:
+        return list(board.db.query(sql, params))
+
+
+def messages(db_path: Path, run_id: int) -> list[tuple[int, int, str, str, str]]:
+    """(session order, j, sender, tag, prediction) of every committed message of the run."""
+    sql = """SELECT d.ord, m.j, m.sender, m.tag, m.prediction FROM messages m JOIN data d ON d.session_id = m.session_id
+             WHERE d.run_id = ? ORDER BY d.ord, m.j"""
+    return [(r["ord"], r["j"], r["sender"], r["tag"], r["prediction"]) for r in rows(db_path, sql, (run_id,))]
+
+
+async def wait_for(pilot: Any, condition: Callable[[], Any], what: str = "the app") -> Any:
+    """Let the app run until ``condition()`` is true; fails (naming ``what``) if it never is."""
+    steps = int(PATIENCE / 0.02)
+    for _ in range(steps):
+        value = condition()
+        if value:
+            return value
+        await pilot.pause(0.02)
+    raise AssertionError(f"gave up waiting for {what}")
+
+
+def session_screen(app: PXPApp) -> Any:
+    from pxp_tui.app.screens.session import SessionScreen
+
+    for screen in reversed(app.screen_stack):
+        if isinstance(screen, SessionScreen):
+            return screen
+    return None
+
+
+async def expert_turn(pilot: Any, app: PXPApp, j: int | None = None) -> Any:
+    """Wait until the expert may answer (message ``j`` if given); returns the session screen."""
+
+    def ready() -> Any:
+        screen = session_screen(app)
+        if screen is None or screen.state != "human" or screen.exchange is None or app.screen is not screen:
+            return None
+        if j is not None and screen.exchange.next_j != j:
+            return None
+        return screen
+
+    return await wait_for(pilot, ready, f"the expert's turn at message {j}")
+
+
+async def type_answer(
+    pilot: Any, app: PXPApp, prediction: str | None = None, explanation: str | None = None, *, keys: bool = False
+) -> None:
+    """Replace the picker's fields, as pasted (or, with ``keys``, typed key by key: slow under Pilot)."""
+    from textual.widgets import Input, TextArea
+
+    if prediction is not None:
+        field = app.screen.query_one("#answer-prediction", Input)
+        field.focus()
+        field.value = "" if keys else prediction
+        if keys:
+            await pilot.press(*prediction)
+    if explanation is not None:
+        area = app.screen.query_one("#answer-explanation", TextArea)
+        area.focus()
+        area.text = "" if keys else explanation
+        if keys:
+            await pilot.press(*explanation)
+    await pilot.pause()

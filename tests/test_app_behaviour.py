@@ -1,0 +1,177 @@
+"""The session screen's behaviour: cancel and retry, quitting and reopening, model failures, proxy runs."""
+
+from __future__ import annotations
+
+import pytest
+
+from pxp_tui.app.pxp_app import PXPApp
+from pxp_tui.protocol import Tag
+
+from .app_helpers import expert_turn, make_run, messages, rows, session_screen, type_answer, wait_for
+
+
+@pytest.fixture(autouse=True)
+def _pictures(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PXP_IMAGES", "halfcell")
+
+
+def status(db_path, run_id: int) -> str:
+    return rows(db_path, "SELECT status FROM runs WHERE id = ?", (run_id,))[0]["status"]
+
+
+async def machine_thinking(pilot, app) -> object:
+    def thinking():
+        screen = session_screen(app)
+        return screen if screen is not None and screen.state == "machine" and screen.engine is not None else None
+
+    return await wait_for(pilot, thinking, "the machine to be thinking")
+
+
+async def test_escape_cancels_a_pending_machine_call_and_r_continues(db_path, monkeypatch) -> None:
+    run_id = make_run(db_path, limit=1)
+    app = PXPApp(db_path, run_id=run_id)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await expert_turn(pilot, app, j=2)
+        await pilot.press("2")
+        await type_answer(pilot, app, "CC(=O)Cl.Nc1ccc(O)cc1", "Acetyl chloride acylates the amine.")
+        monkeypatch.setenv("PXP_OFFLINE_LATENCY", "30")  # the machine's next call hangs
+        await pilot.press("ctrl+s")
+        screen = await machine_thinking(pilot, app)
+        await wait_for(pilot, lambda: len(messages(db_path, run_id)) == 2, "the expert's message to be committed")
+        assert "thinking" in str(screen.query_one("Thinking").render())
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: screen.state == "stopped", "the cancellation")
+        assert [m[1] for m in messages(db_path, run_id)] == [1, 2]  # nothing written for message 3
+        assert status(db_path, run_id) == "paused"
+        assert "nothing pending was written" in str(screen.query_one("#picker-head").render())
+
+        monkeypatch.setenv("PXP_OFFLINE_LATENCY", "0")
+        await pilot.press("r")
+        await expert_turn(pilot, app, j=4)  # resumed at the next message
+    assert [m[1] for m in messages(db_path, run_id)] == [1, 2, 3]
+
+
+async def test_quit_mid_session_asks_then_reopening_continues_at_the_next_message(db_path) -> None:
+    run_id = make_run(db_path, limit=1)
+    app = PXPApp(db_path, run_id=run_id)
+    async with app.run_test(size=(160, 48)) as pilot:
+        screen = await expert_turn(pilot, app, j=2)
+        shown = screen.exchange.messages[0]
+        await pilot.press("q")
+        await wait_for(pilot, lambda: type(app.screen).__name__ == "ConfirmScreen", "the quit question")
+        await pilot.press("n")
+        await wait_for(pilot, lambda: app.screen is screen, "the session screen again")
+        await pilot.press("q")
+        await wait_for(pilot, lambda: type(app.screen).__name__ == "ConfirmScreen", "the quit question")
+        await pilot.press("y")
+        await wait_for(pilot, lambda: not app.is_running, "the app to exit")
+    assert app.return_value == 0
+    assert status(db_path, run_id) == "paused"
+    assert [m[1] for m in messages(db_path, run_id)] == [1]
+
+    again = PXPApp(db_path, run_id=run_id)
+    async with again.run_test(size=(160, 48)) as pilot:
+        screen = await expert_turn(pilot, again, j=2)
+        assert screen.exchange.messages[0].explanation == shown.explanation  # read back, not asked again
+        await pilot.press("1", "ctrl+s")
+        await wait_for(pilot, lambda: screen.state == "done", "the end of the run")
+    assert [(j, s, t) for _, j, s, t, _ in messages(db_path, run_id)] == [
+        (1, "machine", "INIT"),
+        (2, "human", "RATIFY"),
+        (3, "machine", "RATIFY"),
+    ]
+
+
+async def test_a_model_failure_shows_its_cause_and_switching_model_continues(db_path, monkeypatch) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-not-a-key")
+    run_id = make_run(db_path, limit=1, model="openai/gpt-4o-mini", api_base="http://127.0.0.1:9")
+    app = PXPApp(db_path, run_id=run_id)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await wait_for(pilot, lambda: app.screen.query("#failure-cause"), "the failure notice")
+        cause = str(app.screen.query_one("#failure-cause").render())
+        assert "gpt-4o-mini" in cause and "Connection error" in cause  # refused: nothing listens there
+        assert messages(db_path, run_id) == []
+        await pilot.press("s")  # the model field
+        await pilot.press("ctrl+a", "ctrl+k", *"offline", "enter")
+        await expert_turn(pilot, app, j=2)
+    run = rows(db_path, "SELECT model, checker FROM runs WHERE id = ?", (run_id,))[0]
+    assert run == {"model": "offline", "checker": "offline"}
+    first = rows(db_path, "SELECT model FROM messages WHERE j = 1")[0]
+    assert first["model"] == "pxp-offline/drug"
+
+
+async def test_proxy_run_plays_in_the_same_screens(db_path) -> None:
+    run_id = make_run(db_path, human="proxy", limit=3)
+    app = PXPApp(db_path, run_id=run_id)
+    async with app.run_test(size=(160, 48)) as pilot:
+        screen = await wait_for(pilot, lambda: (s := session_screen(app)) and s.state == "done" and s, "the run")
+        assert not screen.query_one("TagPicker").display  # nobody to answer for
+        assert "3 of 3 sessions done" in str(screen.query_one("#metrics-sessions").render())
+        assert screen.query_one("Conversation").children  # the last session's messages are there
+    finished = rows(db_path, "SELECT COUNT(*) AS n FROM data WHERE run_id = ? AND stop_reason IS NOT NULL", (run_id,))
+    assert finished[0]["n"] == 3
+    senders = {m[2] for m in messages(db_path, run_id)}
+    assert senders == {"machine", "human"}
+
+
+async def test_smiles_are_checked_as_typed_and_invalid_ones_are_not_sent(db_path) -> None:
+    run_id = make_run(db_path, limit=1)
+    app = PXPApp(db_path, run_id=run_id)
+    async with app.run_test(size=(160, 48)) as pilot:
+        screen = await expert_turn(pilot, app, j=2)
+        await pilot.press("2")
+        await type_answer(pilot, app, prediction="C1CC.N", keys=True)
+        check = str(screen.query_one("#prediction-check").render())
+        assert "not valid SMILES: C1CC" in check
+        await pilot.press("ctrl+s")
+        await pilot.pause(0.2)
+        assert screen.state == "human" and len(messages(db_path, run_id)) == 1
+        await type_answer(pilot, app, prediction="C1CC1.N", keys=True)
+        assert "well formed" in str(screen.query_one("#prediction-check").render())
+        # the reactants typed are drawn (they differ from the machine's)
+        await wait_for(pilot, lambda: screen.query("#answer-picture .picture-image"), "the reactants' drawing")
+
+
+async def test_guard_helper_proposes_the_tag_of_the_table_and_records_the_guards(db_path) -> None:
+    run_id = make_run(db_path, limit=1)
+    app = PXPApp(db_path, run_id=run_id)
+    async with app.run_test(size=(160, 48)) as pilot:
+        screen = await expert_turn(pilot, app, j=2)
+        await pilot.press("g")  # the fields hold the machine's answer: match and agree
+        choice = screen.query_one("TagChoice")
+        await wait_for(pilot, lambda: choice.selected is Tag.RATIFY, "the proposed RATIFY")
+        await pilot.click("#guard-agree")  # "the explanation does not agree with mine"
+        await wait_for(pilot, lambda: choice.selected is Tag.REFUTE, "the proposed REFUTE")
+        assert "REFUTE" in str(screen.query_one("#guard-proposal").render())
+        await pilot.press("ctrl+s")
+        await wait_for(pilot, lambda: len(messages(db_path, run_id)) >= 2, "the expert's message")
+    sent = rows(db_path, "SELECT tag, guard_match, guard_agree, guard_changed FROM messages WHERE j = 2")[0]
+    assert sent == {"tag": "REFUTE", "guard_match": 1, "guard_agree": 0, "guard_changed": 0}
+
+
+async def test_header_names_run_task_model_session_and_message(db_path) -> None:
+    run_id = make_run(db_path, limit=2)
+    app = PXPApp(db_path, run_id=run_id)
+    async with app.run_test(size=(160, 48)) as pilot:
+        screen = await expert_turn(pilot, app, j=2)
+        assert app.title == "PXP"
+        assert screen.sub_title == f"run {run_id} · DRUG · offline · session 1 / 2 · message 2 / 10"
+        await pilot.press("1", "ctrl+s")
+        await expert_turn(pilot, app, j=2)
+        assert screen.sub_title.endswith("session 2 / 2 · message 2 / 10")
+
+
+async def test_metrics_and_conversation_views_fill_the_screen_at_80x24(db_path) -> None:
+    run_id = make_run(db_path, limit=2)
+    app = PXPApp(db_path, run_id=run_id)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await expert_turn(pilot, app, j=2)
+        metrics = screen.query_one("#metrics")
+        assert metrics.region.area == 0  # no room for it beside the rest at 80 x 24
+        await pilot.press("m")
+        await pilot.pause()
+        assert screen.maximized is metrics and metrics.region.width == 80
+        await pilot.press("m")
+        await pilot.press("c")
+        await pilot.pause()
+        assert screen.maximized is screen.query_one("#conversation")

@@ -1,0 +1,115 @@
+"""The start screen: one key starts the demo, bad input is refused, unfinished runs resume, the review hook."""
+
+from __future__ import annotations
+
+import sys
+import types
+from importlib.machinery import ModuleSpec
+
+import pytest
+from textual.screen import Screen
+from textual.widgets import Input
+
+from pxp_tui.app.pxp_app import PXPApp
+from pxp_tui.app.screens import start
+
+from .app_helpers import expert_turn, make_run, rows, session_screen, wait_for
+
+
+@pytest.fixture(autouse=True)
+def _quiet(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PXP_IMAGES", "none")
+    monkeypatch.setattr(start, "default_name", lambda: "alice")
+
+
+async def start_screen(pilot, app):
+    return await wait_for(pilot, lambda: isinstance(app.screen, start.StartScreen) and app.screen, "the start screen")
+
+
+async def test_enter_starts_a_live_session_on_the_demo_with_the_offline_machine(db_path) -> None:
+    app = PXPApp(db_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await start_screen(pilot, app)
+        await pilot.press("enter")
+        screen = await expert_turn(pilot, app, j=2)
+        assert screen.exchange.instance.dataset == "demo-drug"
+    run = rows(db_path, "SELECT task, dataset, model, checker, human, human_kind, n, k, context FROM runs")
+    assert run == [
+        {
+            "task": "drug", "dataset": "demo-drug", "model": "offline", "checker": "offline", "human": "alice",
+            "human_kind": "live", "n": 10, "k": 3, "context": "all",
+        }
+    ]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "message"),
+    [("n", "0", "--n must be at least 1"), ("k", "", "k must be a whole number"), ("name", "  ", "name is empty")],
+)
+async def test_bad_settings_are_refused_with_a_reason_and_nothing_is_written(db_path, field, value, message) -> None:
+    app = PXPApp(db_path)
+    async with app.run_test(size=(160, 48)) as pilot:
+        screen = await start_screen(pilot, app)
+        screen.query_one(f"#start-{field}", Input).value = value
+        await pilot.press("ctrl+s")
+        error = screen.query_one("#start-error")
+        await wait_for(pilot, lambda: message in str(error.render()), f"the message {message!r}")
+        assert app.screen is screen
+    assert rows(db_path, "SELECT COUNT(*) AS n FROM runs")[0]["n"] == 0
+
+
+async def test_proxy_and_settings_from_the_form_reach_the_run(db_path) -> None:
+    app = PXPApp(db_path)
+    async with app.run_test(size=(160, 48)) as pilot:
+        screen = await start_screen(pilot, app)
+        screen.query_one("#start-human").value = "proxy"
+        screen.query_one("#start-n", Input).value = "6"
+        screen.query_one("#start-k", Input).value = "2"
+        screen.query_one("#start-context").value = "none"
+        await pilot.press("ctrl+s")
+        await wait_for(pilot, lambda: session_screen(app), "the session screen")
+    run = rows(db_path, "SELECT human, human_kind, n, k, context FROM runs")[0]
+    assert run == {"human": "proxy", "human_kind": "proxy", "n": 6, "k": 2, "context": "none"}
+
+
+async def test_an_unfinished_run_is_listed_and_resumes(db_path) -> None:
+    run_id = make_run(db_path)
+    app = PXPApp(db_path)
+    async with app.run_test(size=(160, 48)) as pilot:
+        screen = await start_screen(pilot, app)
+        listed = screen.query_one("#start-unfinished")
+        await wait_for(pilot, lambda: listed.option_count and listed.get_option_at_index(0).id == str(run_id), "the run")
+        assert "alice" in str(listed.get_option_at_index(0).prompt)
+        listed.focus()
+        listed.highlighted = 0
+        await pilot.press("ctrl+r")
+        session = await expert_turn(pilot, app, j=2)
+        assert session.run_id == run_id
+    assert rows(db_path, "SELECT COUNT(*) AS n FROM runs")[0]["n"] == 1
+
+
+async def test_review_says_not_available_until_its_module_exists(db_path, monkeypatch) -> None:
+    app = PXPApp(db_path)
+    async with app.run_test(size=(160, 48)) as pilot:
+        screen = await start_screen(pilot, app)
+        assert "not available yet" in str(screen.query_one("#review-missing").render())
+        await pilot.press("ctrl+o")
+        await pilot.pause()
+        assert app.screen is screen
+
+    class ReviewScreen(Screen):
+        def __init__(self, db_path):
+            super().__init__()
+            self.db_path = db_path
+
+    review = types.ModuleType("pxp_tui.app.review")
+    review.__spec__ = ModuleSpec("pxp_tui.app.review", None)
+    review.ReviewScreen = ReviewScreen
+    monkeypatch.setitem(sys.modules, "pxp_tui.app.review", review)
+    app = PXPApp(db_path)
+    async with app.run_test(size=(160, 48)) as pilot:
+        screen = await start_screen(pilot, app)
+        assert screen.query("#review-button")
+        await pilot.press("ctrl+o")
+        opened = await wait_for(pilot, lambda: isinstance(app.screen, ReviewScreen) and app.screen, "the review")
+        assert opened.db_path == db_path
