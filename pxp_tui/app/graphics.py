@@ -26,8 +26,11 @@ def probe() -> threading.Thread | None:
     """Ask the terminal about graphics in a thread; join it before the app starts. None if no terminal."""
     if renderer() == "none" or sys.__stdout__ is None or not sys.__stdout__.isatty():
         return None
-    # modules the probe shares with Textual are loaded here first, so the two threads never import
-    # the same module at once
+    # the probe's own imports run here, so that its thread only waits for the terminal's answers
+    # (and never imports a module Textual is importing at the same time)
+    import numpy  # noqa: F401 - textual-image's Sixel encoder needs it
+    import PIL.Image  # noqa: F401
+    import PIL.ImageFilter  # noqa: F401
     import rich.color  # noqa: F401
     import rich.console  # noqa: F401
     import rich.control  # noqa: F401

@@ -21,7 +21,8 @@ class PXPApp(App[int]):
     """``PXPApp(db_path)`` opens on the start screen; ``PXPApp(db_path, run_id=ID)`` on that run."""
 
     TITLE = "PXP"
-    CSS_PATH = "pxp_app.tcss"
+    # the screens that can come first are styled from the start (the others load theirs when pushed)
+    CSS_PATH = ["pxp_app.tcss", "screens/start.tcss", "screens/session.tcss"]
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (120, "-wide")]
     BINDINGS = [
         Binding("question_mark,f1", "help", "Keys", id="app.help"),
@@ -37,27 +38,33 @@ class PXPApp(App[int]):
         self._board_lock = asyncio.Lock()
         self._loaded = asyncio.Event()
         self._loading: Any = None
+        self._painted = asyncio.Event()
 
-    def on_mount(self) -> None:
+    def get_default_screen(self) -> Screen:
+        """The first screen: the start screen, or the run given on the command line."""
         if self.first_run is not None:
-            self.open_run(self.first_run)
-        else:
-            from pxp_tui.app.screens.start import StartScreen
+            from pxp_tui.app.screens.session import SessionScreen
 
-            self.push_screen(StartScreen())
+            return SessionScreen(self.first_run)
+        from pxp_tui.app.screens.start import StartScreen
+
+        return StartScreen()
 
     def on_ready(self) -> None:
+        self._painted.set()
         if self.preload:
             self._start_loading()
+
+    async def painted(self) -> None:
+        """Wait for the first frame: work that competes for the CPU starts after it."""
+        await self._painted.wait()
 
     # -- what the screens share -------------------------------------------------------------------
     async def blackboard(self) -> Any:
         """The blackboard, opened (and created or migrated) in a thread on first use."""
         async with self._board_lock:
             if self._board is None:
-                from pxp_tui.blackboard import Blackboard
-
-                self._board = await asyncio.to_thread(Blackboard.open, self.db_path)
+                self._board = await asyncio.to_thread(_open_blackboard, self.db_path)
         return self._board
 
     async def loaded(self) -> None:
@@ -146,3 +153,9 @@ class PXPApp(App[int]):
         node, binding = active.node, active.binding
         action = binding.action.partition("(")[0]
         return node.check_action(action, ()) is True
+
+
+def _open_blackboard(path: Path) -> Any:
+    from pxp_tui.blackboard import Blackboard  # sqlite-utils: imported in this thread, not on the UI loop
+
+    return Blackboard.open(path)

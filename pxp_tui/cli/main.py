@@ -38,8 +38,6 @@ def parser() -> Parser:
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
-    from pxp_tui.blackboard import BlackboardError
-
     try:
         args = parser().parse_args(argv)
         if args.command is None:
@@ -48,9 +46,18 @@ def main(argv: list[str] | None = None) -> int:
     except UsageError as exc:
         print(f"pxp: error: {exc}", file=sys.stderr)
         return 2
-    except (BlackboardError, ValueError) as exc:
+    except (_BlackboardError(), ValueError) as exc:
         print(f"pxp: error: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("pxp: interrupted", file=sys.stderr)
         return 130
+
+
+def _BlackboardError() -> type[Exception]:  # noqa: N802 - stands for the class
+    """The blackboard's error class if its module was imported (only then can one have been raised).
+
+    Not imported up front: it loads sqlite-utils, which `pxp` alone (the app) needs only after first paint.
+    """
+    module = sys.modules.get("pxp_tui.blackboard")
+    return module.BlackboardError if module is not None else ValueError

@@ -112,6 +112,7 @@ class StartScreen(Screen):
     # -- what the blackboard holds -----------------------------------------------------------------
     @work(group="start-board", exclusive=True)
     async def load_board(self) -> None:
+        await self.app.painted()  # opening the file imports sqlite-utils: not before the first frame
         board = await self.app.blackboard()
         datasets, runs = await asyncio.to_thread(_board_contents, board)
         self._datasets = datasets

@@ -1,0 +1,124 @@
+"""Time from starting `pxp` to its first frame on the terminal (the start screen), in a pseudo-terminal.
+
+    python benchmarks/first_paint.py [--runs 7] [--tmux] [-- COMMAND ...]
+
+The pseudo-terminal answers the device-attributes query as xterm does (no Sixel) and reports a cell
+size in pixels, like a real terminal; it does not answer the kitty graphics query (most terminals
+do not), so textual-image waits out its 0.1 s timeout for that, as it would for a real user. The
+clock starts before the process is spawned (interpreter start-up included) and stops when the
+start screen's "New run" panel has been written. Prints each run and the median.
+
+With ``--tmux`` the command runs in a real terminal emulator instead, a private tmux server (160 x 48),
+whose screen is read every 5 ms; the times then include starting tmux (a few milliseconds).
+"""
+
+from __future__ import annotations
+
+import argparse
+import fcntl
+import os
+import pty
+import re
+import select
+import shutil
+import signal
+import statistics
+import struct
+import sys
+import tempfile
+import termios
+import time
+from pathlib import Path
+
+ANSI = re.compile(rb"\x1b(\[[0-9;?<>=]*[ -/]*[@-~]|\][^\x07\x1b]*(\x07|\x1b\\)|P[^\x1b]*\x1b\\|_[^\x1b]*\x1b\\|[@-Z\\-_])")
+REPLIES = {b"\x1b[c": b"\x1b[?64;1;2;6;9;15;18;21;22c", b"\x1b[16t": b"\x1b[6;20;10t"}
+
+
+def first_paint(command: list[str], marker: bytes, cwd: str, cols: int = 160, rows: int = 48, limit: float = 30.0) -> float:
+    started = time.perf_counter()
+    pid, fd = pty.fork()
+    if pid == 0:  # the child: a terminal of cols x rows cells of 10 x 20 pixels
+        fcntl.ioctl(0, termios.TIOCSWINSZ, struct.pack("HHHH", rows, cols, cols * 10, rows * 20))
+        os.environ["TERM"] = "xterm-256color"
+        os.environ.pop("COLUMNS", None)
+        os.environ.pop("LINES", None)
+        os.chdir(cwd)
+        os.execvp(command[0], command)
+    seen = b""
+    try:
+        while time.perf_counter() - started < limit:
+            ready, _, _ = select.select([fd], [], [], 0.05)
+            if not ready:
+                continue
+            chunk = os.read(fd, 65536)
+            if not chunk:
+                break
+            for query, reply in REPLIES.items():
+                if query in chunk:
+                    os.write(fd, reply)
+            seen += chunk
+            if marker in ANSI.sub(b"", seen):
+                return time.perf_counter() - started
+        raise RuntimeError(f"no {marker!r} on the screen after {limit} s")
+    finally:
+        _stop(pid, fd)
+
+
+def first_paint_tmux(command: list[str], marker: bytes, cwd: str, limit: float = 30.0) -> float:
+    import subprocess
+    import uuid
+
+    tmux = ["tmux", "-L", f"pxp-bench-{uuid.uuid4().hex[:8]}"]
+    started = time.perf_counter()
+    subprocess.run([*tmux, "new-session", "-d", "-c", cwd, "-x", "160", "-y", "48", "env", "-u", "COLUMNS", "-u", "LINES", *command], check=True)
+    try:
+        while time.perf_counter() - started < limit:
+            screen = subprocess.run([*tmux, "capture-pane", "-p"], capture_output=True, check=False).stdout
+            if marker in screen:
+                return time.perf_counter() - started
+            time.sleep(0.005)
+        raise RuntimeError(f"no {marker!r} on the screen after {limit} s")
+    finally:
+        subprocess.run([*tmux, "kill-server"], check=False)
+
+
+def _stop(pid: int, fd: int) -> None:
+    try:
+        os.write(fd, b"q")  # the start screen quits at once
+        deadline = time.perf_counter() + 5
+        while time.perf_counter() < deadline:
+            if os.waitpid(pid, os.WNOHANG) != (0, 0):
+                return
+            select.select([fd], [], [], 0.05)
+            try:
+                os.read(fd, 65536)
+            except OSError:
+                pass
+        os.kill(pid, signal.SIGKILL)
+        os.waitpid(pid, 0)
+    finally:
+        os.close(fd)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=7)
+    parser.add_argument("--marker", default="New run", help="text that marks the first frame (default: New run)")
+    parser.add_argument("--tmux", action="store_true", help="in a private tmux server rather than a bare pseudo-terminal")
+    parser.add_argument("command", nargs="*", help="what to start (default: pxp, in an empty directory)")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        pxp = shutil.which("pxp") or str(Path(sys.executable).with_name("pxp"))
+        command = args.command or [pxp]
+        measure = first_paint_tmux if args.tmux else first_paint
+        measure(command, args.marker.encode(), tmp)  # warm the file cache once, not counted
+        times = [measure(command, args.marker.encode(), tmp) for _ in range(args.runs)]
+    where = "in tmux" if args.tmux else "in a pseudo-terminal"
+    print(f"first paint of `{' '.join(Path(c).name if i == 0 else c for i, c in enumerate(command))}` {where}")
+    print(f"cores: {os.cpu_count()}  runs: {' '.join(f'{t:.3f}' for t in times)} s")
+    print(f"median {statistics.median(times):.3f} s, best {min(times):.3f} s, worst {max(times):.3f} s")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
