@@ -91,6 +91,8 @@ class LLMClient:
         kwargs = {**self.params, **params, "timeout": self.timeout}
         if self.api_base and not is_offline(self.model):
             kwargs["api_base"] = self.api_base
+        if not is_offline(self.model):
+            kwargs["max_retries"] = 0  # the provider SDK's own retries would hide failures from ours
         last: BaseException | None = None
         for attempt in range(self.retries + 1):
             if attempt:
@@ -106,7 +108,7 @@ class LLMClient:
                     raise AgentError(_cause(self.model, exc), retryable=False) from None
                 continue
             latency = (time.perf_counter() - started) * 1000
-            return _completion(litellm, self.model, response, latency, attempt + 1)
+            return _completion(litellm, self.model, response, latency, attempt + 1, messages)
         raise AgentError(f"{_cause(self.model, last)} (after {self.retries + 1} attempts)")
 
 
@@ -155,11 +157,15 @@ def _cause(model: str, exc: BaseException | None) -> str:
     return f"{model}: {kind}" + (f": {detail}" if detail else "")
 
 
-def _completion(litellm: Any, model: str, response: Any, latency_ms: float, attempts: int) -> Completion:
+def _completion(
+    litellm: Any, model: str, response: Any, latency_ms: float, attempts: int, messages: list[dict[str, Any]]
+) -> Completion:
     text = response.choices[0].message.content or ""
     usage = getattr(response, "usage", None)
     prompt = getattr(usage, "prompt_tokens", None)
     completion = getattr(usage, "completion_tokens", None)
+    if not prompt and not is_offline(model):  # the server reported no usage: litellm's count
+        prompt, completion = _count_tokens(litellm, model, messages, text)
     cost = (getattr(response, "_hidden_params", None) or {}).get("response_cost")
     if cost is None and not is_offline(model):
         try:
@@ -169,3 +175,12 @@ def _completion(litellm: Any, model: str, response: Any, latency_ms: float, atte
     if is_offline(model):
         cost = 0.0
     return Completion(text, model, latency_ms, prompt, completion, cost, attempts)
+
+
+def _count_tokens(litellm: Any, model: str, messages: list[dict[str, Any]], text: str) -> tuple[int | None, int | None]:
+    try:
+        prompt = litellm.token_counter(model=model, messages=messages)
+        completion = litellm.token_counter(model=model, text=text, count_response_tokens=True)
+    except Exception:  # noqa: BLE001 - no tokenizer for this model: leave it unknown
+        return None, None
+    return prompt, completion

@@ -113,11 +113,63 @@ TABLES: dict[str, dict] = {
     },
 }
 
+TABLES.update(
+    {
+        # machine performance on a split (DESIGN.md section 1, LEARN gate): one row per measurement
+        "evaluations": {
+            "columns": {
+                "id": int,
+                "run_id": int,
+                "phase": str,  # start | session | end
+                "split": str,  # val (the LEARN gate) | test
+                "session_id": int,  # the session just finished (phase session)
+                "sessions": int,  # sessions finished in the run when measured
+                "context_sessions": int,  # earlier sessions in the machine's context
+                "instances": int,
+                "correct": int,  # MATCH(machine prediction, reference)
+                "agreed": int,  # AGREE(machine explanation, reference), by the checker
+                "both": int,
+                "p_correct": float,
+                "p_agreed": float,
+                "p_both": float,
+                "kept": int,  # the LEARN gate's decision (val rows of phase session)
+                "model": str,
+                "checker": str,
+                "latency_ms": float,
+                "prompt_tokens": int,
+                "completion_tokens": int,
+                "cost": float,
+                "created_at": str,
+            },
+            "pk": "id",
+            "not_null": {"run_id", "phase", "split", "instances", "created_at"},
+            "foreign_keys": [("run_id", "runs", "id"), ("session_id", "data", "session_id")],
+        },
+        "evaluation_items": {
+            "columns": {
+                "evaluation_id": int,
+                "instance_id": int,
+                "prediction": str,
+                "explanation": str,
+                "correct": int,
+                "agreed": int,
+                "latency_ms": float,
+                "prompt_tokens": int,
+                "completion_tokens": int,
+                "cost": float,
+            },
+            "pk": ("evaluation_id", "instance_id"),
+            "foreign_keys": [("evaluation_id", "evaluations", "id"), ("instance_id", "instances", "id")],
+        },
+    }
+)
+
 INDEXES: list[tuple[str, list[str], bool]] = [
     ("runs", ["uid"], True),
     ("instances", ["dataset", "key"], True),
     ("data", ["run_id", "ord"], True),
     ("data", ["instance_id"], False),
+    ("evaluations", ["run_id", "phase", "split", "session_id"], False),
 ]
 
 _AGENT_SUMS = "\n".join(
@@ -171,7 +223,24 @@ RUN_VIEW = (
     + "\nFROM runs r LEFT JOIN session_intelligibility s ON s.run_id = r.id AND s.finished\nGROUP BY r.id"
 )
 
-VIEWS = {"session_intelligibility": SESSION_VIEW, "run_intelligibility": RUN_VIEW}
+#: the machine's first answer in every session against the instance's reference, as the human judged
+#: it at message 2 (the proxy: MATCH with the reference, AGREE by the checker): performance as the
+#: context grows
+PERFORMANCE_VIEW = """
+SELECT d.run_id, d.session_id, d.ord, d.instance_id, i.key, i.reference_prediction,
+  m.prediction AS machine_prediction, m.prompt_tokens,
+  h.guard_match AS correct, h.guard_agree AS agreed, (h.guard_match AND h.guard_agree) AS both
+FROM data d
+JOIN instances i ON i.id = d.instance_id
+JOIN messages m ON m.session_id = d.session_id AND m.j = 1
+LEFT JOIN messages h ON h.session_id = d.session_id AND h.j = 2
+"""
+
+VIEWS = {
+    "session_intelligibility": SESSION_VIEW,
+    "run_intelligibility": RUN_VIEW,
+    "session_performance": PERFORMANCE_VIEW,
+}
 
 
 def create(db: sqlite_utils.Database) -> None:

@@ -10,6 +10,9 @@ from importlib import import_module
 COMMANDS: dict[str, tuple[str, str]] = {
     "run": ("pxp_tui.cli.run", "run PXP sessions (headless, or in the app)"),
     "metrics": ("pxp_tui.cli.metrics", "the intelligibility table of runs"),
+    "import": ("pxp_tui.cli.importing", "import a dataset file (RAD or DRUG cases) into the blackboard"),
+    "datasets": ("pxp_tui.cli.datasets", "the datasets in the blackboard"),
+    "evaluations": ("pxp_tui.cli.evaluations", "machine performance measured during runs"),
 }
 
 
