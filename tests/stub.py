@@ -5,14 +5,17 @@ It speaks enough of ``POST /v1/chat/completions`` for litellm's OpenAI path (``-
 body (system prompt, context, image data URLs). Failures are injected by request number (counted
 from 1 over all requests): ``fail_every=3`` answers every third request with a 500,
 ``rate_limit_every=5`` every fifth with a 429 (a request that is both gets the 429), and
-``script`` overrides single requests (status, text, delay in seconds, or an echo of the key).
+``script`` overrides single requests (status, text, delay in seconds, or an echo of the key); a
+``reply`` function may also answer with an :class:`Injected` failure, chosen by what it was sent.
 """
 
 from __future__ import annotations
 
 import json
+import re
 import threading
 import time
+import zlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -76,7 +79,7 @@ class Injected:
 
 @dataclass
 class StubServer:
-    reply: Callable[[Request], str] = field(default=lambda request: "Yes")
+    reply: Callable[[Request], "str | Injected"] = field(default=lambda request: "Yes")
     fail_every: int = 0
     rate_limit_every: int = 0
     script: dict[int, Injected] = field(default_factory=dict)
@@ -126,14 +129,18 @@ class StubServer:
             request = Request(len(self.requests) + 1, path, headers, body)
             self.requests.append(request)
         injected = self._injected(request.number)
-        delay = injected.delay if injected else 0.0
-        if injected and injected.status != 200:
+        if injected is None:
+            answer = self.reply(request)  # a reply function may inject a failure too
+            injected = answer if isinstance(answer, Injected) else Injected(text=answer)
+        delay = injected.delay
+        if injected.status != 200:
             request.status = injected.status
             message = {429: "Rate limit reached, retry later", 500: "The server had an error"}.get(injected.status, "error")
             if injected.echo_key:
                 message = f"Incorrect API key provided: {headers.get('authorization', '')}"
             return injected.status, {"error": {"message": message, "type": "stub_error", "code": injected.status}}, delay
-        text = injected.text if injected and injected.text is not None else self.reply(request)
+        text = injected.text if injected.text is not None else self.reply(request)
+        assert isinstance(text, str)
         payload: dict[str, Any] = {
             "id": f"stub-{request.number}",
             "object": "chat.completion",
@@ -142,7 +149,8 @@ class StubServer:
             "choices": [{"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}],
         }
         if self.usage:
-            prompt = sum(len(json.dumps(m.get("content"))) for m in request.messages) // 4
+            chars = sum(len(text_of(m.get("content"))) for m in request.messages)
+            prompt = chars // 4 + 85 * len(request.image_urls())  # an image as a low-detail one
             completion = len(text) // 4 + 1
             payload["usage"] = {"prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": prompt + completion}
         return 200, payload, delay
@@ -151,6 +159,7 @@ class StubServer:
 def _handler(stub: StubServer) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
+        disable_nagle_algorithm = True  # headers and body go out as two writes: no 40 ms delayed-ACK stall
 
         def log_message(self, *args: Any) -> None:
             pass
@@ -178,3 +187,35 @@ def _handler(stub: StubServer) -> type[BaseHTTPRequestHandler]:
                 pass
 
     return Handler
+
+
+_HUMAN = re.compile(
+    r"^Human \((?P<tag>[A-Z]+)\)\.\n\w+: (?P<prediction>.*)\nExplanation: (?P<explanation>.*?)(?:\n\nConsidering|\Z)", re.S
+)
+
+
+def learner(label: str, first: Callable[[Request], tuple[str, str]]) -> Callable[[Request], str]:
+    """A model that the checker finds always consistent ("Yes"), answers ``first(request)`` to a new
+    case, and takes over the human's prediction and explanation once they have replied."""
+
+    def reply(request: Request) -> str:
+        if request.is_checker:
+            return "Yes"
+        found = _HUMAN.search(request.last_user_text())
+        prediction, explanation = (found["prediction"], found["explanation"]) if found else first(request)
+        return f"{label}: {prediction}\nExplanation: {explanation}"
+
+    return reply
+
+
+RAD_GUESSES = ("Atelectasis", "Pneumonia", "Pleural Effusion", "Cardiomegaly", "Pneumothorax")
+
+
+def rad_first(request: Request) -> tuple[str, str]:
+    """A diagnosis that depends on the image the request carries, and a report naming it."""
+    label = RAD_GUESSES[zlib.crc32(request.image_urls()[-1].encode()) % len(RAD_GUESSES)]
+    return label, f"Stub report: the film shows the signs of {label.lower()}."
+
+
+def drug_first(request: Request) -> tuple[str, str]:
+    return "CCO.CC(=O)Cl", "Stub: acylation of ethanol with acetyl chloride."

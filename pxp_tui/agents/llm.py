@@ -13,6 +13,8 @@ from pxp_tui.engine import AgentError
 
 #: the model name that selects the offline baseline
 OFFLINE = "offline"
+#: the key sent to a local OpenAI-compatible server (``--api-base``) when no OPENAI_API_KEY is set
+LOCAL_KEY = "no-key"
 
 _litellm: Any = None
 
@@ -93,6 +95,8 @@ class LLMClient:
             kwargs["api_base"] = self.api_base
         if not is_offline(self.model):
             kwargs["max_retries"] = 0  # the provider SDK's own retries would hide failures from ours
+        if self.api_base and self.model.startswith("openai/") and not os.environ.get("OPENAI_API_KEY"):
+            kwargs["api_key"] = LOCAL_KEY  # local OpenAI-compatible servers want a key, any key
         last: BaseException | None = None
         for attempt in range(self.retries + 1):
             if attempt:
@@ -112,7 +116,15 @@ class LLMClient:
         raise AgentError(f"{_cause(self.model, last)} (after {self.retries + 1} attempts)")
 
 
+def _missing_key(exc: BaseException) -> bool:
+    """The provider SDK refused to send a request without a key (litellm reports it as a server error)."""
+    text = str(exc)
+    return "Missing credentials" in text or "api_key client option must be set" in text
+
+
 def _retryable(litellm: Any, exc: BaseException) -> bool:
+    if _missing_key(exc):
+        return False
     permanent = (
         litellm.AuthenticationError,
         litellm.PermissionDeniedError,
@@ -151,6 +163,8 @@ def _cause(model: str, exc: BaseException | None) -> str:
         "BadRequestError": "bad request",
     }
     kind = kinds.get(type(exc).__name__, type(exc).__name__)
+    if _missing_key(exc):
+        kind = "no API key (set the provider's key variable, in the environment or a .env file)"
     detail = redact(str(exc).strip().splitlines()[0] if str(exc).strip() else "")
     if len(detail) > 300:
         detail = detail[:297] + "..."

@@ -42,8 +42,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 class Progress:
     """Prints one line per finished session."""
 
-    def __init__(self, stream: Any = sys.stdout):
-        self.stream = stream
+    def __init__(self, stream: Any = None):
+        self.stream = stream or sys.stdout  # looked up now: sys.stdout may have been replaced since import
         self.started = time.perf_counter()
 
     def session_started(self, session_id: int, instance: Any, order: int, total: int) -> None:
