@@ -6,6 +6,8 @@ from collections.abc import Callable
 
 import sqlite_utils
 
+from pxp_tui.protocol.intelligibility import CLASSES
+
 #: ``PRAGMA application_id`` of a pxp blackboard ("PXPT")
 APPLICATION_ID = 0x50585054
 #: ``PRAGMA user_version`` of the schema this code writes
@@ -200,15 +202,6 @@ FROM (
 )
 """
 
-CLASSES = (
-    "one_way_human",
-    "one_way_machine",
-    "two_way",
-    "strong_human",
-    "strong_machine",
-    "ultra_strong_human",
-    "ultra_strong_machine",
-)
 
 #: per-run counts and proportions over finished sessions (the papers' table)
 RUN_VIEW = (
