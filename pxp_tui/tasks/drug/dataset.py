@@ -26,7 +26,6 @@ FORMATS = {
 def read(path: Path) -> list[DatasetRow]:
     """The rows of a DRUG CSV; :class:`~pxp_tui.tasks.csvdata.DatasetProblems` listing every problem."""
     table = read_table(path)
-    table.fail()
     papers = choose_format(table, FORMATS) == "papers' DRUG"
     rows: list[DatasetRow] = []
     keys: dict[str, int] = {}

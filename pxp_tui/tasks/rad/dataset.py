@@ -29,7 +29,6 @@ FORMATS = {
 def read(path: Path, images_dir: Path | None = None) -> list[DatasetRow]:
     """The rows of a RAD CSV; :class:`~pxp_tui.tasks.csvdata.DatasetProblems` listing every problem."""
     table = read_table(path)
-    table.fail()
     papers = choose_format(table, FORMATS) == "papers' RAD"
     base = images_dir if images_dir is not None else path.parent
     rows: list[DatasetRow] = []
