@@ -203,3 +203,23 @@ def test_unparseable_replies_are_asked_again_then_pause(capsys, shared_data: Pat
     with Blackboard.open(db_path, create=False) as board:
         assert board.run(1)["status"] == "done"
         assert_run_obeys_protocol(board, 1)
+
+
+def test_a_key_from_a_dotenv_file_is_used_and_never_written(
+    shared_data: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from .conftest import pxp as pxp_process
+
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    key = "sk-dotenv-only-7d3e21c0a9b84f6e"
+    (tmp_path / ".env").write_text(f"OPENAI_API_KEY={key}\n", encoding="utf-8")
+    db = tmp_path / "sessions.db"
+    done = pxp_process("import", "drug", str(shared_data / "few_shot_DRUG.csv"), "--db", str(db), "--name", "few", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    with StubServer(reply=learner("Pathway", drug_first)) as stub:
+        done = pxp_process("run", "--headless", "--task", "drug", "--dataset", "few", "--db", str(db),
+                           "--model", "openai/stub", "--api-base", stub.url, cwd=tmp_path)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert stub.requests and all(r.headers["authorization"] == f"Bearer {key}" for r in stub.requests)
+    assert key not in done.stdout + done.stderr
+    assert key.encode() not in file_bytes(db)

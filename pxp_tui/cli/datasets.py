@@ -6,6 +6,7 @@ import argparse
 import json
 
 from pxp_tui.cli.common import add_db, open_existing
+from pxp_tui.cli.grid import grid
 
 COLUMNS = ("name", "task", "instances", "train", "val", "test", "images", "source")
 
@@ -24,10 +25,5 @@ def main(args: argparse.Namespace) -> int:
     if not rows:
         print(f"no datasets in {args.db} (add one with `pxp import`)")
         return 0
-    cells = [list(COLUMNS), *[[str(row[c]) for c in COLUMNS] for row in rows]]
-    widths = [max(len(r[i]) for r in cells) for i in range(len(COLUMNS))]
-    for index, row in enumerate(cells):
-        print("  ".join(v.ljust(w) if i in (0, 1, 7) else v.rjust(w) for i, (v, w) in enumerate(zip(row, widths))).rstrip())
-        if index == 0:
-            print("-" * (sum(widths) + 2 * (len(widths) - 1)))
+    print(grid([list(COLUMNS), *[[str(row[c]) for c in COLUMNS] for row in rows]], right=range(2, 7)))
     return 0

@@ -6,6 +6,7 @@ import argparse
 import json
 
 from pxp_tui.cli.common import add_db, open_existing, positive
+from pxp_tui.cli.grid import grid
 
 HEADERS = ("run", "split", "when", "context", "n", "accuracy", "agreement", "both", "kept")
 
@@ -44,9 +45,5 @@ def main(args: argparse.Namespace) -> int:
         ]
         for r in rows
     ]  # fmt: skip
-    widths = [max(len(c[i]) for c in cells) for i in range(len(HEADERS))]
-    for index, row in enumerate(cells):
-        print("  ".join(v.rjust(w) if i in (0, 3, 4, 5, 6, 7) else v.ljust(w) for i, (v, w) in enumerate(zip(row, widths))).rstrip())
-        if index == 0:
-            print("-" * (sum(widths) + 2 * (len(widths) - 1)))
+    print(grid(cells, right=(0, 3, 4, 5, 6, 7)))
     return 0
