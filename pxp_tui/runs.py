@@ -106,6 +106,11 @@ def plan(board: Blackboard, config: RunConfig, dataset: str) -> list[int]:
 def create_run(board: Blackboard, config: RunConfig) -> int:
     """Validate ``config``, store the run (status ``created``) and return its id."""
     config.validate()
+    with board.db.atomic():  # a run that cannot be made leaves nothing behind, not even the demo's import
+        return _create_run(board, config)
+
+
+def _create_run(board: Blackboard, config: RunConfig) -> int:
     dataset = ensure_dataset(board, config)
     if config.learn_gate or config.evaluate:
         learn.check(board, dataset, config.split, learn_gate=config.learn_gate, evaluate=config.evaluate, context=config.context)

@@ -112,3 +112,15 @@ def test_a_gate_interrupted_by_the_model_resumes_without_measuring_twice(capsys,
     gates = [p for p in phases if p[:2] == ("session", "val")]
     assert len(gates) == len(set(gates)) == 3
     assert None not in kept and phases[-1][:2] == ("end", "test")
+
+
+def test_options_that_cannot_run_leave_the_blackboard_as_it_was(capsys, shared_data: Path, db_path: Path) -> None:
+    import hashlib
+
+    pxp(capsys, "import", "drug", str(shared_data / "few_shot_DRUG.csv"), "--db", str(db_path), "--name", "few")
+    before = hashlib.sha256(db_path.read_bytes()).hexdigest()
+    code, _, err = pxp(capsys, "run", "--headless", "--task", "drug", "--db", str(db_path), "--evaluate")  # the demo: no test split
+    assert code == 2 and "dataset 'demo-drug' has none" in err
+    assert hashlib.sha256(db_path.read_bytes()).hexdigest() == before
+    with Blackboard.open(db_path, create=False) as board:
+        assert not board.has_dataset("demo-drug") and board.run_ids() == []

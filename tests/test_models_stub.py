@@ -120,7 +120,7 @@ def test_failing_every_third_and_rate_limited_every_fifth_the_run_still_complete
 ) -> None:
     import_cases(capsys, db_path, "rad", shared_data / "val_xray_data.csv", "--name", "xray")
     with StubServer(reply=learner("Prediction", rad_first), fail_every=3, rate_limit_every=5) as stub:
-        code, out = stub_run(capsys, db_path, stub, "rad", "xray", "--split", "train")
+        code, out = stub_run(capsys, db_path, stub, "rad", "xray", "--split", "train", "--context", "last:4")
     assert code == 0, out
     statuses = [r.status for r in stub.requests]
     assert statuses.count(500) > 10 and statuses.count(429) > 10
