@@ -6,10 +6,10 @@ import random
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from pxp_tui import learn
 from pxp_tui.agents.checker import Checker
 from pxp_tui.agents.llm import OFFLINE, LLMClient, litellm_model
 from pxp_tui.agents.machine import MachineAgent
-from pxp_tui import learn
 from pxp_tui.agents.proxy import ProxyHuman
 from pxp_tui.blackboard import Blackboard, BlackboardError
 from pxp_tui.engine import Agent, ContextPolicy, Observer, RunSpec, interact

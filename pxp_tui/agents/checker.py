@@ -62,7 +62,8 @@ class Checker:
         if first.strip() == second.strip():
             return True, None
         prompt = agree_prompt(first, second, self.noun)
-        for _ in range(self.attempts):
+        for attempt in range(self.attempts):
+            await self.client.backoff(attempt)
             reply = await self.client.complete(prompt, **{**CHECKER_SETTINGS, **self.settings})
             verdict = parse_answer(reply.text)
             if verdict is not None:

@@ -91,6 +91,11 @@ class LLMClient:
     retry_delay: float = field(default_factory=lambda: float(os.environ.get("PXP_RETRY_DELAY", "1.0")))
     params: dict[str, Any] = field(default_factory=dict)
 
+    async def backoff(self, attempt: int) -> None:
+        """Wait before retry ``attempt`` (none before the first): ``retry_delay * 2**(attempt - 1)``."""
+        if attempt:
+            await asyncio.sleep(self.retry_delay * 2 ** (attempt - 1))
+
     async def complete(self, messages: list[dict[str, Any]], **params: Any) -> Completion:
         litellm = load_litellm()
         kwargs = {**self.params, **params, "timeout": self.timeout}
@@ -102,8 +107,7 @@ class LLMClient:
             kwargs["api_key"] = LOCAL_KEY  # local OpenAI-compatible servers want a key, any key
         last: BaseException | None = None
         for attempt in range(self.retries + 1):
-            if attempt:
-                await asyncio.sleep(self.retry_delay * 2 ** (attempt - 1))
+            await self.backoff(attempt)
             started = time.perf_counter()
             try:
                 response = await litellm.acompletion(model=self.model, messages=messages, **kwargs)
