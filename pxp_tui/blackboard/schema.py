@@ -6,10 +6,12 @@ from collections.abc import Callable
 
 import sqlite_utils
 
+from pxp_tui.blackboard import tallies
+
 #: ``PRAGMA application_id`` of a pxp blackboard ("PXPT")
 APPLICATION_ID = 0x50585054
 #: ``PRAGMA user_version`` of the schema this code writes
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 
 TABLES: dict[str, dict] = {
     "runs": {
@@ -76,9 +78,11 @@ TABLES: dict[str, dict] = {
             "stop_reason": str,
             "n_messages": int,
             "context_kept": int,
+            **{column: int for column in tallies.COLUMNS},
         },
         "pk": "session_id",
-        "not_null": {"run_id", "instance_id", "ord"},
+        "not_null": {"run_id", "instance_id", "ord", *tallies.COLUMNS},
+        "defaults": {column: 0 for column in tallies.COLUMNS},
         "foreign_keys": [("run_id", "runs", "id"), ("instance_id", "instances", "id")],
     },
     "messages": {
@@ -120,32 +124,11 @@ INDEXES: list[tuple[str, list[str], bool]] = [
     ("data", ["instance_id"], False),
 ]
 
-_AGENT_SUMS = "\n".join(
-    f"""    COALESCE(SUM(m.sender = '{who}' AND m.tag IN ('RATIFY', 'REVISE')), 0) AS {w}_good,
-    COALESCE(SUM(m.sender = '{who}' AND m.tag = 'REVISE'), 0) AS {w}_revise,
-    COALESCE(SUM(m.sender = '{who}' AND m.tag = 'REJECT'), 0) AS {w}_reject,
-    COALESCE(SUM(m.sender = '{who}' AND m.tag <> 'INIT'), 0) AS {w}_tags,"""
-    for who, w in (("machine", "m"), ("human", "h"))
-)
-
-#: every session's intelligibility flags, computed from ``messages`` by DESIGN.md section 2
+#: every session's intelligibility flags (DESIGN.md section 2), from the tallies kept in ``data``
 SESSION_VIEW = f"""
-SELECT run_id, session_id, instance_id, ord, stop_reason, finished, n_messages,
-  (m_good > 0 AND m_reject = 0) AS one_way_machine,
-  (h_good > 0 AND h_reject = 0) AS one_way_human,
-  (m_good > 0 AND m_reject = 0 AND h_good > 0 AND h_reject = 0) AS two_way,
-  (m_tags > 0 AND m_good = m_tags) AS strong_machine,
-  (h_tags > 0 AND h_good = h_tags) AS strong_human,
-  (m_tags > 0 AND m_good = m_tags AND m_revise > 0) AS ultra_strong_machine,
-  (h_tags > 0 AND h_good = h_tags AND h_revise > 0) AS ultra_strong_human
-FROM (
-  SELECT d.run_id, d.session_id, d.instance_id, d.ord, d.stop_reason,
-    d.ended_at IS NOT NULL AS finished,
-{_AGENT_SUMS}
-    COUNT(m.j) AS n_messages
-  FROM data d LEFT JOIN messages m ON m.session_id = d.session_id
-  GROUP BY d.run_id, d.session_id
-)
+SELECT run_id, session_id, instance_id, ord, stop_reason, ended_at IS NOT NULL AS finished, n_messages,
+  {tallies.flag_columns()}
+FROM data
 """
 
 CLASSES = (
@@ -183,8 +166,10 @@ def create(db: sqlite_utils.Database) -> None:
                 pk=spec["pk"],
                 not_null=spec.get("not_null"),
                 foreign_keys=spec.get("foreign_keys"),
+                defaults=spec.get("defaults"),
                 if_not_exists=True,
             )
+        tallies.create_triggers(db)
         for table, columns, unique in INDEXES:
             db[table].create_index(columns, unique=unique, if_not_exists=True)
         for name, sql in VIEWS.items():
@@ -194,7 +179,19 @@ def create(db: sqlite_utils.Database) -> None:
 
 
 #: version -> step that brings a blackboard from that version to the next
-MIGRATIONS: dict[int, Callable[[sqlite_utils.Database], None]] = {}
+def _replace_views(db: sqlite_utils.Database) -> None:
+    for name in VIEWS:
+        db.execute(f"DROP VIEW IF EXISTS {name}")
+    for name, sql in VIEWS.items():
+        db.create_view(name, sql)
+
+
+def _tallies(db: sqlite_utils.Database) -> None:
+    tallies.add_to_v1(db)
+    _replace_views(db)
+
+
+MIGRATIONS: dict[int, Callable[[sqlite_utils.Database], None]] = {1: _tallies}
 
 
 def migrate(db: sqlite_utils.Database, version: int) -> None:
