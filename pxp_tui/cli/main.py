@@ -10,6 +10,9 @@ from importlib import import_module
 COMMANDS: dict[str, tuple[str, str]] = {
     "run": ("pxp_tui.cli.run", "run PXP sessions (headless, or in the app)"),
     "metrics": ("pxp_tui.cli.metrics", "the intelligibility table of runs"),
+    "export": ("pxp_tui.cli.export", "tables and intelligibility views as CSV, JSON, NDJSON or Markdown"),
+    "merge": ("pxp_tui.cli.merge", "combine blackboards of several experts or machines into one"),
+    "report": ("pxp_tui.cli.report", "the papers' table, curves and performance as Markdown, CSV and PNG"),
 }
 
 
