@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import logging
 import os
 import time
 from dataclasses import dataclass, field
@@ -25,6 +26,8 @@ def load_litellm() -> Any:
         _load_dotenv()
         import litellm
 
+        for name in ("LiteLLM", "LiteLLM Router", "LiteLLM Proxy"):
+            logging.getLogger(name).setLevel(logging.ERROR)  # its warnings would land in the terminal
         litellm.suppress_debug_info = True
         litellm.telemetry = False
         litellm.drop_params = True  # e.g. temperature for models that refuse it

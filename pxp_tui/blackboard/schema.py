@@ -7,6 +7,7 @@ from collections.abc import Callable
 import sqlite_utils
 
 from pxp_tui.blackboard import tallies
+from pxp_tui.protocol.intelligibility import CLASSES
 
 #: ``PRAGMA application_id`` of a pxp blackboard ("PXPT")
 APPLICATION_ID = 0x50585054
@@ -131,15 +132,6 @@ SELECT run_id, session_id, instance_id, ord, stop_reason, ended_at IS NOT NULL A
 FROM data
 """
 
-CLASSES = (
-    "one_way_human",
-    "one_way_machine",
-    "two_way",
-    "strong_human",
-    "strong_machine",
-    "ultra_strong_human",
-    "ultra_strong_machine",
-)
 
 #: per-run counts and proportions over finished sessions (the papers' table)
 RUN_VIEW = (
