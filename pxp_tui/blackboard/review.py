@@ -12,7 +12,7 @@ from typing import Any
 from pxp_tui.blackboard.schema import CLASSES
 from pxp_tui.blackboard.store import Blackboard, BlackboardError
 from pxp_tui.engine import Message
-from pxp_tui.protocol import RunCounts, Sender, SessionFlags, Tag
+from pxp_tui.protocol import Sender, SessionFlags, Tag
 from pxp_tui.tasks.base import Instance
 
 #: session filters: the intelligibility classes, then how the session ended
@@ -41,6 +41,10 @@ SORTS: dict[str, str] = {
     "messages": "s.n_messages",
     "stop": "s.stop_reason",
     **{name: f"s.{name}" for name in CLASSES},
+    # both agents at once: human and machine, then human only, then machine only, then neither
+    "one_way": "(2 * s.one_way_human + s.one_way_machine)",
+    "strong": "(2 * s.strong_human + s.strong_machine)",
+    "ultra_strong": "(2 * s.ultra_strong_human + s.ultra_strong_machine)",
 }
 
 PAGE = 50
@@ -97,18 +101,24 @@ class Replay:
     messages: list[Message]
 
 
-def runs(board: Blackboard) -> list[dict[str, Any]]:
-    """Every run with its configuration, sessions planned/started/finished and class counts."""
-    sql = """SELECT r.id, r.uid, r.task, r.dataset, r.model, r.checker, r.human, r.human_kind, r.n, r.k,
+_RUNS = """SELECT r.id, r.uid, r.task, r.dataset, r.model, r.checker, r.human, r.human_kind, r.n, r.k,
                r.context, r.experiment, r.status, r.created_at, r.updated_at,
                json_array_length(r.plan) AS planned,
                (SELECT COUNT(*) FROM data d WHERE d.run_id = r.id) AS started,
                v.* FROM runs r JOIN run_intelligibility v ON v.run_id = r.id ORDER BY r.id"""
-    return list(board.db.query(sql))
 
 
-def counts(row: dict[str, Any]) -> RunCounts:
-    return RunCounts(sessions=row["sessions"], **{c: row[c] for c in CLASSES})
+def runs(board: Blackboard) -> list[dict[str, Any]]:
+    """Every run with its configuration, sessions planned/started/finished and class counts."""
+    return list(board.db.query(_RUNS))
+
+
+def runs_row(board: Blackboard, run_id: int) -> dict[str, Any]:
+    """The :func:`runs` row of one run."""
+    rows = list(board.db.query(_RUNS.replace("ORDER BY r.id", "WHERE r.id = ?"), [run_id]))
+    if not rows:
+        raise BlackboardError(f"no run {run_id} in {board.path or 'the blackboard'}")
+    return rows[0]
 
 
 def _where(run_id: int, query: Query) -> tuple[str, list[Any]]:

@@ -12,6 +12,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "metrics": ("pxp_tui.cli.metrics", "the intelligibility table of runs"),
     "export": ("pxp_tui.cli.export", "tables and intelligibility views as CSV, JSON, NDJSON or Markdown"),
     "merge": ("pxp_tui.cli.merge", "combine blackboards of several experts or machines into one"),
+    "review": ("pxp_tui.cli.review", "browse past runs and replay their sessions, read-only"),
     "report": ("pxp_tui.cli.report", "the papers' table, curves and performance as Markdown, CSV and PNG"),
 }
 
