@@ -1,57 +1,26 @@
 """Intelligibility versus message bound (the papers' "intelligibility vs length" figure), in SQL.
 
 Equal to :func:`pxp_tui.protocol.curve` over each run's finished sessions, without reading the
-messages into Python: per session, SQL finds where each agent first sent a non-INIT tag, a RATIFY or
-REVISE, a REFUTE or REJECT, a REVISE and a REJECT; under bound ``j*`` an agent is
-
-- one-way if its first RATIFY/REVISE is at or before ``j*`` and its first REJECT is not;
-- strong if its first non-INIT tag is at or before ``j*`` and its first REFUTE/REJECT is not;
-- ultra-strong if strong and its first REVISE is at or before ``j*``.
+messages: under bound ``j*`` a session's flags follow from where each agent first sent each kind of
+tag (kept in ``data``, see :mod:`pxp_tui.blackboard.firsts`). Sessions with the same firsts are
+counted together, so the work is one pass over the runs' rows of ``data``.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
+from pxp_tui.blackboard.firsts import COLUMNS, class_conditions
 from pxp_tui.blackboard.store import Blackboard, BlackboardError
 from pxp_tui.protocol import RunCounts
 
-_FIRSTS = {
-    "tag": "m.tag <> 'INIT'",
-    "good": "m.tag IN ('RATIFY', 'REVISE')",
-    "bad": "m.tag IN ('REFUTE', 'REJECT')",
-    "revise": "m.tag = 'REVISE'",
-    "reject": "m.tag = 'REJECT'",
-}
+#: stands for "never" in comparisons with a bound
 _NEVER = 1 << 30
 
 
-def _firsts() -> str:
-    return ",\n      ".join(
-        f"COALESCE(MIN(CASE WHEN m.sender = '{agent}' AND {cond} THEN m.j END), {_NEVER}) AS {agent[0]}_{name}"
-        for agent in ("machine", "human")
-        for name, cond in _FIRSTS.items()
-    )
-
-
-def _flags() -> str:
-    def one_way(a: str) -> str:
-        return f"({a}_good <= b.j AND {a}_reject > b.j)"
-
-    def strong(a: str) -> str:
-        return f"({a}_tag <= b.j AND {a}_bad > b.j)"
-
-    return ",\n  ".join(
-        [
-            f"SUM({one_way('h')}) AS one_way_human",
-            f"SUM({one_way('m')}) AS one_way_machine",
-            f"SUM({one_way('m')} AND {one_way('h')}) AS two_way",
-            f"SUM({strong('h')}) AS strong_human",
-            f"SUM({strong('m')}) AS strong_machine",
-            f"SUM({strong('h')} AND h_revise <= b.j) AS ultra_strong_human",
-            f"SUM({strong('m')} AND m_revise <= b.j) AS ultra_strong_machine",
-        ]
-    )
+def _sums() -> str:
+    conditions = class_conditions(lambda agent, kind: f"COALESCE({agent}_first_{kind}, {_NEVER}) <= b.j")
+    return ",\n  ".join(f"SUM(s.k * {sql}) AS {name}" for name, sql in conditions.items())
 
 
 def run_curves(board: Blackboard, run_ids: Sequence[int]) -> dict[int, list[RunCounts]]:
@@ -63,17 +32,15 @@ def run_curves(board: Blackboard, run_ids: Sequence[int]) -> dict[int, list[RunC
     missing = [r for r in run_ids if r not in bounds]
     if missing:
         raise BlackboardError(f"no run {missing[0]} in {board.path or 'the blackboard'}")
+    firsts = ", ".join(COLUMNS)
     sql = f"""
     WITH RECURSIVE b(j) AS (SELECT 1 UNION ALL SELECT j + 1 FROM b WHERE j < ?),
     s AS (
-      SELECT d.run_id,
-      {_firsts()}
-      FROM data d JOIN messages m ON m.session_id = d.session_id
-      WHERE d.run_id IN ({marks}) AND d.ended_at IS NOT NULL
-      GROUP BY d.session_id
+      SELECT run_id, {firsts}, COUNT(*) AS k FROM data
+      WHERE run_id IN ({marks}) AND ended_at IS NOT NULL GROUP BY run_id, {firsts}
     )
-    SELECT s.run_id, b.j, COUNT(*) AS sessions,
-      {_flags()}
+    SELECT s.run_id, b.j, SUM(s.k) AS sessions,
+      {_sums()}
     FROM s, b GROUP BY s.run_id, b.j"""
     out = {r: [RunCounts() for _ in range(bounds[r])] for r in run_ids}
     for row in board.db.query(sql, [max(bounds.values()), *run_ids]):

@@ -6,7 +6,7 @@ from collections.abc import Callable
 
 import sqlite_utils
 
-from pxp_tui.blackboard import tallies
+from pxp_tui.blackboard import firsts
 from pxp_tui.protocol.intelligibility import CLASSES
 
 #: ``PRAGMA application_id`` of a pxp blackboard ("PXPT")
@@ -79,11 +79,10 @@ TABLES: dict[str, dict] = {
             "stop_reason": str,
             "n_messages": int,
             "context_kept": int,
-            **{column: int for column in tallies.COLUMNS},
+            **{column: int for column in firsts.COLUMNS},
         },
         "pk": "session_id",
-        "not_null": {"run_id", "instance_id", "ord", *tallies.COLUMNS},
-        "defaults": {column: 0 for column in tallies.COLUMNS},
+        "not_null": {"run_id", "instance_id", "ord"},
         "foreign_keys": [("run_id", "runs", "id"), ("instance_id", "instances", "id")],
     },
     "messages": {
@@ -125,10 +124,10 @@ INDEXES: list[tuple[str, list[str], bool]] = [
     ("data", ["instance_id"], False),
 ]
 
-#: every session's intelligibility flags (DESIGN.md section 2), from the tallies kept in ``data``
+#: every session's intelligibility flags (DESIGN.md section 2), from the firsts kept in ``data``
 SESSION_VIEW = f"""
 SELECT run_id, session_id, instance_id, ord, stop_reason, ended_at IS NOT NULL AS finished, n_messages,
-  {tallies.flag_columns()}
+  {firsts.flag_columns()}
 FROM data
 """
 
@@ -158,10 +157,9 @@ def create(db: sqlite_utils.Database) -> None:
                 pk=spec["pk"],
                 not_null=spec.get("not_null"),
                 foreign_keys=spec.get("foreign_keys"),
-                defaults=spec.get("defaults"),
                 if_not_exists=True,
             )
-        tallies.create_triggers(db)
+        firsts.create_triggers(db)
         for table, columns, unique in INDEXES:
             db[table].create_index(columns, unique=unique, if_not_exists=True)
         for name, sql in VIEWS.items():
@@ -170,7 +168,6 @@ def create(db: sqlite_utils.Database) -> None:
         db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
 
 
-#: version -> step that brings a blackboard from that version to the next
 def _replace_views(db: sqlite_utils.Database) -> None:
     for name in VIEWS:
         db.execute(f"DROP VIEW IF EXISTS {name}")
@@ -178,12 +175,13 @@ def _replace_views(db: sqlite_utils.Database) -> None:
         db.create_view(name, sql)
 
 
-def _tallies(db: sqlite_utils.Database) -> None:
-    tallies.add_to_v1(db)
+def _firsts(db: sqlite_utils.Database) -> None:
+    firsts.add_to_v1(db)
     _replace_views(db)
 
 
-MIGRATIONS: dict[int, Callable[[sqlite_utils.Database], None]] = {1: _tallies}
+#: version -> step that brings a blackboard from that version to the next
+MIGRATIONS: dict[int, Callable[[sqlite_utils.Database], None]] = {1: _firsts}
 
 
 def migrate(db: sqlite_utils.Database, version: int) -> None:

@@ -14,23 +14,20 @@ from textual.widgets import DataTable, Footer, Header, Static
 from pxp_tui.blackboard import Blackboard, BlackboardError
 from pxp_tui.blackboard import review
 
-#: (column key, header) of the runs list
+#: (column key, header) of the runs list: the counts first, so that they show at 80 columns
 COLUMNS = (
     ("id", "run"),
     ("task", "task"),
-    ("dataset", "dataset"),
-    ("model", "machine"),
     ("human", "human"),
-    ("date", "date"),
-    ("status", "status"),
     ("progress", "sessions"),
-    ("one_way_human", "1-way h"),
-    ("one_way_machine", "1-way m"),
+    ("one_way", "1-way h·m"),
     ("two_way", "2-way"),
-    ("strong_human", "strong h"),
-    ("strong_machine", "strong m"),
-    ("ultra_strong_human", "ultra h"),
-    ("ultra_strong_machine", "ultra m"),
+    ("strong", "strong h·m"),
+    ("ultra_strong", "ultra h·m"),
+    ("status", "status"),
+    ("model", "machine"),
+    ("dataset", "dataset"),
+    ("date", "date"),
     ("experiment", "experiment"),
 )
 #: seconds between refreshes while a run is being written
@@ -48,6 +45,7 @@ def cells(run: dict[str, Any]) -> list[Any]:
         "task": run["task"].upper(),
         "date": (run["created_at"] or "")[:16].replace("T", " "),
         "progress": f"{run['sessions']}/{run['planned']}",
+        **{kind: f"{run[kind + '_human']} · {run[kind + '_machine']}" for kind in ("one_way", "strong", "ultra_strong")},
         "experiment": run["experiment"] or "",
     }
     return [values[key] for key, _ in COLUMNS]

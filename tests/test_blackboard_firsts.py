@@ -1,5 +1,5 @@
-"""The SQL of the blackboard (tallies kept by triggers, the views, the curves) equals the protocol's
-definitions, and a schema-1 file is migrated to the tallies with the same numbers."""
+"""The SQL of the blackboard (firsts kept by triggers, the views, the curves) equals the protocol's
+definitions, and a schema-1 file is migrated with the same numbers."""
 
 from __future__ import annotations
 
@@ -66,7 +66,7 @@ def test_unfinished_sessions_are_left_out_of_counts_and_curves() -> None:
     assert run_curves(board, [run_id])[run_id][-1] == run_counts([with_senders(sessions[0])])
 
 
-def test_deleting_a_message_takes_it_out_of_the_tallies() -> None:
+def test_deleting_a_message_takes_it_out_of_the_counts() -> None:
     board = Blackboard.memory()
     record(board, [[[Tag.INIT, Tag.REFUTE, Tag.REJECT]]])
     assert counts_of(run_rows(board)[0]).one_way_machine == 0
@@ -74,6 +74,7 @@ def test_deleting_a_message_takes_it_out_of_the_tallies() -> None:
     board.db.execute("INSERT INTO messages (session_id, j, sender, receiver, tag, created_at) "
                      "VALUES (1, 3, 'machine', 'human', 'REVISE', 'now')")
     assert counts_of(run_rows(board)[0]).ultra_strong_machine == 1
+    assert run_curves(board, [1])[1][2].ultra_strong_machine == 1
 
 
 def test_a_schema_1_file_is_migrated_with_the_same_counts(tmp_path: Path) -> None:
@@ -85,20 +86,21 @@ def test_a_schema_1_file_is_migrated_with_the_same_counts(tmp_path: Path) -> Non
     with Blackboard.open(path, create=False) as board:
         assert board.db.execute("PRAGMA user_version").fetchone()[0] >= 2
         assert counts_of(run_rows(board)[0]) == run_counts(with_senders(s) for s in sessions)
+        assert run_curves(board, [1])[1] == curve([with_senders(s) for s in sessions], 10)
         record(board, [[[Tag.INIT, Tag.RATIFY, Tag.RATIFY]]])  # the triggers work after migration
         assert counts_of(run_rows(board)[1]).strong_human == 1
 
 
 def _downgrade_to_schema_1(board: Blackboard) -> None:
-    """What a file written before the tallies looks like: no tally columns, triggers or new views."""
-    from pxp_tui.blackboard import tallies
+    """What a file written before the firsts looks like: no such columns, triggers or new views."""
+    from pxp_tui.blackboard import firsts
 
     db = board.db
     for name in ("run_intelligibility", "session_intelligibility"):
         db.execute(f"DROP VIEW {name}")
     for event in ("insert", "delete"):
-        db.execute(f"DROP TRIGGER messages_tally_{event}")
-    for column in tallies.COLUMNS:
+        db.execute(f"DROP TRIGGER messages_firsts_{event}")
+    for column in firsts.COLUMNS:
         db.execute(f"ALTER TABLE data DROP COLUMN {column}")
     db.execute("CREATE VIEW session_intelligibility AS SELECT session_id FROM data")
     db.execute("CREATE VIEW run_intelligibility AS SELECT id AS run_id FROM runs")
