@@ -20,7 +20,7 @@ from pathlib import Path
 
 import sqlite_utils
 
-from pxp_tui.blackboard import schema
+from pxp_tui.blackboard import firsts, schema
 from pxp_tui.blackboard.store import Blackboard, BlackboardError
 
 #: inputs attached at once (SQLite attaches at most 10 databases by default)
@@ -127,9 +127,10 @@ def _merge_one(target: Blackboard, src: str, path: Path) -> Merged:
         db.execute("INSERT INTO temp.merge_map VALUES ('run', ?, ?)", [run["id"], new_id])
         result.runs.append((run["id"], new_id))
     offset = db.execute("SELECT COALESCE(MAX(session_id), 0) FROM main.data").fetchone()[0]
-    copied = f"""JOIN temp.merge_map r ON r.kind = 'run' AND r.old = d.run_id"""
+    copied = "JOIN temp.merge_map r ON r.kind = 'run' AND r.old = d.run_id"
     core = [c for c in schema.TABLES["data"]["columns"] if c not in ("session_id", "run_id", "instance_id")]
-    keep = [c for c in core if c in _columns(db, src, "data") and not c.startswith(("machine_", "human_"))]
+    # the firsts are not copied: the triggers recompute them as the messages arrive
+    keep = [c for c in core if c in _columns(db, src, "data") and c not in firsts.COLUMNS]
     cols = ", ".join(keep)
     result.sessions = db.execute(
         f"""INSERT INTO main.data (session_id, run_id, instance_id, {cols})

@@ -56,6 +56,3 @@ def curve_spread(curves: Sequence[Sequence[RunCounts]]) -> list[CountsSpread]:
     longest = max((len(c) for c in curves), default=0)
     return [spread([c[j] for c in curves if j < len(c)]) for j in range(longest)]
 
-
-def as_dict(value: CountsSpread) -> Mapping[str, Spread]:
-    return {"sessions": value.sessions, **value.classes}

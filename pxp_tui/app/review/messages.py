@@ -13,11 +13,3 @@ class FilterChanged(Message):
         self.kind = kind
         self.text = text
 
-
-class StepChanged(Message):
-    """The replay now shows messages ``1..shown`` of ``total``."""
-
-    def __init__(self, shown: int, total: int) -> None:
-        super().__init__()
-        self.shown = shown
-        self.total = total

@@ -13,7 +13,6 @@ from textual.widgets import Footer, Header, Static
 from pxp_tui.app.review import glyphs
 from pxp_tui.app.review.instance_sketch import InstanceSketch
 from pxp_tui.app.review.message_card import MessageCard
-from pxp_tui.app.review.messages import StepChanged
 from pxp_tui.blackboard import Blackboard
 from pxp_tui.blackboard import review
 from pxp_tui.protocol import session_flags
@@ -80,7 +79,6 @@ class ReplayScreen(Screen):
             pane.mount_all(new)
         pane.call_after_refresh(pane.scroll_end, animate=False)
         self.query_one("#replay-status", Static).update(self._status(shown))
-        self.post_message(StepChanged(shown, len(self.replay.messages)))
 
     def _status(self, shown: int) -> str:
         assert self.replay is not None
