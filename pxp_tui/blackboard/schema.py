@@ -6,12 +6,13 @@ from collections.abc import Callable
 
 import sqlite_utils
 
+from pxp_tui.blackboard import firsts
 from pxp_tui.protocol.intelligibility import CLASSES
 
 #: ``PRAGMA application_id`` of a pxp blackboard ("PXPT")
 APPLICATION_ID = 0x50585054
 #: ``PRAGMA user_version`` of the schema this code writes
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 
 TABLES: dict[str, dict] = {
     "runs": {
@@ -78,6 +79,7 @@ TABLES: dict[str, dict] = {
             "stop_reason": str,
             "n_messages": int,
             "context_kept": int,
+            **{column: int for column in firsts.COLUMNS},
         },
         "pk": "session_id",
         "not_null": {"run_id", "instance_id", "ord"},
@@ -174,32 +176,11 @@ INDEXES: list[tuple[str, list[str], bool]] = [
     ("evaluations", ["run_id", "phase", "split", "session_id"], False),
 ]
 
-_AGENT_SUMS = "\n".join(
-    f"""    COALESCE(SUM(m.sender = '{who}' AND m.tag IN ('RATIFY', 'REVISE')), 0) AS {w}_good,
-    COALESCE(SUM(m.sender = '{who}' AND m.tag = 'REVISE'), 0) AS {w}_revise,
-    COALESCE(SUM(m.sender = '{who}' AND m.tag = 'REJECT'), 0) AS {w}_reject,
-    COALESCE(SUM(m.sender = '{who}' AND m.tag <> 'INIT'), 0) AS {w}_tags,"""
-    for who, w in (("machine", "m"), ("human", "h"))
-)
-
-#: every session's intelligibility flags, computed from ``messages`` by DESIGN.md section 2
+#: every session's intelligibility flags (DESIGN.md section 2), from the firsts kept in ``data``
 SESSION_VIEW = f"""
-SELECT run_id, session_id, instance_id, ord, stop_reason, finished, n_messages,
-  (m_good > 0 AND m_reject = 0) AS one_way_machine,
-  (h_good > 0 AND h_reject = 0) AS one_way_human,
-  (m_good > 0 AND m_reject = 0 AND h_good > 0 AND h_reject = 0) AS two_way,
-  (m_tags > 0 AND m_good = m_tags) AS strong_machine,
-  (h_tags > 0 AND h_good = h_tags) AS strong_human,
-  (m_tags > 0 AND m_good = m_tags AND m_revise > 0) AS ultra_strong_machine,
-  (h_tags > 0 AND h_good = h_tags AND h_revise > 0) AS ultra_strong_human
-FROM (
-  SELECT d.run_id, d.session_id, d.instance_id, d.ord, d.stop_reason,
-    d.ended_at IS NOT NULL AS finished,
-{_AGENT_SUMS}
-    COUNT(m.j) AS n_messages
-  FROM data d LEFT JOIN messages m ON m.session_id = d.session_id
-  GROUP BY d.run_id, d.session_id
-)
+SELECT run_id, session_id, instance_id, ord, stop_reason, ended_at IS NOT NULL AS finished, n_messages,
+  {firsts.flag_columns()}
+FROM data
 """
 
 
@@ -247,6 +228,7 @@ def create(db: sqlite_utils.Database) -> None:
                 foreign_keys=spec.get("foreign_keys"),
                 if_not_exists=True,
             )
+        firsts.create_triggers(db)
         for table, columns, unique in INDEXES:
             db[table].create_index(columns, unique=unique, if_not_exists=True)
         for name, sql in VIEWS.items():
@@ -255,8 +237,20 @@ def create(db: sqlite_utils.Database) -> None:
         db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
 
 
+def _replace_views(db: sqlite_utils.Database) -> None:
+    for name in VIEWS:
+        db.execute(f"DROP VIEW IF EXISTS {name}")
+    for name, sql in VIEWS.items():
+        db.create_view(name, sql)
+
+
+def _firsts(db: sqlite_utils.Database) -> None:
+    firsts.add_to_v1(db)
+    _replace_views(db)
+
+
 #: version -> step that brings a blackboard from that version to the next
-MIGRATIONS: dict[int, Callable[[sqlite_utils.Database], None]] = {}
+MIGRATIONS: dict[int, Callable[[sqlite_utils.Database], None]] = {1: _firsts}
 
 
 def migrate(db: sqlite_utils.Database, version: int) -> None:

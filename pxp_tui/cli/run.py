@@ -36,14 +36,18 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--checker-temperature", type=float, help="the checker's temperature (default: 0)")
     parser.add_argument("--learn-gate", action="store_true", help="keep a session's context only if validation accuracy does not drop")
     parser.add_argument("--evaluate", action="store_true", help="measure the machine on the test split: start, after kept sessions, end")
+    parser.add_argument("--repeat", type=positive, default=1, metavar="R",
+                        help="R runs of this configuration as one experiment, concurrently (default: 1)")
+    parser.add_argument("--experiment", metavar="NAME", help="the experiment id of the run(s) (default: new with --repeat)")
     parser.add_argument("--quiet", action="store_true", help="no progress lines")
 
 
 class Progress:
     """Prints one line per finished session."""
 
-    def __init__(self, stream: Any = None):
-        self.stream = stream or sys.stdout  # looked up now: sys.stdout may have been replaced since import
+    def __init__(self, stream: Any = None, label: str = ""):
+        self.stream = stream or sys.stdout  # the current stdout, not the one at import
+        self.label = label
         self.started = time.perf_counter()
 
     def session_started(self, session_id: int, instance: Any, order: int, total: int) -> None:
@@ -53,7 +57,7 @@ class Progress:
         tags = " ".join(f"{m.tag.value}_{m.sender.short}" for m in record.messages)
         name = getattr(record.instance, "name", record.instance.id)
         width = len(str(self.total))
-        line = f"session {record.order + 1:>{width}}/{self.total}  {name[:28]:<28}  {record.stop.value:<8}  {tags}"
+        line = f"{self.label}session {record.order + 1:>{width}}/{self.total}  {name[:28]:<28}  {record.stop.value:<8}  {tags}"
         print(line, file=self.stream, flush=True)
 
 
@@ -74,6 +78,8 @@ def main(args: argparse.Namespace) -> int:
 
     if not args.headless:
         raise ValueError("the app is not available yet: add --headless")
+    if args.resume and args.repeat > 1:
+        raise ValueError("--resume continues one run: leave out --repeat")
     board = Blackboard.open(args.db)
     with board:
         if args.resume:
@@ -104,9 +110,14 @@ def main(args: argparse.Namespace) -> int:
                 checker_temperature=args.checker_temperature,
                 learn_gate=args.learn_gate,
                 evaluate=args.evaluate,
+                experiment=args.experiment,
             )
             if config.human != "proxy":
                 raise ValueError("a live human needs the app: use --human proxy with --headless")
+            if args.repeat > 1:
+                from pxp_tui.cli.repeat import drive_experiment
+
+                return drive_experiment(board, config, args)
             run_id = create_run(board, config)
         return _drive(board, run_id, args)
 
