@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from PIL import Image
 
-from pxp_tui.blackboard import Blackboard
+from pxp_tui.blackboard import Blackboard, evaluations
 from pxp_tui.blackboard.schema import CLASSES
 
 from .boards import EVERY_CLASS, scripted_run
@@ -95,12 +95,14 @@ async def test_out_writes_markdown_csv_and_the_figure(db_path: Path, tmp_path: P
 async def test_machine_performance_is_reported_when_evaluated(db_path: Path, capsys) -> None:
     await every_experiment(db_path)
     with Blackboard.open(db_path) as board:
-        board.db["evaluations"].insert_all(
-            [{"run_id": 4, "stage": stage, "accuracy": acc} for stage, acc in (("start", 0.4), ("end", 0.65))]
-        )
+        ids = [r[0] for r in board.db.execute("SELECT id FROM instances LIMIT 5")]
+        for phase, correct in (("start", [True, False, False, False, False]), ("end", [True, True, True, False, False])):
+            items = [{"instance_id": i, "correct": c, "agreed": c} for i, c in zip(ids, correct)]
+            evaluations.record(board, 4, phase, "test", items, sessions=0 if phase == "start" else 6, context_sessions=0)
     code, out, _ = pxp(capsys, "report", "--db", db_path, "--runs", "4")
     section = out.split("## Machine performance", 1)[1]
-    assert "`evaluations`" in section and "| 4 | start | 0.4 |" in section and "| 4 | end | 0.65 |" in section
+    assert "`evaluations`" in section and "| 4 | start | test | 0 | 0 | 5 | 0.2 |" in section
+    assert "| 4 | end | test | 6 | 0 | 5 | 0.6 |" in section
 
 
 @pytest.mark.parametrize(

@@ -124,3 +124,23 @@ def test_options_that_cannot_run_leave_the_blackboard_as_it_was(capsys, shared_d
     assert hashlib.sha256(db_path.read_bytes()).hexdigest() == before
     with Blackboard.open(db_path, create=False) as board:
         assert not board.has_dataset("demo-drug") and board.run_ids() == []
+
+
+def test_measurements_travel_with_their_runs_when_blackboards_are_merged(capsys, retro: Path, tmp_path: Path) -> None:
+    code, _, err = pxp(capsys, "run", "--headless", "--task", "drug", "--dataset", "retro", "--db", str(retro),
+                       "--limit", "3", "--learn-gate", "--evaluate", "--quiet")  # fmt: skip
+    assert code == 0, err
+    out = tmp_path / "merged.db"
+    pxp(capsys, "run", "--headless", "--task", "drug", "--db", str(out), "--limit", "2", "--quiet")  # ids to shift past
+    code, _, err = pxp(capsys, "merge", str(out), str(retro))
+    assert code == 0, err
+
+    def measured(path: Path) -> list[tuple]:
+        with Blackboard.open(path, create=False) as board:
+            sql = """SELECT e.phase, e.split, d.ord, e.correct, e.agreed, e.kept, i.key, t.prediction, t.correct
+                     FROM evaluations e JOIN runs r ON r.id = e.run_id LEFT JOIN data d ON d.session_id = e.session_id
+                     JOIN evaluation_items t ON t.evaluation_id = e.id JOIN instances i ON i.id = t.instance_id
+                     WHERE r.task = 'drug' AND r.dataset = 'retro' ORDER BY e.id, i.key"""
+            return [tuple(r) for r in board.db.execute(sql)]
+
+    assert measured(out) == measured(retro) and len(measured(retro)) > 50

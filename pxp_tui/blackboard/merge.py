@@ -20,7 +20,7 @@ from pathlib import Path
 
 import sqlite_utils
 
-from pxp_tui.blackboard import firsts, schema
+from pxp_tui.blackboard import firsts, merge_evaluations, schema
 from pxp_tui.blackboard.store import Blackboard, BlackboardError
 
 #: inputs attached at once (SQLite attaches at most 10 databases by default)
@@ -144,6 +144,7 @@ def _merge_one(target: Blackboard, src: str, path: Path) -> Merged:
                 JOIN {src}.data d ON d.session_id = t.session_id {copied}""", [offset]).rowcount
         if table == "messages":
             result.messages = count
+    merge_evaluations.copy(db, src, offset)
     _other_tables(target, src, offset, result)
     return result
 

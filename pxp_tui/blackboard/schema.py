@@ -220,14 +220,7 @@ VIEWS = {
 def create(db: sqlite_utils.Database) -> None:
     """Create every table, index and view of the current schema in an empty database."""
     with db.atomic():
-        for name, spec in TABLES.items():
-            db[name].create(
-                spec["columns"],
-                pk=spec["pk"],
-                not_null=spec.get("not_null"),
-                foreign_keys=spec.get("foreign_keys"),
-                if_not_exists=True,
-            )
+        _create_tables(db)
         firsts.create_triggers(db)
         for table, columns, unique in INDEXES:
             db[table].create_index(columns, unique=unique, if_not_exists=True)
@@ -235,6 +228,18 @@ def create(db: sqlite_utils.Database) -> None:
             db.create_view(name, sql, replace=True)
         db.execute(f"PRAGMA application_id = {APPLICATION_ID}")
         db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+
+
+def _create_tables(db: sqlite_utils.Database) -> None:
+    """Every table of :data:`TABLES` that is not there yet."""
+    for name, spec in TABLES.items():
+        db[name].create(
+            spec["columns"],
+            pk=spec["pk"],
+            not_null=spec.get("not_null"),
+            foreign_keys=spec.get("foreign_keys"),
+            if_not_exists=True,
+        )
 
 
 def _replace_views(db: sqlite_utils.Database) -> None:
@@ -246,6 +251,7 @@ def _replace_views(db: sqlite_utils.Database) -> None:
 
 def _firsts(db: sqlite_utils.Database) -> None:
     firsts.add_to_v1(db)
+    _create_tables(db)  # evaluations, evaluation_items (new in version 2)
     _replace_views(db)
 
 

@@ -17,8 +17,14 @@ from pxp_tui.blackboard.schema import TABLES
 CANDIDATES = ("evaluations", "evaluation", "performance", "machine_performance")
 
 
+#: the columns of pxp's own ``evaluations`` table (``--evaluate``, ``--learn-gate``) a report shows
+SHOWN = ("run_id", "phase", "split", "sessions", "context_sessions", "instances", "p_correct", "p_agreed", "p_both", "kept")
+
+
 def table_name(board: Blackboard) -> str | None:
-    """The evaluation table: a known name, else another non-core table with a ``run_id`` column."""
+    """The evaluation table: pxp's, a known name, else another non-core table with a ``run_id`` column."""
+    if "evaluations" in board.db.table_names():
+        return "evaluations"
     names = [n for n in board.db.table_names() if n not in TABLES and not n.startswith(("sqlite_", "_"))]
     for name in CANDIDATES:
         if name in names and "run_id" in board.db[name].columns_dict:
@@ -35,5 +41,6 @@ def rows(board: Blackboard, run_ids: Sequence[int]) -> tuple[str, list[dict[str,
     if name is None or not run_ids:
         return None
     marks = ",".join("?" * len(run_ids))
-    found = list(board.db.query(f"SELECT * FROM [{name}] WHERE run_id IN ({marks}) ORDER BY run_id, rowid", list(run_ids)))
+    shown = ", ".join(SHOWN) if name == "evaluations" else "*"
+    found = list(board.db.query(f"SELECT {shown} FROM [{name}] WHERE run_id IN ({marks}) ORDER BY run_id, rowid", list(run_ids)))
     return (name, found) if found else None
