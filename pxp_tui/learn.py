@@ -71,15 +71,21 @@ class Learn:
         }
 
     async def _measure(
-        self, phase: str, split: str, context: Sequence[SessionRecord], sessions: int, session_id: int | None = None, **extra: Any
+        self, phase: str, split: str, context: Sequence[SessionRecord], sessions: int, session_id: int | None = None,
+        *, gate: bool = False,
     ) -> dict[str, Any]:
+        """One measurement, taken once (a resumed run finds it stored); with ``gate``, the LEARN decision."""
         found = stored.find(self.board, self.run_id, phase, split, session_id)
         if found is not None:
             return found
+        reference = stored.baseline(self.board, self.run_id) if gate else None
         items = await measure(self.machine, self.held_out[split], context)
+        kept = None
+        if gate:  # the same instances as the reference: compare counts
+            kept = reference is None or sum(bool(i["correct"]) for i in items) >= reference["correct"]
         row = stored.record(
-            self.board, self.run_id, phase, split, items, session_id=session_id,
-            sessions=sessions, context_sessions=len(context), **self.summary, **extra,
+            self.board, self.run_id, phase, split, items, session_id=session_id, kept=kept,
+            sessions=sessions, context_sessions=len(context), **self.summary,
         )  # fmt: skip
         if self.report is not None:
             self.report(row)
@@ -125,19 +131,8 @@ class Learn:
         kept = True
         context = self._with(prior, record)
         if self.learn_gate:
-            reference = stored.baseline(self.board, self.run_id)
-            found = stored.find(self.board, self.run_id, "session", "val", record.session_id)
-            if found is None:
-                items = await measure(self.machine, self.held_out["val"], context)
-                correct = sum(bool(i["correct"]) for i in items)  # the same instances: compare counts
-                kept = reference is None or correct >= reference["correct"]
-                found = stored.record(
-                    self.board, self.run_id, "session", "val", items, session_id=record.session_id, kept=kept,
-                    sessions=record.order + 1, context_sessions=len(context), **self.summary,
-                )  # fmt: skip
-                if self.report is not None:
-                    self.report(found)
-            kept = bool(found["kept"])
+            decided = await self._measure("session", "val", context, record.order + 1, record.session_id, gate=True)
+            kept = bool(decided["kept"])
         if kept and self.evaluate:
             await self._measure("session", "test", context, record.order + 1, record.session_id)
         return kept
