@@ -124,7 +124,7 @@ def main(args: argparse.Namespace) -> int:
 
 def _drive(board: Any, run_id: int, args: argparse.Namespace) -> int:
     from pxp_tui.blackboard.metrics import counts_of, run_rows
-    from pxp_tui.cli import table
+    from pxp_tui.report import table
     from pxp_tui.engine import AgentError
     from pxp_tui.runs import execute
 

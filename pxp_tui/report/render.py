@@ -7,7 +7,7 @@ import io
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from pxp_tui.cli.table import ROWS
+from pxp_tui.report.table import ROWS
 from pxp_tui.protocol.repeats import CountsSpread, Spread
 from pxp_tui.report.columns import Column
 
