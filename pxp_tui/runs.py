@@ -6,6 +6,7 @@ import random
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from pxp_tui import learn
 from pxp_tui.agents.checker import Checker
 from pxp_tui.agents.llm import OFFLINE, LLMClient, litellm_model
 from pxp_tui.agents.machine import MachineAgent
@@ -37,6 +38,13 @@ class RunConfig:
     max_tokens: int | None = None
     temperature: float | None = None
     experiment: str | None = None
+    learn_gate: bool = False  # keep a session's context only if validation accuracy does not drop
+    evaluate: bool = False  # measure the machine on the test split (start, after kept sessions, end)
+    timeout: float | None = None  # seconds per model call
+    retries: int | None = None  # retries of a failed model call
+    checker_api_base: str | None = None
+    checker_max_tokens: int | None = None
+    checker_temperature: float | None = None
     extra: dict[str, Any] = field(default_factory=dict)
 
     def validate(self) -> None:
@@ -51,6 +59,10 @@ class RunConfig:
         ContextPolicy.parse(self.context)
         if not self.human.strip():
             raise ValueError("the human's name is empty")
+        if self.timeout is not None and self.timeout <= 0:
+            raise ValueError(f"--timeout must be more than 0 seconds, got {self.timeout}")
+        if self.retries is not None and self.retries < 0:
+            raise ValueError(f"--retries must be 0 or more, got {self.retries}")
 
     @property
     def human_kind(self) -> str:
@@ -94,7 +106,14 @@ def plan(board: Blackboard, config: RunConfig, dataset: str) -> list[int]:
 def create_run(board: Blackboard, config: RunConfig) -> int:
     """Validate ``config``, store the run (status ``created``) and return its id."""
     config.validate()
+    with board.db.atomic():  # a run that cannot be made leaves nothing behind, not even the demo's import
+        return _create_run(board, config)
+
+
+def _create_run(board: Blackboard, config: RunConfig) -> int:
     dataset = ensure_dataset(board, config)
+    if config.learn_gate or config.evaluate:
+        learn.check(board, dataset, config.split, learn_gate=config.learn_gate, evaluate=config.evaluate, context=config.context)
     options = {k: v for k, v in asdict(config).items() if k not in _COLUMNS and v not in (None, {}, [])}
     fields = {
         "task": config.task,
@@ -137,20 +156,28 @@ def config_of(run: dict[str, Any]) -> RunConfig:
     )
 
 
-def _client(model: str, task: Task, config: RunConfig, **params: Any) -> LLMClient:
-    return LLMClient(litellm_model(model, task.name), api_base=config.api_base, params=params)
+def _client(model: str, config: RunConfig, api_base: str | None) -> LLMClient:
+    limits = {k: v for k, v in (("timeout", config.timeout), ("retries", config.retries)) if v is not None}
+    return LLMClient(model, api_base=api_base, **limits)
 
 
 def build_machine(task: Task, config: RunConfig) -> tuple[MachineAgent, Checker]:
-    """The machine agent and the checker (AGREE) it shares with the proxy."""
+    """The machine agent and the checker (AGREE) it shares with the proxy.
+
+    ``--api-base`` serves the machine, and the checker when it is the machine's model; a checker of
+    another model uses ``--checker-api-base`` (or its provider's default).
+    """
     checker_model = "pxp-offline/checker" if config.checker_model == OFFLINE else config.checker_model
-    checker = Checker(LLMClient(checker_model, api_base=config.api_base), noun=task.explanation_noun)
+    same = config.checker is None or config.checker == config.model
+    checker_base = config.checker_api_base or (config.api_base if same else None)
+    settings = {k: v for k, v in (("max_tokens", config.checker_max_tokens), ("temperature", config.checker_temperature)) if v is not None}
+    checker = Checker(_client(checker_model, config, checker_base), noun=task.explanation_noun, settings=settings)
     generation = dict(task.generation)
     if config.max_tokens is not None:
         generation["max_tokens"] = config.max_tokens
     if config.temperature is not None:
         generation["temperature"] = config.temperature
-    machine = MachineAgent(task, _client(config.model, task, config), checker, **generation)
+    machine = MachineAgent(task, _client(litellm_model(config.model, task.name), config, config.api_base), checker, **generation)
     return machine, checker
 
 
@@ -177,6 +204,7 @@ async def execute(
     *,
     human: Agent | None = None,
     observer: Observer | None = None,
+    on_evaluation: learn.Report | None = None,
 ) -> None:
     """Run, or resume, run ``run_id`` to its end. A live run needs its ``human`` agent."""
     run = board.run(run_id)
@@ -192,4 +220,10 @@ async def execute(
         raise BlackboardError(f"run {run_id} has a live human ({config.human}): open it in the app")
     spec = RunSpec(run_id=run_id, n=config.n, k=config.k, context=config.context)
     progress = board.progress(run_id, instances)
-    await interact(spec, instances, machine, human, board, progress=progress, observer=observer)
+    gate = None
+    if config.learn_gate or config.evaluate:
+        gate = learn.Learn(board, run, machine, learn_gate=config.learn_gate, evaluate=config.evaluate, report=on_evaluation)
+        progress = await gate.before(instances, progress)
+    await interact(spec, instances, machine, human, board, progress=progress, observer=observer, gate=gate)
+    if gate is not None:
+        await gate.after(instances)

@@ -30,3 +30,19 @@ def shared_data() -> Path:
 @pytest.fixture
 def db_path(tmp_path: Path) -> Path:
     return tmp_path / "sessions.db"
+
+
+def pxp(*args: str, env: dict[str, str] | None = None, timeout: float = 300, cwd: Path | None = None):
+    """Run the ``pxp`` command as a user would (a subprocess), returning the CompletedProcess."""
+    import subprocess
+    import sys
+
+    full_env = {**os.environ, "PYTHONPATH": str(ROOT), **(env or {})}
+    return subprocess.run(
+        [sys.executable, "-m", "pxp_tui", *args],
+        capture_output=True,
+        text=True,
+        env=full_env,
+        timeout=timeout,
+        cwd=cwd,
+    )

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from pxp_tui.agents import offline, tfidf
 from pxp_tui.agents.llm import Completion, LLMClient
@@ -56,13 +56,15 @@ class Checker:
     client: LLMClient
     noun: str = "explanations"
     attempts: int = 3
+    settings: dict = field(default_factory=dict)  # overrides of CHECKER_SETTINGS
 
     async def agree(self, first: str, second: str) -> tuple[bool, Completion | None]:
         if first.strip() == second.strip():
             return True, None
         prompt = agree_prompt(first, second, self.noun)
-        for _ in range(self.attempts):
-            reply = await self.client.complete(prompt, **CHECKER_SETTINGS)
+        for attempt in range(self.attempts):
+            await self.client.backoff(attempt)
+            reply = await self.client.complete(prompt, **{**CHECKER_SETTINGS, **self.settings})
             verdict = parse_answer(reply.text)
             if verdict is not None:
                 return verdict, reply

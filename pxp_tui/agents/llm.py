@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import logging
 import os
 import time
 from dataclasses import dataclass, field
@@ -13,6 +14,8 @@ from pxp_tui.engine import AgentError
 
 #: the model name that selects the offline baseline
 OFFLINE = "offline"
+#: the key sent to a local OpenAI-compatible server (``--api-base``) when no OPENAI_API_KEY is set
+LOCAL_KEY = "no-key"
 
 _litellm: Any = None
 
@@ -25,6 +28,8 @@ def load_litellm() -> Any:
         _load_dotenv()
         import litellm
 
+        for name in ("LiteLLM", "LiteLLM Router", "LiteLLM Proxy"):
+            logging.getLogger(name).setLevel(logging.ERROR)  # its warnings would land in the terminal
         litellm.suppress_debug_info = True
         litellm.telemetry = False
         litellm.drop_params = True  # e.g. temperature for models that refuse it
@@ -86,15 +91,23 @@ class LLMClient:
     retry_delay: float = field(default_factory=lambda: float(os.environ.get("PXP_RETRY_DELAY", "1.0")))
     params: dict[str, Any] = field(default_factory=dict)
 
+    async def backoff(self, attempt: int) -> None:
+        """Wait before retry ``attempt`` (none before the first): ``retry_delay * 2**(attempt - 1)``."""
+        if attempt:
+            await asyncio.sleep(self.retry_delay * 2 ** (attempt - 1))
+
     async def complete(self, messages: list[dict[str, Any]], **params: Any) -> Completion:
         litellm = load_litellm()
         kwargs = {**self.params, **params, "timeout": self.timeout}
         if self.api_base and not is_offline(self.model):
             kwargs["api_base"] = self.api_base
+        if not is_offline(self.model):
+            kwargs["max_retries"] = 0  # the provider SDK's own retries would hide failures from ours
+        if self.api_base and self.model.startswith("openai/") and not os.environ.get("OPENAI_API_KEY"):
+            kwargs["api_key"] = LOCAL_KEY  # local OpenAI-compatible servers want a key, any key
         last: BaseException | None = None
         for attempt in range(self.retries + 1):
-            if attempt:
-                await asyncio.sleep(self.retry_delay * 2 ** (attempt - 1))
+            await self.backoff(attempt)
             started = time.perf_counter()
             try:
                 response = await litellm.acompletion(model=self.model, messages=messages, **kwargs)
@@ -106,11 +119,19 @@ class LLMClient:
                     raise AgentError(_cause(self.model, exc), retryable=False) from None
                 continue
             latency = (time.perf_counter() - started) * 1000
-            return _completion(litellm, self.model, response, latency, attempt + 1)
+            return _completion(litellm, self.model, response, latency, attempt + 1, messages)
         raise AgentError(f"{_cause(self.model, last)} (after {self.retries + 1} attempts)")
 
 
+def _missing_key(exc: BaseException) -> bool:
+    """The provider SDK refused to send a request without a key (litellm reports it as a server error)."""
+    text = str(exc)
+    return "Missing credentials" in text or "api_key client option must be set" in text
+
+
 def _retryable(litellm: Any, exc: BaseException) -> bool:
+    if _missing_key(exc):
+        return False
     permanent = (
         litellm.AuthenticationError,
         litellm.PermissionDeniedError,
@@ -149,17 +170,23 @@ def _cause(model: str, exc: BaseException | None) -> str:
         "BadRequestError": "bad request",
     }
     kind = kinds.get(type(exc).__name__, type(exc).__name__)
+    if _missing_key(exc):
+        kind = "no API key (set the provider's key variable, in the environment or a .env file)"
     detail = redact(str(exc).strip().splitlines()[0] if str(exc).strip() else "")
     if len(detail) > 300:
         detail = detail[:297] + "..."
     return f"{model}: {kind}" + (f": {detail}" if detail else "")
 
 
-def _completion(litellm: Any, model: str, response: Any, latency_ms: float, attempts: int) -> Completion:
+def _completion(
+    litellm: Any, model: str, response: Any, latency_ms: float, attempts: int, messages: list[dict[str, Any]]
+) -> Completion:
     text = response.choices[0].message.content or ""
     usage = getattr(response, "usage", None)
     prompt = getattr(usage, "prompt_tokens", None)
     completion = getattr(usage, "completion_tokens", None)
+    if not prompt and not is_offline(model):  # the server reported no usage: litellm's count
+        prompt, completion = _count_tokens(litellm, model, messages, text)
     cost = (getattr(response, "_hidden_params", None) or {}).get("response_cost")
     if cost is None and not is_offline(model):
         try:
@@ -169,3 +196,12 @@ def _completion(litellm: Any, model: str, response: Any, latency_ms: float, atte
     if is_offline(model):
         cost = 0.0
     return Completion(text, model, latency_ms, prompt, completion, cost, attempts)
+
+
+def _count_tokens(litellm: Any, model: str, messages: list[dict[str, Any]], text: str) -> tuple[int | None, int | None]:
+    try:
+        prompt = litellm.token_counter(model=model, messages=messages)
+        completion = litellm.token_counter(model=model, text=text, count_response_tokens=True)
+    except Exception:  # noqa: BLE001 - no tokenizer for this model: leave it unknown
+        return None, None
+    return prompt, completion

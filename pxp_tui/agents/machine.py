@@ -44,7 +44,8 @@ class MachineAgent:
         """ASK_AGENT: the model's fresh (prediction, explanation); unreadable replies are asked again."""
         messages = self.prompt(turn)
         failures: list[Completion] = []
-        for _ in range(self.parse_attempts):
+        for attempt in range(self.parse_attempts):
+            await self.client.backoff(attempt)
             completion = await self.client.complete(messages, **self.params)
             try:
                 return self.task.parse(completion.text, turn.instance), completion, failures

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -67,6 +67,22 @@ class PXPApp(App[int]):
                 self._board = await asyncio.to_thread(_open_blackboard, self.db_path)
         return self._board
 
+    async def read_board(self, read: Callable[..., Any], *args: Any) -> Any:
+        """``read(board, *args)`` in a thread, on a read-only connection of its own.
+
+        Readers never share the writer's connection (WAL lets them read while it writes); every write
+        (a new run, the engine's messages, a model switch) goes through :meth:`blackboard`'s, one at a time.
+        """
+        await self.blackboard()  # the file exists, at the current schema
+        return await asyncio.to_thread(_read_blackboard, self.db_path, read, args)
+
+    async def stop_engines(self) -> None:
+        """Stop every run this app drives (each is paused, resumable), before another writes."""
+        for screen in self.screen_stack:
+            stop = getattr(screen, "stop_engine", None)
+            if stop is not None:
+                await stop()
+
     async def loaded(self) -> None:
         """Wait until litellm, the tasks and the drawing code are loaded (in a thread, after first paint)."""
         self._start_loading()
@@ -116,10 +132,7 @@ class PXPApp(App[int]):
             await self._leave()
 
     async def _leave(self) -> None:
-        for screen in self.screen_stack:
-            stop = getattr(screen, "stop_engine", None)
-            if stop is not None:
-                await stop()
+        await self.stop_engines()
         self.exit(0)
 
     def action_open_review(self) -> None:
@@ -159,3 +172,10 @@ def _open_blackboard(path: Path) -> Any:
     from pxp_tui.blackboard import Blackboard  # sqlite-utils: imported in this thread, not on the UI loop
 
     return Blackboard.open(path)
+
+
+def _read_blackboard(path: Path, read: Callable[..., Any], args: tuple[Any, ...]) -> Any:
+    from pxp_tui.blackboard import Blackboard
+
+    with Blackboard.open(path, readonly=True) as board:
+        return read(board, *args)

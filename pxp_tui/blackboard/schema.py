@@ -6,10 +6,13 @@ from collections.abc import Callable
 
 import sqlite_utils
 
+from pxp_tui.blackboard import firsts
+from pxp_tui.protocol.intelligibility import CLASSES
+
 #: ``PRAGMA application_id`` of a pxp blackboard ("PXPT")
 APPLICATION_ID = 0x50585054
 #: ``PRAGMA user_version`` of the schema this code writes
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 
 TABLES: dict[str, dict] = {
     "runs": {
@@ -76,6 +79,7 @@ TABLES: dict[str, dict] = {
             "stop_reason": str,
             "n_messages": int,
             "context_kept": int,
+            **{column: int for column in firsts.COLUMNS},
         },
         "pk": "session_id",
         "not_null": {"run_id", "instance_id", "ord"},
@@ -113,50 +117,72 @@ TABLES: dict[str, dict] = {
     },
 }
 
+TABLES.update(
+    {
+        # machine performance on a split (DESIGN.md section 1, LEARN gate): one row per measurement
+        "evaluations": {
+            "columns": {
+                "id": int,
+                "run_id": int,
+                "phase": str,  # start | session | end
+                "split": str,  # val (the LEARN gate) | test
+                "session_id": int,  # the session just finished (phase session)
+                "sessions": int,  # sessions finished in the run when measured
+                "context_sessions": int,  # earlier sessions in the machine's context
+                "instances": int,
+                "correct": int,  # MATCH(machine prediction, reference)
+                "agreed": int,  # AGREE(machine explanation, reference), by the checker
+                "both": int,
+                "p_correct": float,
+                "p_agreed": float,
+                "p_both": float,
+                "kept": int,  # the LEARN gate's decision (val rows of phase session)
+                "model": str,
+                "checker": str,
+                "latency_ms": float,
+                "prompt_tokens": int,
+                "completion_tokens": int,
+                "cost": float,
+                "created_at": str,
+            },
+            "pk": "id",
+            "not_null": {"run_id", "phase", "split", "instances", "created_at"},
+            "foreign_keys": [("run_id", "runs", "id"), ("session_id", "data", "session_id")],
+        },
+        "evaluation_items": {
+            "columns": {
+                "evaluation_id": int,
+                "instance_id": int,
+                "prediction": str,
+                "explanation": str,
+                "correct": int,
+                "agreed": int,
+                "latency_ms": float,
+                "prompt_tokens": int,
+                "completion_tokens": int,
+                "cost": float,
+            },
+            "pk": ("evaluation_id", "instance_id"),
+            "foreign_keys": [("evaluation_id", "evaluations", "id"), ("instance_id", "instances", "id")],
+        },
+    }
+)
+
 INDEXES: list[tuple[str, list[str], bool]] = [
     ("runs", ["uid"], True),
     ("instances", ["dataset", "key"], True),
     ("data", ["run_id", "ord"], True),
     ("data", ["instance_id"], False),
+    ("evaluations", ["run_id", "phase", "split", "session_id"], False),
 ]
 
-_AGENT_SUMS = "\n".join(
-    f"""    COALESCE(SUM(m.sender = '{who}' AND m.tag IN ('RATIFY', 'REVISE')), 0) AS {w}_good,
-    COALESCE(SUM(m.sender = '{who}' AND m.tag = 'REVISE'), 0) AS {w}_revise,
-    COALESCE(SUM(m.sender = '{who}' AND m.tag = 'REJECT'), 0) AS {w}_reject,
-    COALESCE(SUM(m.sender = '{who}' AND m.tag <> 'INIT'), 0) AS {w}_tags,"""
-    for who, w in (("machine", "m"), ("human", "h"))
-)
-
-#: every session's intelligibility flags, computed from ``messages`` by DESIGN.md section 2
+#: every session's intelligibility flags (DESIGN.md section 2), from the firsts kept in ``data``
 SESSION_VIEW = f"""
-SELECT run_id, session_id, instance_id, ord, stop_reason, finished, n_messages,
-  (m_good > 0 AND m_reject = 0) AS one_way_machine,
-  (h_good > 0 AND h_reject = 0) AS one_way_human,
-  (m_good > 0 AND m_reject = 0 AND h_good > 0 AND h_reject = 0) AS two_way,
-  (m_tags > 0 AND m_good = m_tags) AS strong_machine,
-  (h_tags > 0 AND h_good = h_tags) AS strong_human,
-  (m_tags > 0 AND m_good = m_tags AND m_revise > 0) AS ultra_strong_machine,
-  (h_tags > 0 AND h_good = h_tags AND h_revise > 0) AS ultra_strong_human
-FROM (
-  SELECT d.run_id, d.session_id, d.instance_id, d.ord, d.stop_reason,
-    d.ended_at IS NOT NULL AS finished,
-{_AGENT_SUMS}
-    COUNT(m.j) AS n_messages
-  FROM data d LEFT JOIN messages m ON m.session_id = d.session_id
-  GROUP BY d.run_id, d.session_id
-)
+SELECT run_id, session_id, instance_id, ord, stop_reason, ended_at IS NOT NULL AS finished, n_messages,
+  {firsts.flag_columns()}
+FROM data
 """
 
-CLASSES = (
-    "one_way_human",
-    "one_way_machine",
-    "two_way",
-    "strong_human",
-    "strong_machine",
-    "ultra_strong_human",
-    "ultra_strong_machine",
-)
 
 #: per-run counts and proportions over finished sessions (the papers' table)
 RUN_VIEW = (
@@ -171,20 +197,31 @@ RUN_VIEW = (
     + "\nFROM runs r LEFT JOIN session_intelligibility s ON s.run_id = r.id AND s.finished\nGROUP BY r.id"
 )
 
-VIEWS = {"session_intelligibility": SESSION_VIEW, "run_intelligibility": RUN_VIEW}
+#: the machine's first answer in every session against the instance's reference, as the human judged
+#: it at message 2 (the proxy: MATCH with the reference, AGREE by the checker): performance as the
+#: context grows
+PERFORMANCE_VIEW = """
+SELECT d.run_id, d.session_id, d.ord, d.instance_id, i.key, i.reference_prediction,
+  m.prediction AS machine_prediction, m.prompt_tokens,
+  h.guard_match AS correct, h.guard_agree AS agreed, (h.guard_match AND h.guard_agree) AS both
+FROM data d
+JOIN instances i ON i.id = d.instance_id
+JOIN messages m ON m.session_id = d.session_id AND m.j = 1
+LEFT JOIN messages h ON h.session_id = d.session_id AND h.j = 2
+"""
+
+VIEWS = {
+    "session_intelligibility": SESSION_VIEW,
+    "run_intelligibility": RUN_VIEW,
+    "session_performance": PERFORMANCE_VIEW,
+}
 
 
 def create(db: sqlite_utils.Database) -> None:
     """Create every table, index and view of the current schema in an empty database."""
     with db.atomic():
-        for name, spec in TABLES.items():
-            db[name].create(
-                spec["columns"],
-                pk=spec["pk"],
-                not_null=spec.get("not_null"),
-                foreign_keys=spec.get("foreign_keys"),
-                if_not_exists=True,
-            )
+        _create_tables(db)
+        firsts.create_triggers(db)
         for table, columns, unique in INDEXES:
             db[table].create_index(columns, unique=unique, if_not_exists=True)
         for name, sql in VIEWS.items():
@@ -193,8 +230,33 @@ def create(db: sqlite_utils.Database) -> None:
         db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
 
 
+def _create_tables(db: sqlite_utils.Database) -> None:
+    """Every table of :data:`TABLES` that is not there yet."""
+    for name, spec in TABLES.items():
+        db[name].create(
+            spec["columns"],
+            pk=spec["pk"],
+            not_null=spec.get("not_null"),
+            foreign_keys=spec.get("foreign_keys"),
+            if_not_exists=True,
+        )
+
+
+def _replace_views(db: sqlite_utils.Database) -> None:
+    for name in VIEWS:
+        db.execute(f"DROP VIEW IF EXISTS {name}")
+    for name, sql in VIEWS.items():
+        db.create_view(name, sql)
+
+
+def _firsts(db: sqlite_utils.Database) -> None:
+    firsts.add_to_v1(db)
+    _create_tables(db)  # evaluations, evaluation_items (new in version 2)
+    _replace_views(db)
+
+
 #: version -> step that brings a blackboard from that version to the next
-MIGRATIONS: dict[int, Callable[[sqlite_utils.Database], None]] = {}
+MIGRATIONS: dict[int, Callable[[sqlite_utils.Database], None]] = {1: _firsts}
 
 
 def migrate(db: sqlite_utils.Database, version: int) -> None:

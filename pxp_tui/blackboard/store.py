@@ -133,14 +133,24 @@ class Blackboard:
             raise BlackboardError(f"no dataset {name!r} in the blackboard (see `pxp datasets`)")
         return row[0]
 
-    def add_dataset(self, name: str, task: str, rows: Sequence[DatasetRow], *, source: str = "", description: str = "") -> int:
-        """Store a dataset and its instances (images included) in one transaction."""
-        if self.has_dataset(name):
-            raise BlackboardError(f"a dataset named {name!r} already exists")
+    def add_dataset(
+        self, name: str, task: str, rows: Sequence[DatasetRow], *, source: str = "", description: str = "", append: bool = False
+    ) -> int:
+        """Store a dataset and its instances (images included) in one transaction.
+
+        With ``append``, add the rows to an existing dataset of the same task; their keys must be new.
+        """
+        if append:
+            self._check_append(name, task, rows)
+        elif self.has_dataset(name):
+            raise BlackboardError(f"a dataset named {name!r} already exists (add to it with --append)")
         with self.db.atomic():
-            self.db["datasets"].insert(
-                {"name": name, "task": task, "source": source, "description": description, "created_at": now()}
-            )
+            if append:
+                self.db.execute("UPDATE datasets SET source = source || '; ' || ? WHERE name = ?", [source, name])
+            else:
+                self.db["datasets"].insert(
+                    {"name": name, "task": task, "source": source, "description": description, "created_at": now()}
+                )
             for row in rows:
                 sha = None
                 if row.image is not None:
@@ -163,6 +173,15 @@ class Blackboard:
                     }
                 )
         return len(rows)
+
+    def _check_append(self, name: str, task: str, rows: Sequence[DatasetRow]) -> None:
+        if self.dataset_task(name) != task:
+            raise BlackboardError(f"dataset {name!r} is for the {self.dataset_task(name)} task, not {task}")
+        keys = {r[0] for r in self.db.execute("SELECT key FROM instances WHERE dataset = ?", [name])}
+        clash = [row.key for row in rows if row.key in keys]
+        if clash:
+            listed = ", ".join(repr(k) for k in clash[:5]) + (" ..." if len(clash) > 5 else "")
+            raise BlackboardError(f"dataset {name!r} already has instances with the keys {listed}")
 
     def datasets(self) -> list[dict[str, Any]]:
         sql = """SELECT d.name, d.task, d.source, d.created_at, COUNT(i.id) AS instances,

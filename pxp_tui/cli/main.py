@@ -11,6 +11,13 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "run": ("pxp_tui.cli.run", "run PXP sessions (headless, or in the app)"),
     "metrics": ("pxp_tui.cli.metrics", "the intelligibility table of runs"),
     "app": ("pxp_tui.cli.app", "the app, at its start screen (what `pxp` alone opens)"),
+    "export": ("pxp_tui.cli.export", "tables and intelligibility views as CSV, JSON, NDJSON or Markdown"),
+    "merge": ("pxp_tui.cli.merge", "combine blackboards of several experts or machines into one"),
+    "review": ("pxp_tui.cli.review", "browse past runs and replay their sessions, read-only"),
+    "report": ("pxp_tui.cli.report", "the papers' table, curves and performance as Markdown, CSV and PNG"),
+    "import": ("pxp_tui.cli.importing", "import a dataset file (RAD or DRUG cases) into the blackboard"),
+    "datasets": ("pxp_tui.cli.datasets", "the datasets in the blackboard"),
+    "evaluations": ("pxp_tui.cli.evaluations", "machine performance measured during runs"),
 }
 
 

@@ -16,7 +16,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def main(args: argparse.Namespace) -> int:
     from pxp_tui.blackboard.metrics import counts_of, run_rows
-    from pxp_tui.cli import table
+    from pxp_tui.report import table
 
     with open_existing(args.db) as board:
         rows = run_rows(board, args.run)

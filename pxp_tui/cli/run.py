@@ -29,14 +29,25 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--api-base", help="base URL of an OpenAI-compatible server (Ollama, vLLM, ...)")
     parser.add_argument("--max-tokens", type=positive, help="generation token limit (default: the task's)")
     parser.add_argument("--temperature", type=float, help="generation temperature (default: the task's)")
+    parser.add_argument("--timeout", type=float, help="seconds a model call may take (default: 120)")
+    parser.add_argument("--retries", type=int, help="retries of a failed model call, with backoff (default: 3)")
+    parser.add_argument("--checker-api-base", help="base URL for a checker other than the machine's model")
+    parser.add_argument("--checker-max-tokens", type=positive, help="the checker's token limit (default: 10)")
+    parser.add_argument("--checker-temperature", type=float, help="the checker's temperature (default: 0)")
+    parser.add_argument("--learn-gate", action="store_true", help="keep a session's context only if validation accuracy does not drop")
+    parser.add_argument("--evaluate", action="store_true", help="measure the machine on the test split: start, after kept sessions, end")
+    parser.add_argument("--repeat", type=positive, default=1, metavar="R",
+                        help="R runs of this configuration as one experiment, concurrently (default: 1)")
+    parser.add_argument("--experiment", metavar="NAME", help="the experiment id of the run(s) (default: new with --repeat)")
     parser.add_argument("--quiet", action="store_true", help="no progress lines")
 
 
 class Progress:
     """Prints one line per finished session."""
 
-    def __init__(self, stream: Any = sys.stdout):
-        self.stream = stream
+    def __init__(self, stream: Any = None, label: str = ""):
+        self.stream = stream or sys.stdout  # the current stdout, not the one at import
+        self.label = label
         self.started = time.perf_counter()
 
     def session_started(self, session_id: int, instance: Any, order: int, total: int) -> None:
@@ -46,14 +57,29 @@ class Progress:
         tags = " ".join(f"{m.tag.value}_{m.sender.short}" for m in record.messages)
         name = getattr(record.instance, "name", record.instance.id)
         width = len(str(self.total))
-        line = f"session {record.order + 1:>{width}}/{self.total}  {name[:28]:<28}  {record.stop.value:<8}  {tags}"
+        line = f"{self.label}session {record.order + 1:>{width}}/{self.total}  {name[:28]:<28}  {record.stop.value:<8}  {tags}"
         print(line, file=self.stream, flush=True)
+
+
+def evaluation_line(row: dict[str, Any]) -> None:
+    """One line per measurement of the machine (``--evaluate``, ``--learn-gate``)."""
+    when = "start" if row["phase"] == "start" else "end" if row["phase"] == "end" else f"after session {row['sessions']}"
+    gate = "" if row["kept"] is None else ("  -> context kept" if row["kept"] else "  -> context not kept")
+    print(
+        f"  {row['split']:<4} {when:<17} ({row['context_sessions']} in context): accuracy {row['p_correct']:.2f}, "
+        f"agreement {row['p_agreed']:.2f}, both {row['p_both']:.2f}{gate}",
+        flush=True,
+    )
 
 
 def main(args: argparse.Namespace) -> int:
     from pxp_tui.blackboard import Blackboard
     from pxp_tui.runs import RunConfig, create_run
 
+    if args.resume and args.repeat > 1:
+        raise ValueError("--resume continues one run: leave out --repeat")
+    if args.repeat > 1 and not args.headless:
+        raise ValueError("--repeat runs an experiment headless: add --headless")
     board = Blackboard.open(args.db)
     with board:
         if args.resume:
@@ -77,9 +103,21 @@ def main(args: argparse.Namespace) -> int:
                 api_base=args.api_base,
                 max_tokens=args.max_tokens,
                 temperature=args.temperature,
+                timeout=args.timeout,
+                retries=args.retries,
+                checker_api_base=args.checker_api_base,
+                checker_max_tokens=args.checker_max_tokens,
+                checker_temperature=args.checker_temperature,
+                learn_gate=args.learn_gate,
+                evaluate=args.evaluate,
+                experiment=args.experiment,
             )
             if config.human != "proxy" and args.headless:
                 raise ValueError("a live human needs the app: use --human proxy with --headless")
+            if args.repeat > 1:
+                from pxp_tui.cli.repeat import drive_experiment
+
+                return drive_experiment(board, config, args)
             run_id = create_run(board, config)
         if args.headless:
             return _drive(board, run_id, args)
@@ -90,7 +128,7 @@ def main(args: argparse.Namespace) -> int:
 
 def _drive(board: Any, run_id: int, args: argparse.Namespace) -> int:
     from pxp_tui.blackboard.metrics import counts_of, run_rows
-    from pxp_tui.cli import table
+    from pxp_tui.report import table
     from pxp_tui.engine import AgentError
     from pxp_tui.runs import execute
 
@@ -100,7 +138,7 @@ def _drive(board: Any, run_id: int, args: argparse.Namespace) -> int:
     observer = None if args.quiet else Progress()
     resume_hint = f"resume with: pxp run --headless --resume {run_id} --db {args.db}"
     try:
-        asyncio.run(execute(board, run_id, observer=observer))
+        asyncio.run(execute(board, run_id, observer=observer, on_evaluation=None if args.quiet else evaluation_line))
     except AgentError as exc:
         print(f"pxp: run {run_id} paused: {exc.cause}\n{resume_hint}", file=sys.stderr)
         return 1

@@ -6,6 +6,7 @@ import base64
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, ClassVar
 
 from pxp_tui.agents.types import ParseError
@@ -129,6 +130,10 @@ class Task(ABC):
     @abstractmethod
     def demo_rows(self) -> list[DatasetRow]:
         """The bundled demo dataset."""
+
+    def read_dataset(self, path: Path, *, images_dir: Path | None = None) -> list[DatasetRow]:
+        """The instances in a dataset file; :class:`pxp_tui.tasks.csvdata.DatasetProblems` lists every problem."""
+        raise NotImplementedError(f"the {self.name} task cannot read dataset files")
 
     def describe(self, instance: Instance) -> dict[str, str]:
         """Metadata shown beside the instance (name, formula, ...)."""

@@ -89,14 +89,13 @@ class SessionScreen(Screen):
     # -- opening and driving the run --------------------------------------------------------------
     @work(group="session-open", exclusive=True)
     async def open_run(self) -> None:
-        from pxp_tui.blackboard.metrics import session_tags
         from pxp_tui.tasks import get_task
 
         await self.app.loaded()
-        self.board = board = await self.app.blackboard()
-        self.run_row = run = await asyncio.to_thread(board.run, self.run_id)
+        self.board = await self.app.blackboard()
+        run, finished = await self.app.read_board(_run_and_tags, self.run_id)
+        self.run_row = run
         self.pxp_task = get_task(run["task"])
-        finished = await asyncio.to_thread(session_tags, board, self.run_id)
         self.metrics = LiveMetrics(run["n"], len(run["plan"]), finished)
         label = self.pxp_task.prediction_label
         human = "proxy" if self.proxy else run["human"]
@@ -215,7 +214,7 @@ class SessionScreen(Screen):
         except (ValueError, BlackboardError) as exc:
             self.notify(str(exc), severity="error")
             return
-        self.run_row = await asyncio.to_thread(self.board.run, self.run_id)
+        self.run_row = self.board.run(self.run_id)
         self.notify(f"Continuing with {model}.")
         self._title()
         self.drive()
@@ -343,3 +342,10 @@ class SessionScreen(Screen):
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         if event.worker is self.engine and event.state is WorkerState.ERROR and not self.leaving:
             self._stopped(f"Stopped: {event.worker.error}. Press r to retry.")
+
+
+def _run_and_tags(board: Any, run_id: int) -> tuple[dict[str, Any], list[Any]]:
+    """The run's row and its finished sessions' tags (read in a thread)."""
+    from pxp_tui.blackboard.metrics import session_tags
+
+    return board.run(run_id), session_tags(board, run_id)

@@ -113,8 +113,7 @@ class StartScreen(Screen):
     @work(group="start-board", exclusive=True)
     async def load_board(self) -> None:
         await self.app.painted()  # opening the file imports sqlite-utils: not before the first frame
-        board = await self.app.blackboard()
-        datasets, runs = await asyncio.to_thread(_board_contents, board)
+        datasets, runs = await self.app.read_board(_board_contents)
         self._datasets = datasets
         self._fill_datasets()
         unfinished = self.query_one("#start-unfinished", OptionList)
@@ -172,6 +171,7 @@ class StartScreen(Screen):
             return
         error.update(Content.styled("preparing the run…", "$text-muted"))
         await self.app.loaded()
+        await self.app.stop_engines()  # a run open underneath pauses: one writer at a time
         board = await self.app.blackboard()
         from pxp_tui.blackboard import BlackboardError
         from pxp_tui.runs import RunConfig, create_run

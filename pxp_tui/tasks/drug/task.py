@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import csv
-from importlib.resources import files
+from importlib.resources import as_file, files
+from pathlib import Path
 from typing import Any
 
 from pxp_tui.agents.types import ParseError
 from pxp_tui.tasks.base import DatasetRow, Instance, Task
-from pxp_tui.tasks.drug import chem
+from pxp_tui.tasks.drug import chem, dataset
 from pxp_tui.tasks.parsing import sections
 
 SYSTEM_PROMPT = """You are a synthetic chemist. Always give molecules as SMILES strings.
@@ -74,19 +74,11 @@ class DrugTask(Task):
         return None
 
     def demo_rows(self) -> list[DatasetRow]:
-        path = files("pxp_tui.assets") / "demo" / "drug.csv"
-        with path.open(encoding="utf-8", newline="") as handle:
-            return [
-                DatasetRow(
-                    key=row["key"],
-                    split="train",
-                    input=row["input"],
-                    reference_prediction=row["output"],
-                    reference_explanation=row["explanation"],
-                    meta={"name": row["name"]},
-                )
-                for row in csv.DictReader(handle)
-            ]
+        with as_file(files("pxp_tui.assets") / "demo" / "drug.csv") as path:
+            return dataset.read(Path(path))
+
+    def read_dataset(self, path: Path, *, images_dir: Path | None = None) -> list[DatasetRow]:
+        return dataset.read(path)
 
     def describe(self, instance: Instance) -> dict[str, str]:
         return {"name": instance.name, **chem.describe(instance.input)}

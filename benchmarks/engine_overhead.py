@@ -1,0 +1,164 @@
+"""Engine overhead per message: everything but the agents' own time, durable commits included.
+
+Reports, for a run of the offline machine (no simulated latency) against the human proxy:
+
+- on an empty blackboard and on one already holding 10,000 sessions;
+- per message: wall time, time inside the agents, and the difference (the engine's overhead:
+  scheduling, protocol checks, context bookkeeping, the SQLite transaction with FULL sync);
+
+and, with instant scripted agents, the overhead over a single 10,000-session run (first and last
+thousand sessions), to show it does not grow with the run.
+
+    python benchmarks/engine_overhead.py [--sessions 200] [--prefill 10000]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+os.environ.setdefault("PXP_OFFLINE_LATENCY", "0")
+
+from pxp_tui.blackboard import Blackboard, now  # noqa: E402
+from pxp_tui.engine import Reply, RunSpec, interact  # noqa: E402
+from pxp_tui.protocol import Tag  # noqa: E402
+from pxp_tui.runs import RunConfig, build_machine, create_run, ensure_dataset  # noqa: E402
+from pxp_tui.agents.proxy import ProxyHuman  # noqa: E402
+from pxp_tui.tasks import get_task  # noqa: E402
+from pxp_tui.tasks.base import DatasetRow  # noqa: E402
+
+
+class Timed:
+    """Wraps an agent and adds up the time spent inside it."""
+
+    def __init__(self, agent):
+        self.agent = agent
+        self.seconds = 0.0
+
+    async def respond(self, turn):
+        started = time.perf_counter()
+        try:
+            return await self.agent.respond(turn)
+        finally:
+            self.seconds += time.perf_counter() - started
+
+
+def prefill(board: Blackboard, sessions: int) -> None:
+    """Add ``sessions`` finished sessions (5 messages each) of another run, in bulk."""
+    board.add_dataset("prefill", "drug", [DatasetRow("p", "train", "C", "C", "e")])
+    (instance,) = board.instance_ids("prefill")
+    run_id = board.create_run(
+        {"task": "drug", "dataset": "prefill", "model": "x", "human": "proxy", "human_kind": "proxy",
+         "n": 10, "k": 3, "context": "all"}, [instance] * sessions)
+    stamp = now()
+    tags = ["INIT", "REFUTE", "REVISE", "RATIFY", "RATIFY"]
+    with board.db.atomic():
+        for order in range(sessions):
+            sid = board.db["data"].insert({"run_id": run_id, "instance_id": instance, "ord": order, "started_at": stamp,
+                                           "ended_at": stamp, "stop_reason": "ratified", "n_messages": 5}).last_pk
+            board.db["messages"].insert_all(
+                {"session_id": sid, "j": j, "sender": "machine" if j % 2 else "human",
+                 "receiver": "human" if j % 2 else "machine", "tag": tag, "prediction": "CCO.CC(=O)O",
+                 "explanation": "an explanation of moderate length " * 6, "created_at": stamp}
+                for j, tag in enumerate(tags, start=1))
+            board.db["context"].insert_all({"session_id": sid, "j": j, "context": "{}"} for j in range(1, 6))
+    board.set_status(run_id, "done")
+
+
+def offline_run(path: Path, sessions: int, prefilled: int) -> dict[str, float]:
+    board = Blackboard.open(path)
+    if prefilled:
+        prefill(board, prefilled)
+    task = get_task("drug")
+    rows = task.demo_rows()
+    board.add_dataset("bench", "drug", [DatasetRow(f"{r.key}-{i}", "train", r.input, r.reference_prediction,
+                                                   r.reference_explanation, meta=r.meta)
+                                        for i in range(sessions // len(rows) + 1) for r in rows][:sessions])
+    config = RunConfig(task="drug", dataset="bench", context="last:5")
+    ensure_dataset(board, config)
+    run_id = create_run(board, config)
+    run = board.run(run_id)
+    instances = board.instances(run["plan"])
+    machine, checker = build_machine(task, config)
+    machine, human = Timed(machine), Timed(ProxyHuman(task, checker))
+    spec = RunSpec(run_id, n=config.n, k=config.k, context=config.context)
+    # warm up litellm and RDKit outside the measurement
+    asyncio.run(machine.agent.ask(_turn(instances[0])))
+    started = time.perf_counter()
+    asyncio.run(interact(spec, instances, machine, human, board))
+    wall = time.perf_counter() - started
+    messages = board.db.execute("SELECT COUNT(*) FROM messages m JOIN data d USING (session_id) WHERE d.run_id = ?",
+                                [run_id]).fetchone()[0]
+    board.close()
+    agents = machine.seconds + human.seconds
+    return {"messages": messages, "wall_ms": wall / messages * 1000, "agents_ms": agents / messages * 1000,
+            "engine_ms": (wall - agents) / messages * 1000}
+
+
+def _turn(instance):
+    from pxp_tui.engine import Turn
+
+    return Turn(0, 0, instance, 0, 1, 1, 10, 3, (), [])
+
+
+class Instant:
+    """An agent with no work of its own: the machine ratifies at j=3, the human at j=2."""
+
+    async def respond(self, turn):
+        return Reply(Tag.INIT if turn.j == 1 else Tag.RATIFY, "CCO.CC(=O)O", "explanation " * 20)
+
+
+class Clock:
+    """Observer timing each session, to see overhead against the run's length."""
+
+    def __init__(self):
+        self.times: list[float] = []
+        self.last = time.perf_counter()
+
+    def session_ended(self, record, kept):
+        current = time.perf_counter()
+        self.times.append(current - self.last)
+        self.last = current
+
+
+def long_run(path: Path, sessions: int) -> tuple[float, float]:
+    board = Blackboard.open(path)
+    board.add_dataset("long", "drug", [DatasetRow("x", "train", "C", "C", "e")])
+    (instance,) = board.instance_ids("long")
+    run_id = board.create_run({"task": "drug", "dataset": "long", "model": "instant", "human": "proxy",
+                               "human_kind": "proxy", "n": 10, "k": 3, "context": "all"}, [instance] * sessions)
+    instances = board.instances([instance]) * sessions
+    clock = Clock()
+    asyncio.run(interact(RunSpec(run_id, context="all"), instances, Instant(), Instant(), board, observer=clock))
+    board.close()
+    window = max(1, sessions // 10)
+    per_message = [t / 3 * 1000 for t in clock.times]  # three messages a session
+    return statistics.mean(per_message[:window]), statistics.mean(per_message[-window:])
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sessions", type=int, default=200)
+    parser.add_argument("--prefill", type=int, default=10_000)
+    parser.add_argument("--long", type=int, default=10_000, help="sessions of the instant-agent run")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        print(f"offline machine vs proxy, {args.sessions} sessions, WAL + synchronous=FULL, one transaction per message")
+        print(f"{'blackboard':<28}{'messages':>9}{'wall/msg':>11}{'agents/msg':>12}{'engine/msg':>12}")
+        for label, prefilled in (("empty", 0), (f"holding {args.prefill:,} sessions", args.prefill)):
+            r = offline_run(Path(tmp) / f"b{prefilled}.db", args.sessions, prefilled)
+            print(f"{label:<28}{r['messages']:>9}{r['wall_ms']:>9.2f}ms{r['agents_ms']:>10.2f}ms{r['engine_ms']:>10.3f}ms")
+        first, last = long_run(Path(tmp) / "long.db", args.long)
+        print(f"instant agents, one run of {args.long:,} sessions (context: all): "
+              f"first tenth {first:.3f} ms/msg, last tenth {last:.3f} ms/msg")
+
+
+if __name__ == "__main__":
+    main()

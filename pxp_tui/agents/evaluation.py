@@ -1,0 +1,56 @@
+"""Machine performance: its first answer on held-out instances, given a context, against the references.
+
+Each instance is asked as the first message of a session would be (the same prompt assembly,
+conditioned on the given earlier sessions), then judged: prediction accuracy is the task's MATCH
+with the reference prediction, explanation agreement the checker's AGREE with the reference
+explanation, "both" the two together.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+from typing import Any
+
+from pxp_tui.agents.machine import MachineAgent
+from pxp_tui.engine import SessionRecord, Turn
+
+#: requests to the model under way at once during a measurement
+CONCURRENCY = 4
+
+
+async def judge(machine: MachineAgent, instance: Any, prior: Sequence[SessionRecord]) -> dict[str, Any]:
+    """The machine's first answer on ``instance`` and how it compares with the reference."""
+    turn = Turn(0, 0, instance, 0, 1, 1, 1, 1, (), prior)
+    (prediction, explanation), completion, failures = await machine.ask(turn)
+    agreed, check = await machine.checker.agree(explanation, instance.reference_explanation)
+    calls = [completion, *failures, *([check] if check else [])]
+    costs = [c.cost for c in calls if c.cost is not None]
+    return {
+        "instance_id": instance.id,
+        "prediction": prediction,
+        "explanation": explanation,
+        "correct": machine.task.match(prediction, instance.reference_prediction),
+        "agreed": agreed,
+        "latency_ms": sum(c.latency_ms for c in calls),
+        "prompt_tokens": completion.prompt_tokens,
+        "completion_tokens": completion.completion_tokens,
+        "cost": sum(costs) if costs else None,
+    }
+
+
+async def measure(
+    machine: MachineAgent, instances: Sequence[Any], prior: Sequence[SessionRecord], *, concurrency: int = CONCURRENCY
+) -> list[dict[str, Any]]:
+    """Every instance judged (in order), at most ``concurrency`` at a time; the first failure is raised."""
+    gate = asyncio.Semaphore(concurrency)
+
+    async def one(instance: Any) -> dict[str, Any]:
+        async with gate:
+            return await judge(machine, instance, prior)
+
+    results = await asyncio.gather(*(one(i) for i in instances), return_exceptions=True)
+    for result in results:
+        if isinstance(result, BaseException):
+            raise result
+    return list(results)  # type: ignore[arg-type]

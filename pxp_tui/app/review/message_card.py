@@ -1,0 +1,42 @@
+"""One recorded message in the replay: j, sender, tag, prediction, explanation, and what it cost."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.containers import Vertical
+from textual.widgets import Static
+
+from pxp_tui.app.review import glyphs
+from pxp_tui.app.review.styles import beside
+from pxp_tui.engine import Message
+
+
+def heading(message: Message) -> Text:
+    text = Text(f"j={message.j}  {message.sender.value:<7}  ", style="bold")
+    text.append_text(glyphs.tag_label(message.tag))
+    meta = message.meta
+    extra = [str(meta["model"])] if meta.get("model") else []
+    if meta.get("latency_ms") is not None:
+        extra.append(f"{meta['latency_ms'] / 1000:.1f} s")
+    if meta.get("cost"):
+        extra.append(f"${meta['cost']:.4f}")
+    if extra:
+        text.append(" · " + " · ".join(extra), style="dim")
+    return text
+
+
+class MessageCard(Vertical):
+    """A message as sent; the machine's and the human's sit on different sides (classes)."""
+
+    DEFAULT_CSS = beside(__file__)
+
+    def __init__(self, message: Message) -> None:
+        super().__init__(classes=f"card {message.sender.value}")
+        self.message = message
+
+    def compose(self) -> ComposeResult:
+        m = self.message
+        yield Static(heading(m), classes="card-heading")
+        yield Static(Text.assemble(("prediction  ", "dim"), m.prediction or "—"), classes="card-prediction")
+        yield Static(m.explanation or "—", classes="card-explanation", markup=False)

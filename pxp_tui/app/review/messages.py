@@ -1,0 +1,15 @@
+"""Messages between the review widgets and screens."""
+
+from __future__ import annotations
+
+from textual.message import Message
+
+
+class FilterChanged(Message):
+    """The reviewer changed the session filter: an intelligibility class (or None) and a text."""
+
+    def __init__(self, kind: str | None, text: str) -> None:
+        super().__init__()
+        self.kind = kind
+        self.text = text
+

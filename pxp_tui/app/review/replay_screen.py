@@ -1,0 +1,109 @@
+"""One session replayed message by message, with its instance drawn. Read-only."""
+
+from __future__ import annotations
+
+from textual import work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, VerticalScroll
+from textual.reactive import reactive
+from textual.screen import Screen
+from textual.widgets import Footer, Header, Static
+
+from pxp_tui.app.review import glyphs
+from pxp_tui.app.review.instance_sketch import InstanceSketch
+from pxp_tui.app.review.message_card import MessageCard
+from pxp_tui.blackboard import Blackboard
+from pxp_tui.blackboard import review
+from pxp_tui.protocol import session_flags
+
+
+class ReplayScreen(Screen):
+    """Session ``session_id``: the instance on the left, its messages revealed one at a time on the right."""
+
+    CSS_PATH = "replay_screen.tcss"
+    BINDINGS = [
+        Binding("right,space,n", "step(1)", "Next message", id="review.replay.next"),
+        Binding("left,p", "step(-1)", "Previous", id="review.replay.previous"),
+        Binding("end,a", "show_all", "All", id="review.replay.all"),
+        Binding("home", "show_first", "First", id="review.replay.first"),
+        Binding("escape", "back", "Sessions", id="review.replay.back"),
+    ]
+
+    shown: reactive[int] = reactive(0, init=False)
+
+    def __init__(self, board: Blackboard, session_id: int) -> None:
+        super().__init__()
+        self.board = board
+        self.session_id = session_id
+        self.replay: review.Replay | None = None
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        yield Static("", id="replay-title")
+        yield Horizontal(id="replay-body")
+        yield Static("", id="replay-status")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.title = "PXP review"
+        self.load()
+
+    @work(thread=True, exclusive=True, group="replay")
+    def load(self) -> None:
+        replay = review.replay(self.board, self.session_id)
+        self.app.call_from_thread(self._show, replay)
+
+    def _show(self, replay: review.Replay) -> None:
+        self.replay = replay
+        run, session = replay.run, replay.session
+        self.sub_title = f"run {run['id']} · session {session['ord'] + 1}"
+        self.query_one("#replay-title", Static).update(
+            f"Run {run['id']} · {run['task'].upper()} · session {session['ord'] + 1} of {len(run['plan'])} · "
+            f"{replay.instance.name} · machine {run['model']} · human {run['human']}"
+        )
+        body = self.query_one("#replay-body", Horizontal)
+        body.mount(InstanceSketch(replay.instance, id="replay-instance"))
+        body.mount(VerticalScroll(id="replay-messages"))
+        self.shown = 1 if replay.messages else 0
+
+    def watch_shown(self, shown: int) -> None:
+        if self.replay is None:
+            return
+        pane = self.query_one("#replay-messages", VerticalScroll)
+        cards = list(pane.query(MessageCard))
+        for card in cards[shown:]:
+            card.remove()
+        new = [MessageCard(m) for m in self.replay.messages[len(cards):shown]]
+        if new:
+            pane.mount_all(new)
+        pane.call_after_refresh(pane.scroll_end, animate=False)
+        self.query_one("#replay-status", Static).update(self._status(shown))
+
+    def _status(self, shown: int) -> str:
+        assert self.replay is not None
+        messages = self.replay.messages
+        text = f"message {shown} / {len(messages)}"
+        if shown == len(messages):
+            stop = self.replay.session["stop_reason"] or "not finished"
+            flags = session_flags([(m.sender, m.tag) for m in messages])
+            held = [name.replace("_", " ") for name, value in vars(flags).items() if value] or ["none"]
+            text += f" · {stop} · intelligible: {', '.join(held)}"
+        else:
+            text += " · → next, End all"
+        return text + "   " + glyphs.LEGEND
+
+    def action_step(self, step: int) -> None:
+        if self.replay is not None:
+            self.shown = max(min(self.shown + step, len(self.replay.messages)), min(1, len(self.replay.messages)))
+
+    def action_show_all(self) -> None:
+        if self.replay is not None:
+            self.shown = len(self.replay.messages)
+
+    def action_show_first(self) -> None:
+        if self.replay is not None and self.replay.messages:
+            self.shown = 1
+
+    def action_back(self) -> None:
+        self.dismiss()

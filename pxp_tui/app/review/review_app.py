@@ -1,0 +1,24 @@
+"""``ReviewApp``: the review screens as an app of their own (``pxp review``)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from textual.app import App
+from textual.binding import Binding
+
+from pxp_tui.app.review.runs_screen import ReviewScreen
+
+
+class ReviewApp(App):
+    """Runs -> a run's sessions -> one session replayed; never writes to the blackboard."""
+
+    TITLE = "PXP review"
+    BINDINGS = [Binding("q", "quit", "Quit", id="review.quit")]
+
+    def __init__(self, db_path: Path | str) -> None:
+        super().__init__()
+        self.db_path = Path(db_path)
+
+    def on_mount(self) -> None:
+        self.push_screen(ReviewScreen(self.db_path), callback=lambda _: self.exit())

@@ -1,0 +1,135 @@
+"""The review's first screen: every run in the blackboard with its configuration and counts."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from textual import work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.screen import Screen
+from textual.widgets import DataTable, Footer, Header, Static
+
+from pxp_tui.blackboard import Blackboard, BlackboardError
+from pxp_tui.blackboard import review
+
+#: (column key, header) of the runs list: the counts first, so that they show at 80 columns
+COLUMNS = (
+    ("id", "run"),
+    ("task", "task"),
+    ("human", "human"),
+    ("progress", "sessions"),
+    ("one_way", "1-way h·m"),
+    ("two_way", "2-way"),
+    ("strong", "strong h·m"),
+    ("ultra_strong", "ultra h·m"),
+    ("status", "status"),
+    ("model", "machine"),
+    ("dataset", "dataset"),
+    ("date", "date"),
+    ("experiment", "experiment"),
+)
+#: seconds between refreshes while a run is being written
+LIVE_REFRESH = 2.0
+
+
+def open_board(path: Path) -> Blackboard:
+    """The blackboard read-only: never blocks nor changes a run being written to the same file."""
+    return Blackboard.open(path, create=False, readonly=True)
+
+
+def cells(run: dict[str, Any]) -> list[Any]:
+    values = {
+        **run,
+        "task": run["task"].upper(),
+        "date": (run["created_at"] or "")[:16].replace("T", " "),
+        "progress": f"{run['sessions']}/{run['planned']}",
+        **{kind: f"{run[kind + '_human']} · {run[kind + '_machine']}" for kind in ("one_way", "strong", "ultra_strong")},
+        "experiment": run["experiment"] or "",
+    }
+    return [values[key] for key, _ in COLUMNS]
+
+
+class ReviewScreen(Screen):
+    """Runs of the blackboard at ``db_path``; Enter opens a run's sessions. Read-only."""
+
+    CSS_PATH = "runs_screen.tcss"
+    BINDINGS = [
+        Binding("enter", "open_run", "Sessions", id="review.runs.open"),
+        Binding("r", "refresh", "Refresh", id="review.runs.refresh"),
+        Binding("escape", "back", "Back", id="review.runs.back"),
+    ]
+
+    def __init__(self, db_path: Path | str, *, name: str | None = None) -> None:
+        super().__init__(name=name)
+        self.db_path = Path(db_path)
+        self.board: Blackboard | None = None
+        self.runs: list[dict[str, Any]] = []
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        yield Static(f"Runs in {self.db_path}", id="runs-title")
+        table: DataTable = DataTable(id="runs-table", cursor_type="row", zebra_stripes=True)
+        for key, label in COLUMNS:
+            table.add_column(label, key=key)
+        yield table
+        yield Static("", id="runs-status")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.title, self.sub_title = "PXP review", str(self.db_path)
+        try:
+            self.board = open_board(self.db_path)
+        except BlackboardError as exc:
+            self.query_one("#runs-status", Static).update(f"cannot open: {exc}")
+            return
+        self.load()
+        self.set_interval(LIVE_REFRESH, self._live_refresh)
+
+    def on_unmount(self) -> None:
+        if self.board is not None:
+            self.board.close()
+
+    @work(thread=True, exclusive=True, group="runs")
+    def load(self) -> None:
+        assert self.board is not None
+        runs = review.runs(self.board)
+        self.app.call_from_thread(self._show, runs)
+
+    def _show(self, runs: list[dict[str, Any]]) -> None:
+        table = self.query_one("#runs-table", DataTable)
+        keep = table.cursor_row
+        table.clear()
+        for run in runs:
+            table.add_row(*cells(run), key=str(run["id"]))
+        if runs:
+            table.move_cursor(row=min(keep, len(runs) - 1))
+        self.runs = runs
+        live = sum(r["status"] == "running" for r in runs)
+        status = f"{len(runs)} run(s)" + (f", {live} being written (refreshing)" if live else "")
+        self.query_one("#runs-status", Static).update(status + " · Enter: a run's sessions · r: refresh")
+
+    def _live_refresh(self) -> None:
+        if any(r["status"] == "running" for r in self.runs):
+            self.load()
+
+    def action_refresh(self) -> None:
+        if self.board is not None:
+            self.load()
+
+    def action_open_run(self) -> None:
+        table = self.query_one("#runs-table", DataTable)
+        if self.board is None or not self.runs:
+            return
+        from pxp_tui.app.review.sessions_screen import SessionsScreen
+
+        row_key, _ = table.coordinate_to_cell_key(table.cursor_coordinate)
+        self.app.push_screen(SessionsScreen(self.board, int(row_key.value)))
+
+    def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
+        event.stop()
+        self.action_open_run()
+
+    def action_back(self) -> None:
+        self.dismiss()

@@ -1,0 +1,186 @@
+"""A run's sessions: instance, tag sequence as glyphs, intelligibility flags, messages, stop reason.
+
+Filtered by class and text, sorted by any column (select its header, or ``s`` / ``S``), a page at a
+time: every page is one query bounded by the run (see ``pxp_tui.blackboard.review``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from textual import work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.screen import Screen
+from textual.widgets import DataTable, Footer, Header, Static
+
+from pxp_tui.app.review import glyphs
+from pxp_tui.app.review.filter_bar import CLASS_LABELS, FilterBar
+from pxp_tui.app.review.messages import FilterChanged
+from pxp_tui.blackboard import Blackboard
+from pxp_tui.blackboard import review
+from pxp_tui.blackboard.metrics import counts_of
+
+#: (column key = sort key of pxp_tui.blackboard.review.SORTS, header)
+COLUMNS = (
+    ("order", "#"),
+    ("instance", "instance"),
+    ("tags", "tags"),
+    ("one_way", "1-way"),
+    ("two_way", "2-way"),
+    ("strong", "strong"),
+    ("ultra_strong", "ultra"),
+    ("messages", "msgs"),
+    ("stop", "stop"),
+)
+LIVE_REFRESH = 2.0
+
+
+def row_cells(row: review.SessionRow) -> list[Any]:
+    one, two, strong, ultra = glyphs.flag_cells(row.flags)
+    stop = row.stop_reason or "…open"
+    return [row.order + 1, row.instance, glyphs.tag_sequence(row.tags), one, two, strong, ultra, row.n_messages, stop]
+
+
+class SessionsScreen(Screen):
+    """Sessions of run ``run_id``; Enter replays one."""
+
+    CSS_PATH = "sessions_screen.tcss"
+    BINDINGS = [
+        Binding("enter", "replay", "Replay", id="review.sessions.replay"),
+        Binding("slash", "find", "Find text", id="review.sessions.find"),
+        Binding("f", "filter_class", "Filter class", id="review.sessions.filter"),
+        Binding("s", "sort_next", "Sort", id="review.sessions.sort"),
+        Binding("S", "sort_reverse", "Reverse", id="review.sessions.reverse"),
+        Binding("right_square_bracket", "page(1)", "Next page", id="review.sessions.next_page"),
+        Binding("left_square_bracket", "page(-1)", "Prev page", id="review.sessions.prev_page"),
+        Binding("r", "refresh", "Refresh", id="review.sessions.refresh"),
+        Binding("escape", "back", "Runs", id="review.sessions.back"),
+    ]
+
+    def __init__(self, board: Blackboard, run_id: int) -> None:
+        super().__init__()
+        self.board = board
+        self.run_id = run_id
+        self.query_state = review.Query()
+        self.page: review.Page | None = None
+        self.run: dict[str, Any] = {}
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        yield Static("", id="sessions-title")
+        yield FilterBar(id="sessions-filter")
+        table: DataTable = DataTable(id="sessions-table", cursor_type="row", zebra_stripes=True)
+        for key, label in COLUMNS:
+            table.add_column(label, key=key)
+        yield table
+        yield Static("", id="sessions-status")
+        yield Static(glyphs.LEGEND + "  (human's underlined)", id="sessions-legend")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.title = "PXP review"
+        self.query_one("#sessions-table", DataTable).focus()
+        self.load()
+        self.set_interval(LIVE_REFRESH, self._live_refresh)
+
+    # -- loading ------------------------------------------------------------------------------------
+    @work(thread=True, exclusive=True, group="sessions")
+    def load(self) -> None:
+        run = review.runs_row(self.board, self.run_id)
+        page = review.sessions(self.board, self.run_id, self.query_state)
+        self.app.call_from_thread(self._show, run, page)
+
+    def _show(self, run: dict[str, Any], page: review.Page) -> None:
+        self.run, self.page = run, page
+        self.sub_title = f"run {self.run_id}"
+        counts = counts_of(run)
+        c = counts
+        summary = (f"1-way h {c.one_way_human} m {c.one_way_machine} · 2-way {c.two_way} · "
+                   f"strong h {c.strong_human} m {c.strong_machine} · "
+                   f"ultra h {c.ultra_strong_human} m {c.ultra_strong_machine}")
+        self.query_one("#sessions-title", Static).update(
+            f"Run {self.run_id} · {run['task'].upper()} on {run['dataset']} · machine {run['model']} · "
+            f"human {run['human']} · n={run['n']} k={run['k']} · {run['status']}\n"
+            f"{counts.sessions}/{run['planned']} finished · {summary}"
+        )
+        table = self.query_one("#sessions-table", DataTable)
+        keep = table.cursor_row
+        table.clear()
+        for row in page.rows:
+            table.add_row(*row_cells(row), key=str(row.session_id))
+        if page.rows:
+            table.move_cursor(row=min(keep, len(page.rows) - 1))
+        self.query_one("#sessions-status", Static).update(self._status(page))
+
+    def _status(self, page: review.Page) -> str:
+        q = self.query_state
+        shown = f"{page.offset + 1}–{page.offset + len(page.rows)}" if page.rows else "none"
+        parts = [f"sessions {shown} of {page.total:,}"]
+        label = dict(COLUMNS).get(q.sort, q.sort)
+        parts.append(f"sorted by {label} {'↓' if q.descending else '↑'}")
+        if q.kind:
+            parts.append(f"class: {CLASS_LABELS[q.kind]}")
+        if q.text:
+            parts.append(f"text: {q.text!r}")
+        return " · ".join(parts)
+
+    def _live_refresh(self) -> None:
+        if self.run.get("status") == "running":
+            self.load()
+
+    def _requery(self, **changes: Any) -> None:
+        from dataclasses import replace
+
+        self.query_state = replace(self.query_state, **changes)
+        self.load()
+
+    # -- events and actions -------------------------------------------------------------------------
+    def on_filter_changed(self, event: FilterChanged) -> None:
+        self._requery(kind=event.kind, text=event.text, offset=0)
+
+    def on_data_table_header_selected(self, event: DataTable.HeaderSelected) -> None:
+        event.stop()
+        key = str(event.column_key.value)
+        same = key == self.query_state.sort
+        self._requery(sort=key, descending=not self.query_state.descending if same else False, offset=0)
+
+    def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
+        event.stop()
+        self.action_replay()
+
+    def action_sort_next(self) -> None:
+        keys = [key for key, _ in COLUMNS]
+        following = keys[(keys.index(self.query_state.sort) + 1) % len(keys)] if self.query_state.sort in keys else keys[0]
+        self._requery(sort=following, offset=0)
+
+    def action_sort_reverse(self) -> None:
+        self._requery(descending=not self.query_state.descending, offset=0)
+
+    def action_page(self, step: int) -> None:
+        if self.page is None:
+            return
+        offset = self.query_state.offset + step * self.query_state.limit
+        if 0 <= offset < max(self.page.total, 1):
+            self._requery(offset=offset)
+
+    def action_find(self) -> None:
+        self.query_one("#filter-text").focus()
+
+    def action_filter_class(self) -> None:
+        self.query_one("#filter-class").focus()
+
+    def action_refresh(self) -> None:
+        self.load()
+
+    def action_replay(self) -> None:
+        table = self.query_one("#sessions-table", DataTable)
+        if self.page is None or not self.page.rows:
+            return
+        from pxp_tui.app.review.replay_screen import ReplayScreen
+
+        row_key, _ = table.coordinate_to_cell_key(table.cursor_coordinate)
+        self.app.push_screen(ReplayScreen(self.board, int(row_key.value)))
+
+    def action_back(self) -> None:
+        self.dismiss()

@@ -1,0 +1,33 @@
+"""``pxp merge OUT.db IN.db...``: combine blackboards of several experts or machines into one."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("out", metavar="OUT.db", help="the merged blackboard (created if missing)")
+    parser.add_argument("inputs", nargs="+", metavar="IN.db", help="blackboards to copy runs from")
+
+
+def main(args: argparse.Namespace) -> int:
+    from pxp_tui.blackboard import Blackboard
+    from pxp_tui.blackboard.merge import check_sources, merge
+
+    out, inputs = Path(args.out), [Path(p) for p in args.inputs]
+    check_sources(inputs, out)  # before OUT is created or touched
+    with Blackboard.open(out) as target:
+        results = merge(target, inputs)
+    for item in results:
+        moved = ", ".join(f"{old}->{new}" for old, new in item.runs) or "none"
+        line = f"{item.source}: {len(item.runs)} run(s) added (ids {moved}), {item.sessions} sessions, {item.messages} messages"
+        if item.skipped:
+            line += f"; {len(item.skipped)} already in {out} (runs {', '.join(map(str, item.skipped))}), skipped"
+        print(line)
+        for old, new in item.renamed.items():
+            if old != new:
+                print(f"  dataset {old!r} differs from the one in {out}: copied as {new!r}")
+        for table in item.not_copied:
+            print(f"  table {table!r} not copied: {out} has no such table")
+    return 0

@@ -1,0 +1,66 @@
+"""``pxp report``: the papers' table by run, experiment or expert, the curves, machine performance."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from pxp_tui.cli.common import add_db, open_existing, positive
+
+FORMATS = ("markdown", "csv")
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    add_db(parser)
+    which = parser.add_mutually_exclusive_group()
+    which.add_argument("--runs", type=positive, nargs="+", metavar="ID", help="these runs (default: every run)")
+    which.add_argument("--experiment", metavar="NAME", help="the runs of this experiment (see `pxp run --repeat`)")
+    parser.add_argument("--by", choices=["run", "experiment", "expert"],
+                        help="one column per run, per experiment (median [min, max]) or per expert "
+                             "(default: experiment with --experiment, else run)")
+    parser.add_argument("--format", choices=FORMATS, default="markdown",
+                        help="what is printed: the whole report as Markdown, or the table as CSV (default: markdown)")
+    parser.add_argument("--out", metavar="DIR", help="also write report.md, intelligibility.csv, curves.csv, "
+                                                      "curves.png and performance.csv to DIR")
+
+
+def main(args: argparse.Namespace) -> int:
+    from pxp_tui.report import columns, performance, render
+
+    by = args.by or ("experiment" if args.experiment else "run")
+    with open_existing(args.db) as board:
+        runs = columns.select(board, args.runs, args.experiment)
+        if not runs:
+            print(f"no runs in {args.db}")
+            return 0
+        cols = columns.columns(board, runs, by)
+        measured = performance.rows(board, [r["id"] for r in runs])
+    figure = _write(Path(args.out), args.db, runs, cols, measured) if args.out else None
+    if args.format == "csv":
+        print(render.csv_text(render.table_rows(cols)), end="")
+    else:
+        print(render.report_markdown(args.db, runs, cols, measured, figure), end="")
+    return 0
+
+
+def _write(out: Path, source: str, runs: list, cols: list, measured: tuple | None) -> str:  # noqa: ANN401
+    from pxp_tui.report import figure, render
+
+    if out.exists() and not out.is_dir():
+        raise ValueError(f"--out {out} is a file, not a directory")
+    out.mkdir(parents=True, exist_ok=True)
+    files = {
+        "intelligibility.csv": render.csv_text(render.table_rows(cols)),
+        "curves.csv": render.csv_text(render.curves_rows(cols)),
+    }
+    if measured is not None:
+        files["performance.csv"] = render.csv_text(render.performance_rows(measured))
+    files["report.md"] = render.report_markdown(source, runs, cols, measured, "curves.png")
+    for name, text in files.items():
+        (out / name).write_text(text, encoding="utf-8")
+    figure.draw(cols, out / "curves.png")
+    import sys
+
+    for name in [*files, "curves.png"]:
+        print(f"wrote {out / name}", file=sys.stderr)
+    return "curves.png"

@@ -1,0 +1,86 @@
+"""Which runs a report compares, and how they are grouped into the table's columns."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from pxp_tui.blackboard import Blackboard, BlackboardError
+from pxp_tui.blackboard.curves import run_curves
+from pxp_tui.blackboard.metrics import counts_of, run_rows
+from pxp_tui.protocol import RunCounts
+from pxp_tui.protocol.repeats import CountsSpread, curve_spread, spread
+
+#: how runs are grouped into columns
+GROUPINGS = ("run", "experiment", "expert")
+
+
+@dataclass(frozen=True)
+class Column:
+    """One column of the papers' table: one run, or the runs of an experiment or of an expert."""
+
+    label: str
+    runs: tuple[dict[str, Any], ...]  # rows of the runs table
+    counts: tuple[RunCounts, ...]  # one per run
+    curves: tuple[tuple[RunCounts, ...], ...]  # one per run: counts under bound j* = 1..n
+
+    @property
+    def run_ids(self) -> list[int]:
+        return [r["id"] for r in self.runs]
+
+    @property
+    def table(self) -> CountsSpread:
+        return spread(self.counts)
+
+    @property
+    def curve(self) -> list[CountsSpread]:
+        return curve_spread(self.curves)
+
+
+def select(board: Blackboard, run_ids: Sequence[int] | None = None, experiment: str | None = None) -> list[dict[str, Any]]:
+    """The runs of a report: these ids, the runs of an experiment, or every run; in id order."""
+    if run_ids and experiment:
+        raise BlackboardError("give runs or an experiment, not both")
+    if experiment:
+        rows = list(board.db.query("SELECT * FROM runs WHERE experiment = ? ORDER BY id", [experiment]))
+        if not rows:
+            raise BlackboardError(f"no experiment {experiment!r} in {board.path or 'the blackboard'}")
+        return rows
+    if run_ids:
+        return [board.run(r) for r in sorted(set(run_ids))]
+    return list(board.db.query("SELECT * FROM runs ORDER BY id"))
+
+
+def _key(run: dict[str, Any], by: str) -> tuple[tuple[Any, ...], str]:
+    task = run["task"].upper()
+    if by == "experiment" and run["experiment"]:
+        return ("e", run["experiment"]), f"{task} {run['experiment']}"
+    if by == "expert":
+        return ("h", run["task"], run["human"]), f"{task} {run['human']}"
+    who = "" if run["human_kind"] == "proxy" else f" {run['human']}"
+    return ("r", run["id"]), f"{task} run {run['id']}{who}"
+
+
+def columns(board: Blackboard, runs: Sequence[dict[str, Any]], by: str = "run") -> list[Column]:
+    """The table's columns: one per run, per experiment (runs without one stand alone) or per expert."""
+    if by not in GROUPINGS:
+        raise BlackboardError(f"group by one of {', '.join(GROUPINGS)}, not {by!r}")
+    ids = [r["id"] for r in runs]
+    counts = {row["run_id"]: counts_of(row) for row in run_rows(board, ids)} if ids else {}
+    curves = run_curves(board, ids)
+    groups: dict[Any, tuple[str, list[dict[str, Any]]]] = {}
+    for run in runs:
+        key, label = _key(run, by)
+        groups.setdefault(key, (label, []))[1].append(run)
+    out = []
+    for label, members in groups.values():
+        if len(members) > 1:
+            label = f"{label} ({len(members)} runs)"
+        out.append(Column(
+            label=label,
+            runs=tuple(members),
+            counts=tuple(counts[r["id"]] for r in members),
+            curves=tuple(tuple(curves[r["id"]]) for r in members),
+        ))
+    return out

@@ -1,0 +1,65 @@
+"""DRUG dataset files: the papers' CSVs and this project's own format, SMILES checked with RDKit.
+
+- the papers' format: ``output,input,explanation`` (the reactants, the target, the reasoning);
+  further columns (``matchOK``) are kept with the instance. Rows are keyed ``mol-001``,
+  ``mol-002``... in file order.
+- the project's format (the bundled demo's): ``key,name,input,output,explanation`` and an optional
+  ``split``; ``name`` may be empty.
+
+A target that appears twice (same canonical SMILES) is a duplicate, as is a repeated key.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pxp_tui.tasks.base import DatasetRow
+from pxp_tui.tasks.csvdata import Table, choose_format, read_table, split_of, unique_key
+from pxp_tui.tasks.drug import chem
+
+FORMATS = {
+    "pxp DRUG": ("key", "input", "output", "explanation"),
+    "papers' DRUG": ("output", "input", "explanation"),
+}
+
+
+def read(path: Path) -> list[DatasetRow]:
+    """The rows of a DRUG CSV; :class:`~pxp_tui.tasks.csvdata.DatasetProblems` listing every problem."""
+    table = read_table(path)
+    papers = choose_format(table, FORMATS) == "papers' DRUG"
+    rows: list[DatasetRow] = []
+    keys: dict[str, int] = {}
+    targets: dict[str, int] = {}
+    for number, (line, cells) in enumerate(table.rows, start=1):
+        if papers:
+            key, split = f"mol-{number:03d}", "train"
+            meta = {k: v for k, v in cells.items() if k not in FORMATS["papers' DRUG"] and v}
+        else:
+            key, split = cells["key"], split_of(table, line, cells.get("split", ""))
+            meta = {"name": cells["name"]} if cells.get("name") else {}
+        unique_key(table, keys, line, key)
+        target = _smiles(table, line, "input", cells["input"], single=True)
+        _smiles(table, line, "output", cells["output"])
+        if target:
+            unique_key(table, targets, line, target, "target")
+        if not cells["explanation"]:
+            table.problems.append((line, "empty explanation"))
+        rows.append(DatasetRow(key, split, cells["input"], cells["output"], cells["explanation"], meta=meta))
+    table.fail()
+    return rows
+
+
+def _smiles(table: Table, line: int, column: str, value: str, *, single: bool = False) -> str | None:
+    """The canonical form of a cell's SMILES; a problem noted if it is empty or RDKit cannot read it."""
+    if not value:
+        table.problems.append((line, f"empty {column}"))
+        return None
+    bad = chem.invalid_parts(value)
+    if bad:
+        table.problems.append((line, f"invalid SMILES in {column}: {', '.join(repr(b) for b in bad[:3])}"))
+        return None
+    parts = chem.canonical_parts(value) or []
+    if single and len(parts) != 1:
+        table.problems.append((line, f"the {column} should be one molecule, found {len(parts)}"))
+        return None
+    return ".".join(parts)

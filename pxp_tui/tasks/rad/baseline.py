@@ -1,0 +1,103 @@
+"""The offline RAD baseline: nearest neighbour on downsampled pixels of the labelled cases in its context.
+
+It reads only its prompt, as a vision LLM would: the X-ray of this session (a data URL), the
+thumbnails of the earlier cases carried in the context, and the radiologist's replies, whose
+prediction labels each earlier case. It answers with the label of the nearest labelled case, names
+that case and quotes its report; with no labelled case it says so and states its prior. After a
+reply in this session that does not ratify, it takes the radiologist's diagnosis and report over,
+word for word.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from pxp_tui.tasks.parsing import sections
+from pxp_tui.tasks.rad import images
+from pxp_tui.tasks.rad.labels import LABELS, label_of
+
+_CASE = re.compile(r"^Chest X-ray, case (?P<key>.*?)\.(?: Which condition does it show\?)?$")
+_REPLY = re.compile(r"^Human \((?P<tag>[A-Z]+)\)\.")
+_ASK = "\n\nConsidering the human's reply"
+_ALIASES = {"prediction": ["prediction"], "explanation": ["explanation"]}
+
+
+@dataclass
+class Case:
+    """One session as seen in the prompt: the X-ray, and the answers exchanged about it."""
+
+    key: str
+    url: str
+    machine: list[tuple[str, str]] = field(default_factory=list)  # (prediction, explanation)
+    human: list[tuple[str, str, str]] = field(default_factory=list)  # (tag, label, report)
+
+    @property
+    def label(self) -> tuple[str, str] | None:
+        """The radiologist's latest diagnosis of this case and its report, if they gave one."""
+        for _, label, report in reversed(self.human):
+            if label:
+                return label, report
+        return None
+
+
+def _parts(content: Any) -> list[dict[str, Any]]:
+    return [{"type": "text", "text": content}] if isinstance(content, str) else list(content or ())
+
+
+def read_prompt(messages: list[dict[str, Any]]) -> list[Case]:
+    cases: list[Case] = []
+    for message in messages:
+        parts = _parts(message.get("content"))
+        urls = [p["image_url"]["url"] for p in parts if p.get("type") == "image_url"]
+        text = "\n".join(p.get("text", "") for p in parts if p.get("type") == "text").split(_ASK, 1)[0]
+        if message["role"] == "user" and urls:
+            found = _CASE.match(text.strip().splitlines()[0] if text.strip() else "")
+            cases.append(Case(found.group("key") if found else "?", urls[0]))
+        elif cases and message["role"] == "assistant":
+            said = sections(text, _ALIASES)
+            cases[-1].machine.append((said.get("prediction", ""), said.get("explanation", "")))
+        elif cases and message["role"] == "user":
+            reply = _REPLY.match(text)
+            said = sections(text, _ALIASES)
+            label = label_of(said.get("prediction", "")) or ""
+            cases[-1].human.append((reply.group("tag") if reply else "", label, said.get("explanation", "")))
+    return cases
+
+
+def _format(prediction: str, explanation: str) -> str:
+    return f"Prediction: {prediction}\nExplanation: {explanation}"
+
+
+def answer(messages: list[dict[str, Any]]) -> str:
+    cases = read_prompt(messages)
+    if not cases:
+        return _format("", "There is no X-ray in the prompt.")
+    current, earlier = cases[-1], [c for c in cases[:-1] if c.label]
+    if current.human:
+        tag, label, report = current.human[-1]
+        if tag != "RATIFY" and label:
+            # verbatim: any words added could make the checker call the revision unchanged
+            return _format(label, report)
+        if current.machine:
+            return _format(*current.machine[-1])
+    if not earlier:
+        return _format(
+            LABELS[0],
+            "No labelled case is in my context yet, so I cannot compare this X-ray with any. I rely on my "
+            f"prior: each of the five conditions ({', '.join(LABELS)}) equally likely, 1/5; on a tie I "
+            f"name the first, {LABELS[0]}.",
+        )
+    here = images.features(current.url)
+    scored = sorted(((images.distance(here, images.features(c.url)), i) for i, c in enumerate(earlier)))
+    distance, index = scored[0]
+    nearest = earlier[index]
+    label, report = nearest.label  # type: ignore[misc]
+    side = images.FEATURE_SIDE
+    return _format(
+        label,
+        f"Nearest earlier case: {nearest.key}, labelled {label} by the radiologist (distance {distance:.2f} "
+        f"between {side}x{side} grey-level images; {len(earlier)} labelled cases compared). "
+        f"I read this X-ray the same way. The radiologist's report of that case: {report}",
+    )

@@ -1,0 +1,90 @@
+"""RAD: chest X-ray diagnosis among five conditions, with a short radiology report (DESIGN.md section 3)."""
+
+from __future__ import annotations
+
+from importlib.resources import as_file, files
+from pathlib import Path
+from typing import Any
+
+from pxp_tui.agents.types import ParseError
+from pxp_tui.tasks.base import DatasetRow, Instance, Task
+from pxp_tui.tasks.parsing import sections
+from pxp_tui.tasks.rad import dataset, images
+from pxp_tui.tasks.rad.labels import LABELS, label_of
+
+#: after the papers' Example 1 (prompt assembly for X-ray diagnosis), with one of five conditions
+SYSTEM_PROMPT = f"""You are a radiology expert, with detailed knowledge of {", ".join(LABELS)}.
+You are shown a chest X-ray. Diagnose the one condition among these five that it shows, and write a \
+short radiology report (the findings that support it, a few sentences).
+Adhere to the following output format strictly, no extra text:
+
+Prediction: <one of: {", ".join(LABELS)}>
+Explanation: <the report>"""
+
+_ALIASES = {
+    "prediction": ["prediction", "diagnosis", "condition", "impression"],
+    "explanation": ["explanation", "report", "findings", "reasoning"],
+}
+
+
+class RadTask(Task):
+    name = "rad"
+    title = "RAD: chest X-ray diagnosis"
+    prediction_label = "Prediction"
+    explanation_noun = "radiology reports"
+    generation = {"max_tokens": 300}  # the papers' setting for RAD
+
+    def system_prompt(self) -> str:
+        return SYSTEM_PROMPT
+
+    def instance_content(self, instance: Instance, *, in_context: bool = False) -> list[dict[str, Any]]:
+        """The case's text and its image as a data URL: shrunk for this session, a thumbnail in the context."""
+        if instance.image is None:
+            raise ValueError(f"RAD instance {instance.key} has no image")
+        side = images.THUMBNAIL_SIDE if in_context else images.PROMPT_SIDE
+        image: dict[str, Any] = {"url": images.data_url(instance.image, side)}
+        if in_context:
+            image["detail"] = "low"
+        text = f"Chest X-ray, case {instance.key}." if in_context else f"Chest X-ray, case {instance.key}. Which condition does it show?"
+        return [{"type": "text", "text": text}, {"type": "image_url", "image_url": image}]
+
+    def parse(self, text: str, instance: Instance | None = None) -> tuple[str, str]:
+        found = sections(text, _ALIASES)
+        if "prediction" not in found:
+            raise ParseError("no 'Prediction:' in the reply")
+        label = label_of(found["prediction"])
+        if label is None:
+            raise ParseError(f"the prediction {found['prediction'][:60]!r} names none of {', '.join(LABELS)}")
+        explanation = found.get("explanation", "").strip()
+        if not explanation:
+            raise ParseError("no 'Explanation:' in the reply")
+        return label, explanation
+
+    def normalise(self, prediction: str) -> str:
+        return label_of(prediction) or "unknown:" + prediction.strip().lower()
+
+    def validate_prediction(self, prediction: str) -> str | None:
+        if label_of(prediction) is None:
+            return f"name one of: {', '.join(LABELS)}"
+        return None
+
+    def demo_rows(self) -> list[DatasetRow]:
+        with as_file(files("pxp_tui.assets") / "demo" / "rad.csv") as path:
+            return dataset.read(Path(path))
+
+    def read_dataset(self, path: Path, *, images_dir: Path | None = None) -> list[DatasetRow]:
+        return dataset.read(path, images_dir)
+
+    def describe(self, instance: Instance) -> dict[str, str]:
+        meta = instance.meta
+        info = {"name": instance.name, "split": instance.split}
+        if meta.get("width"):
+            info["image"] = f"{meta['width']}x{meta['height']} {instance.image_mime.split('/')[-1].upper()}"
+        if meta.get("link"):
+            info["source"] = str(meta["link"])
+        return info
+
+    def offline_answer(self, messages: list[dict[str, Any]]) -> str:
+        from pxp_tui.tasks.rad.baseline import answer
+
+        return answer(messages)

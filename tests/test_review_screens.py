@@ -1,0 +1,246 @@
+"""Pilot tests of the review screens on a blackboard with sessions of every intelligibility class."""
+
+from __future__ import annotations
+
+import io
+import shutil
+from pathlib import Path
+
+import pytest
+from PIL import Image
+from textual.app import App
+from textual.widgets import DataTable, Input, Select, Static
+
+from pxp_tui.app.review import ReviewApp, ReviewScreen
+from pxp_tui.app.review.glyphs import TAGS
+from pxp_tui.app.review.message_card import MessageCard
+from pxp_tui.app.review.replay_screen import ReplayScreen
+from pxp_tui.app.review.sessions_screen import SessionsScreen
+from pxp_tui.blackboard import Blackboard
+from pxp_tui.protocol import Sender, Tag, session_flags
+from pxp_tui.tasks.base import DatasetRow
+
+from .boards import EVERY_CLASS, WORDS, every_class_board, scripted_run
+from .cli_helpers import pxp
+
+SIZE = (120, 36)
+
+
+def flags_of(tags: list[str]):
+    return session_flags([(Sender.MACHINE if j % 2 == 0 else Sender.HUMAN, Tag(t)) for j, t in enumerate(tags)])
+
+
+def stop_of(tags: list[str]) -> str:
+    if tags[-1] == "REJECT":
+        return "rejected"
+    return "ratified" if tags[-2:] == ["RATIFY", "RATIFY"] else "bound"
+
+
+async def settle(pilot) -> None:
+    """Let the screens' query workers finish and their results be shown."""
+    for _ in range(3):
+        await pilot.app.workers.wait_for_complete()
+        await pilot.pause()
+
+
+def table_rows(app: App, selector: str) -> list[list[str]]:
+    table = app.screen.query_one(selector, DataTable)
+    return [[str(getattr(c, "plain", c)) for c in table.get_row_at(i)] for i in range(table.row_count)]
+
+
+def status(app: App, selector: str) -> str:
+    return str(app.screen.query_one(selector, Static).render())
+
+
+@pytest.fixture
+async def every(db_path: Path) -> Path:
+    return await every_class_board(db_path)
+
+
+async def open_sessions(pilot) -> None:
+    await settle(pilot)
+    await pilot.press("enter")
+    await settle(pilot)
+    assert isinstance(pilot.app.screen, SessionsScreen)
+
+
+async def test_runs_list_shows_each_run_with_its_counts(every: Path) -> None:
+    async with ReviewApp(every).run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        (row,) = table_rows(pilot.app, "#runs-table")
+    flags = [flags_of(tags) for _, tags in EVERY_CLASS]
+    def count(name: str) -> int:
+        return sum(getattr(f, name) for f in flags)
+
+    assert row[:4] == ["1", "DRUG", "proxy", f"{len(EVERY_CLASS)}/{len(EVERY_CLASS)}"]
+    assert row[4:8] == [
+        f"{count('one_way_human')} · {count('one_way_machine')}",
+        str(count("two_way")),
+        f"{count('strong_human')} · {count('strong_machine')}",
+        f"{count('ultra_strong_human')} · {count('ultra_strong_machine')}",
+    ]
+
+
+async def test_sessions_show_tag_glyphs_flags_and_stop_reasons(every: Path) -> None:
+    async with ReviewApp(every).run_test(size=SIZE) as pilot:
+        await open_sessions(pilot)
+        rows = table_rows(pilot.app, "#sessions-table")
+    assert len(rows) == len(EVERY_CLASS)
+    for row, (_, tags) in zip(rows, EVERY_CLASS):
+        assert row[2] == " ".join(TAGS[Tag(t)][0] for t in tags)
+        assert row[4] == ("✓" if flags_of(tags).two_way else "·")
+        assert row[7] == str(len(tags))
+    assert [r[8] for r in rows][:4] == ["ratified", "ratified", "ratified", "rejected"]
+
+
+@pytest.mark.parametrize("kind", ["two_way", "ultra_strong_machine", "one_way_human", "rejected", "bound"])
+async def test_filter_by_class_keeps_only_that_class(every: Path, kind: str) -> None:
+    async with ReviewApp(every).run_test(size=SIZE) as pilot:
+        await open_sessions(pilot)
+        pilot.app.screen.query_one("#filter-class", Select).value = kind
+        await settle(pilot)
+        shown = [int(r[0]) - 1 for r in table_rows(pilot.app, "#sessions-table")]
+        line = status(pilot.app, "#sessions-status")
+    if kind in ("rejected", "bound"):
+        wanted = [i for i, (_, t) in enumerate(EVERY_CLASS) if stop_of(t) == kind]
+    else:
+        wanted = [i for i, (_, t) in enumerate(EVERY_CLASS) if getattr(flags_of(t), kind)]
+    assert shown == wanted and f"of {len(wanted)}" in line
+
+
+async def test_filter_by_text_typed_in_the_search_box(every: Path) -> None:
+    async with ReviewApp(every).run_test(size=SIZE) as pilot:
+        await open_sessions(pilot)
+        await pilot.press("slash")
+        assert isinstance(pilot.app.focused, Input)
+        await pilot.press(*WORDS[4].upper(), "enter")
+        await settle(pilot)
+        assert [r[0] for r in table_rows(pilot.app, "#sessions-table")] == ["5"]
+        await pilot.press("escape")  # clears the filter
+        await settle(pilot)
+        assert len(table_rows(pilot.app, "#sessions-table")) == len(EVERY_CLASS)
+
+
+async def test_sort_by_any_column_and_reverse(every: Path) -> None:
+    async with ReviewApp(every).run_test(size=SIZE) as pilot:
+        await open_sessions(pilot)
+        screen = pilot.app.screen
+        while screen.query_state.sort != "messages":
+            await pilot.press("s")
+        await settle(pilot)
+        up = [int(r[7]) for r in table_rows(pilot.app, "#sessions-table")]
+        await pilot.press("S")
+        await settle(pilot)
+        down = [int(r[7]) for r in table_rows(pilot.app, "#sessions-table")]
+        assert "sorted by msgs ↓" in status(pilot.app, "#sessions-status")
+    assert up == sorted(up) and down == sorted(up, reverse=True) and up != down
+
+
+async def test_replay_reveals_messages_one_by_one_with_the_instance(every: Path) -> None:
+    async with ReviewApp(every).run_test(size=SIZE) as pilot:
+        await open_sessions(pilot)
+        await pilot.press("down", "enter")
+        await settle(pilot)
+        screen = pilot.app.screen
+        assert isinstance(screen, ReplayScreen)
+        assert len(screen.query(MessageCard)) == 1
+        await pilot.press("right", "right")
+        await pilot.pause()
+        cards = list(screen.query(MessageCard))
+        assert [c.message.tag for c in cards] == [Tag(t) for t in EVERY_CLASS[1][1][:3]]
+        await pilot.press("left")
+        await pilot.pause()
+        assert len(screen.query(MessageCard)) == 2
+        await pilot.press("end")
+        await pilot.pause()
+        assert len(screen.query(MessageCard)) == len(EVERY_CLASS[1][1])
+        line = status(pilot.app, "#replay-status")
+        assert "ratified" in line and "ultra strong machine" in line
+        assert "Aspirin" in str(screen.query_one("#sketch-details", Static).render())
+        await pilot.press("escape")
+        assert isinstance(pilot.app.screen, SessionsScreen)
+
+
+async def test_pages_of_a_long_run(db_path: Path) -> None:
+    with Blackboard.open(db_path) as board:
+        board.add_dataset("many", "drug", [DatasetRow(f"m{i}", "train", "CCO", "CC.O", "e") for i in range(60)])
+        await scripted_run(board, [["INIT", "RATIFY", "RATIFY"]] * 60, dataset="many")
+    async with ReviewApp(db_path).run_test(size=SIZE) as pilot:
+        await open_sessions(pilot)
+        assert len(table_rows(pilot.app, "#sessions-table")) == 50
+        await pilot.press("right_square_bracket")
+        await settle(pilot)
+        assert [r[0] for r in table_rows(pilot.app, "#sessions-table")] == [str(i) for i in range(51, 61)]
+        assert "sessions 51–60 of 60" in status(pilot.app, "#sessions-status")
+
+
+async def test_a_copy_on_another_machine_shows_the_stored_xray(tmp_path: Path) -> None:
+    buffer = io.BytesIO()
+    Image.new("L", (64, 64), 90).save(buffer, format="PNG")
+    original = tmp_path / "here.db"
+    with Blackboard.open(original) as board:
+        board.add_dataset("xrays", "rad", [DatasetRow("case1", "train", "", "Pneumonia", "opacity", image=buffer.getvalue())])
+        run_id = board.create_run({"task": "rad", "dataset": "xrays", "model": "script", "human": "proxy",
+                                   "human_kind": "proxy", "n": 4, "k": 3, "context": "all"}, board.instance_ids("xrays"))
+        from pxp_tui.engine import RunSpec, interact
+
+        from .scripted import ScriptedAgent
+
+        await interact(RunSpec(run_id, n=4), board.instances(board.instance_ids("xrays")),
+                       ScriptedAgent([["INIT", "RATIFY"]]), ScriptedAgent([["RATIFY"]]), board)
+    copy = tmp_path / "elsewhere" / "copy.db"
+    copy.parent.mkdir()
+    shutil.copy(original, copy)
+    original.unlink()  # nothing but the copy: the image must come from the file
+    async with ReviewApp(copy).run_test(size=SIZE) as pilot:
+        await open_sessions(pilot)
+        await pilot.press("enter")
+        await settle(pilot)
+        assert pilot.app.screen.query("#sketch-image")  # the X-ray was drawn
+
+
+async def test_runs_written_while_the_review_is_open_appear_on_refresh(every: Path) -> None:
+    async with ReviewApp(every).run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert len(table_rows(pilot.app, "#runs-table")) == 1
+        with Blackboard.open(every, create=False) as writer:  # a live run in the same file
+            await scripted_run(writer, [["INIT", "RATIFY", "RATIFY"]], human="alice")
+        await pilot.press("r")
+        await settle(pilot)
+        rows = table_rows(pilot.app, "#runs-table")
+    assert [r[2] for r in rows] == ["proxy", "alice"]
+
+
+async def test_the_review_screen_can_be_pushed_from_another_app(every: Path) -> None:
+    class Host(App):
+        def on_mount(self) -> None:
+            self.push_screen(ReviewScreen(every))
+
+    async with Host().run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert isinstance(pilot.app.screen, ReviewScreen)
+        await pilot.press("escape")
+        await pilot.pause()
+        assert not isinstance(pilot.app.screen, ReviewScreen) and pilot.app.is_running
+
+
+async def test_every_binding_has_an_id_and_a_description(every: Path) -> None:
+    from pxp_tui.app.review.filter_bar import FilterBar
+
+    for owner in (ReviewApp, ReviewScreen, SessionsScreen, ReplayScreen, FilterBar):
+        for binding in owner.BINDINGS:
+            assert binding.id and binding.description, (owner.__name__, binding.key)
+
+
+def test_review_of_a_missing_file_is_one_line_exit_2(tmp_path: Path, capsys) -> None:
+    code, _, err = pxp(capsys, "review", "--db", tmp_path / "none.db")
+    assert code == 2 and "no blackboard" in err and len(err.strip().splitlines()) == 1
+    assert not (tmp_path / "none.db").exists()
+
+
+async def test_escape_from_the_runs_closes_the_review_app(every: Path) -> None:
+    async with ReviewApp(every).run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("escape")
+        await pilot.pause()
+        assert not pilot.app.is_running
