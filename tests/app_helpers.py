@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
@@ -73,16 +74,24 @@ async def type_answer(
     """Replace the picker's fields, as pasted (or, with ``keys``, typed key by key: slow under Pilot)."""
     from textual.widgets import Input, TextArea
 
-    if prediction is not None:
-        field = app.screen.query_one("#answer-prediction", Input)
+    for selector, kind, attribute, text in (
+        ("#answer-prediction", Input, "value", prediction),
+        ("#answer-explanation", TextArea, "text", explanation),
+    ):
+        if text is None:
+            continue
+        field = app.screen.query_one(selector, kind)
         field.focus()
-        field.value = "" if keys else prediction
+        setattr(field, attribute, "" if keys else text)
         if keys:
-            await pilot.press(*prediction)
-    if explanation is not None:
-        area = app.screen.query_one("#answer-explanation", TextArea)
-        area.focus()
-        area.text = "" if keys else explanation
-        if keys:
-            await pilot.press(*explanation)
+            await pilot.press(*text)
     await pilot.pause()
+
+
+@asynccontextmanager
+async def live_app(db_path: Path, size: tuple[int, int] = (160, 48), **fields: Any) -> AsyncIterator[tuple[PXPApp, Any, int]]:
+    """The app opened on a new run (:func:`make_run` with ``fields``): yields (app, pilot, run id)."""
+    run_id = make_run(db_path, **fields)
+    app = PXPApp(db_path, run_id=run_id)
+    async with app.run_test(size=size) as pilot:
+        yield app, pilot, run_id

@@ -7,7 +7,7 @@ import pytest
 from pxp_tui.app.pxp_app import PXPApp
 from pxp_tui.protocol import Tag
 
-from .app_helpers import expert_turn, make_run, messages, rows, session_screen, type_answer, wait_for
+from .app_helpers import expert_turn, live_app, messages, rows, session_screen, type_answer, wait_for
 
 
 @pytest.fixture(autouse=True)
@@ -28,9 +28,7 @@ async def machine_thinking(pilot, app) -> object:
 
 
 async def test_escape_cancels_a_pending_machine_call_and_r_continues(db_path, monkeypatch) -> None:
-    run_id = make_run(db_path, limit=1)
-    app = PXPApp(db_path, run_id=run_id)
-    async with app.run_test(size=(160, 48)) as pilot:
+    async with live_app(db_path, limit=1) as (app, pilot, run_id):
         await expert_turn(pilot, app, j=2)
         await pilot.press("2")
         await type_answer(pilot, app, "CC(=O)Cl.Nc1ccc(O)cc1", "Acetyl chloride acylates the amine.")
@@ -52,9 +50,7 @@ async def test_escape_cancels_a_pending_machine_call_and_r_continues(db_path, mo
 
 
 async def test_quit_mid_session_asks_then_reopening_continues_at_the_next_message(db_path) -> None:
-    run_id = make_run(db_path, limit=1)
-    app = PXPApp(db_path, run_id=run_id)
-    async with app.run_test(size=(160, 48)) as pilot:
+    async with live_app(db_path, limit=1) as (app, pilot, run_id):
         screen = await expert_turn(pilot, app, j=2)
         shown = screen.exchange.messages[0]
         await pilot.press("q")
@@ -84,9 +80,7 @@ async def test_quit_mid_session_asks_then_reopening_continues_at_the_next_messag
 
 async def test_a_model_failure_shows_its_cause_and_switching_model_continues(db_path, monkeypatch) -> None:
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test-not-a-key")
-    run_id = make_run(db_path, limit=1, model="openai/gpt-4o-mini", api_base="http://127.0.0.1:9")
-    app = PXPApp(db_path, run_id=run_id)
-    async with app.run_test(size=(160, 48)) as pilot:
+    async with live_app(db_path, limit=1, model="openai/gpt-4o-mini", api_base="http://127.0.0.1:9") as (app, pilot, run_id):
         await wait_for(pilot, lambda: app.screen.query("#failure-cause"), "the failure notice")
         cause = str(app.screen.query_one("#failure-cause").render())
         assert "gpt-4o-mini" in cause and "Connection error" in cause  # refused: nothing listens there
@@ -101,9 +95,7 @@ async def test_a_model_failure_shows_its_cause_and_switching_model_continues(db_
 
 
 async def test_proxy_run_plays_in_the_same_screens(db_path) -> None:
-    run_id = make_run(db_path, human="proxy", limit=3)
-    app = PXPApp(db_path, run_id=run_id)
-    async with app.run_test(size=(160, 48)) as pilot:
+    async with live_app(db_path, human="proxy", limit=3) as (app, pilot, run_id):
         screen = await wait_for(pilot, lambda: (s := session_screen(app)) and s.state == "done" and s, "the run")
         assert not screen.query_one("TagPicker").display  # nobody to answer for
         assert "3 of 3 sessions done" in str(screen.query_one("#metrics-sessions").render())
@@ -115,9 +107,7 @@ async def test_proxy_run_plays_in_the_same_screens(db_path) -> None:
 
 
 async def test_smiles_are_checked_as_typed_and_invalid_ones_are_not_sent(db_path) -> None:
-    run_id = make_run(db_path, limit=1)
-    app = PXPApp(db_path, run_id=run_id)
-    async with app.run_test(size=(160, 48)) as pilot:
+    async with live_app(db_path, limit=1) as (app, pilot, run_id):
         screen = await expert_turn(pilot, app, j=2)
         await pilot.press("2")
         await type_answer(pilot, app, prediction="C1CC.N", keys=True)
@@ -133,9 +123,7 @@ async def test_smiles_are_checked_as_typed_and_invalid_ones_are_not_sent(db_path
 
 
 async def test_guard_helper_proposes_the_tag_of_the_table_and_records_the_guards(db_path) -> None:
-    run_id = make_run(db_path, limit=1)
-    app = PXPApp(db_path, run_id=run_id)
-    async with app.run_test(size=(160, 48)) as pilot:
+    async with live_app(db_path, limit=1) as (app, pilot, run_id):
         screen = await expert_turn(pilot, app, j=2)
         await pilot.press("g")  # the fields hold the machine's answer: match and agree
         choice = screen.query_one("TagChoice")
@@ -150,9 +138,7 @@ async def test_guard_helper_proposes_the_tag_of_the_table_and_records_the_guards
 
 
 async def test_header_names_run_task_model_session_and_message(db_path) -> None:
-    run_id = make_run(db_path, limit=2)
-    app = PXPApp(db_path, run_id=run_id)
-    async with app.run_test(size=(160, 48)) as pilot:
+    async with live_app(db_path, limit=2) as (app, pilot, run_id):
         screen = await expert_turn(pilot, app, j=2)
         assert app.title == "PXP"
         assert screen.sub_title == f"run {run_id} · DRUG · offline · session 1 / 2 · message 2 / 10"
@@ -162,9 +148,7 @@ async def test_header_names_run_task_model_session_and_message(db_path) -> None:
 
 
 async def test_metrics_and_conversation_views_fill_the_screen_at_80x24(db_path) -> None:
-    run_id = make_run(db_path, limit=2)
-    app = PXPApp(db_path, run_id=run_id)
-    async with app.run_test(size=(80, 24)) as pilot:
+    async with live_app(db_path, size=(80, 24), limit=2) as (app, pilot, run_id):
         screen = await expert_turn(pilot, app, j=2)
         metrics = screen.query_one("#metrics")
         assert metrics.region.area == 0  # no room for it beside the rest at 80 x 24
@@ -175,3 +159,19 @@ async def test_metrics_and_conversation_views_fill_the_screen_at_80x24(db_path) 
         await pilot.press("c")
         await pilot.pause()
         assert screen.maximized is screen.query_one("#conversation")
+
+
+async def test_p_pauses_and_resumes_a_proxy_run(db_path, monkeypatch) -> None:
+    monkeypatch.setenv("PXP_OFFLINE_LATENCY", "0.05")
+    async with live_app(db_path, human="proxy", limit=23) as (app, pilot, run_id):
+        await wait_for(pilot, lambda: len(messages(db_path, run_id)) >= 3, "the proxy run to be under way")
+        screen = session_screen(app)
+        await pilot.press("p")
+        await wait_for(pilot, lambda: screen.state == "stopped", "the pause")
+        assert status(db_path, run_id) == "paused"
+        paused_at = len(messages(db_path, run_id))
+        await pilot.pause(0.5)
+        assert len(messages(db_path, run_id)) == paused_at  # nothing moves while paused
+        await pilot.press("p")
+        await wait_for(pilot, lambda: len(messages(db_path, run_id)) > paused_at, "the run to go on")
+        assert status(db_path, run_id) == "running"

@@ -12,9 +12,8 @@ from textual.dom import DOMNode
 from textual.widgets import DataTable
 
 import pxp_tui.app
-from pxp_tui.app.pxp_app import PXPApp
 
-from .app_helpers import expert_turn, make_run, wait_for
+from .app_helpers import expert_turn, live_app, wait_for
 
 
 @pytest.fixture(autouse=True)
@@ -44,9 +43,7 @@ def test_every_binding_has_an_id_and_a_description() -> None:
 
 
 async def test_help_lists_every_key_of_the_session_screen_with_its_id(db_path) -> None:
-    run_id = make_run(db_path)
-    app = PXPApp(db_path, run_id=run_id)
-    async with app.run_test(size=(160, 48)) as pilot:
+    async with live_app(db_path) as (app, pilot, run_id):
         session = await expert_turn(pilot, app, j=2)
         await pilot.press("question_mark")
         table = await wait_for(pilot, lambda: app.screen.query(DataTable) and app.screen.query_one(DataTable), "help")
@@ -64,9 +61,7 @@ async def test_help_lists_every_key_of_the_session_screen_with_its_id(db_path) -
 
 
 async def test_tags_are_chosen_with_1_to_4_and_the_footer_shows_send(db_path) -> None:
-    run_id = make_run(db_path, k=1)
-    app = PXPApp(db_path, run_id=run_id)
-    async with app.run_test(size=(160, 48)) as pilot:
+    async with live_app(db_path, k=1) as (app, pilot, run_id):
         session = await expert_turn(pilot, app, j=2)
         choice = session.query_one("TagChoice")
         assert app.focused is choice  # the tag picker has the focus at the expert's turn
@@ -78,9 +73,7 @@ async def test_tags_are_chosen_with_1_to_4_and_the_footer_shows_send(db_path) ->
 
 
 async def test_the_command_palette_runs_screen_commands(db_path) -> None:
-    run_id = make_run(db_path)
-    app = PXPApp(db_path, run_id=run_id)
-    async with app.run_test(size=(160, 48)) as pilot:
+    async with live_app(db_path) as (app, pilot, run_id):
         session = await expert_turn(pilot, app, j=2)
         titles = [c.title for c in app.get_system_commands(session)]
         assert {"Send", "Metrics", "Conversation", "New run", "Review past runs"} <= set(titles)

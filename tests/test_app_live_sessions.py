@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from pxp_tui.app.pxp_app import PXPApp
 from pxp_tui.protocol import Sender, Tag, session_flags
 
-from .app_helpers import expert_turn, make_run, messages, rows, session_screen, type_answer, wait_for
+from .app_helpers import expert_turn, live_app, messages, rows, session_screen, type_answer, wait_for
 
 PARACETAMOL_VIA_CHLORIDE = "CC(=O)Cl.Nc1ccc(O)cc1"
 CHLORIDE_REASON = "Acylation of 4-aminophenol with acetyl chloride; the amine is more nucleophilic than the phenol."
@@ -38,9 +37,7 @@ def check_flags_match_protocol(db_path, run_id: int) -> None:
 
 
 async def test_ratify_path_ratifies_every_session_and_finishes_the_run(db_path) -> None:
-    run_id = make_run(db_path)
-    app = PXPApp(db_path, run_id=run_id)
-    async with app.run_test(size=(160, 48)) as pilot:
+    async with live_app(db_path) as (app, pilot, run_id):
         for order in range(2):
             screen = await expert_turn(pilot, app, j=2)
             assert screen.exchange.order == order
@@ -65,9 +62,7 @@ async def test_ratify_path_ratifies_every_session_and_finishes_the_run(db_path) 
 
 
 async def test_refute_then_revise_path(db_path) -> None:
-    run_id = make_run(db_path, limit=1)
-    app = PXPApp(db_path, run_id=run_id)
-    async with app.run_test(size=(160, 48)) as pilot:
+    async with live_app(db_path, limit=1) as (app, pilot, run_id):
         await expert_turn(pilot, app, j=2)
         await pilot.press("2")  # REFUTE, with the expert's own answer
         await type_answer(pilot, app, PARACETAMOL_VIA_CHLORIDE, CHLORIDE_REASON)
@@ -99,9 +94,7 @@ async def test_refute_then_revise_path(db_path) -> None:
 
 
 async def test_reject_is_refused_until_after_k_then_confirmed(db_path) -> None:
-    run_id = make_run(db_path, k=3)
-    app = PXPApp(db_path, run_id=run_id)
-    async with app.run_test(size=(160, 48)) as pilot:
+    async with live_app(db_path, k=3) as (app, pilot, run_id):
         screen = await expert_turn(pilot, app, j=2)
         await pilot.press("4")  # REJECT at j = 2 <= k: refused, with the reason
         assert screen.query_one("TagChoice").selected is None
@@ -126,9 +119,7 @@ async def test_reject_is_refused_until_after_k_then_confirmed(db_path) -> None:
 
 
 async def test_declining_the_reject_confirmation_sends_nothing(db_path) -> None:
-    run_id = make_run(db_path, k=1)
-    app = PXPApp(db_path, run_id=run_id)
-    async with app.run_test(size=(160, 48)) as pilot:
+    async with live_app(db_path, k=1) as (app, pilot, run_id):
         screen = await expert_turn(pilot, app, j=2)
         await pilot.press("4", "ctrl+s")
         await wait_for(pilot, lambda: type(app.screen).__name__ == "ConfirmScreen", "the REJECT confirmation")

@@ -1,0 +1,118 @@
+"""Regenerate the app's screenshots in docs/: start, DRUG and RAD sessions, metrics; 80x24 and 160x48.
+
+    python scripts/screenshots.py [--out docs]
+
+Drives the real app with Pilot on the bundled demos and the offline machine (pictures as half-cell
+blocks, as in tmux) and saves SVG; with `rsvg-convert` on PATH, PNG instead (the SVG is removed
+unless ``--keep-svg``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+
+os.environ.setdefault("PXP_IMAGES", "halfcell")
+os.environ.setdefault("PXP_OFFLINE_LATENCY", "0")
+os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from pxp_tui.app.pxp_app import PXPApp  # noqa: E402
+from pxp_tui.app.screens import start  # noqa: E402
+from tests.app_helpers import expert_turn, make_run, type_answer, wait_for  # noqa: E402
+
+SIZES = ((80, 24), (160, 48))
+Scene = Callable[[object, PXPApp], Awaitable[None]]
+
+
+async def start_screen(pilot, app: PXPApp) -> None:
+    await wait_for(pilot, lambda: app.screen.query("#start-unfinished"), "the start screen")
+
+
+async def drug_session(pilot, app: PXPApp) -> None:
+    """The expert refuted with their own reactants; the machine revised; the expert's turn at j = 4."""
+    await expert_turn(pilot, app, j=2)
+    await pilot.press("2")
+    await type_answer(pilot, app, "CC(=O)Cl.Nc1ccc(O)cc1", "Acetyl chloride acylates the amine; it is more nucleophilic than the phenol.")
+    await pilot.press("ctrl+s")
+    await expert_turn(pilot, app, j=4)
+    await type_answer(pilot, app, "CC(=O)Cl.Nc1ccc(O)cc1")
+    app.screen.query_one("TagChoice").focus()
+    await pilot.press("g")
+
+
+async def rad_session(pilot, app: PXPApp) -> None:
+    await expert_turn(pilot, app, j=2)
+
+
+async def metrics_view(pilot, app: PXPApp) -> None:
+    """Four sessions: two ratified at once, one refuted then revised, one rejected; then the metrics view."""
+    for answer in ("ratify", "refute-revise", "ratify", "reject"):
+        await expert_turn(pilot, app, j=2)
+        if answer == "ratify":
+            await pilot.press("1", "ctrl+s")
+            continue
+        await pilot.press("2")
+        await type_answer(pilot, app, "CCO.Nc1ccc(O)cc1", "An alkylation, not an acylation.")
+        await pilot.press("ctrl+s")
+        await expert_turn(pilot, app, j=4)
+        app.screen.query_one("TagChoice").focus()
+        await pilot.press("4" if answer == "reject" else "1", "ctrl+s")
+        if answer == "reject":
+            await wait_for(pilot, lambda: type(app.screen).__name__ == "ConfirmScreen", "the confirmation")
+            await pilot.press("y")
+    await expert_turn(pilot, app, j=2)
+    await pilot.press("m")
+
+
+SCENES: dict[str, tuple[dict, Scene]] = {
+    "start": ({}, start_screen),
+    "session-drug": ({"task": "drug", "limit": 3}, drug_session),
+    "session-rad": ({"task": "rad", "limit": 3}, rad_session),
+    "metrics": ({"task": "drug", "limit": 6}, metrics_view),
+}
+
+
+async def shoot(name: str, size: tuple[int, int], out: Path, tmp: Path) -> Path:
+    fields, scene = SCENES[name]
+    db = tmp / f"{name}-{size[0]}x{size[1]}.db"
+    app = PXPApp(db, run_id=make_run(db, **fields) if fields else None)
+    async with app.run_test(size=size) as pilot:
+        await scene(pilot, app)
+        await pilot.pause(1.0)  # pictures are drawn in threads
+        path = out / f"{name}-{size[0]}x{size[1]}.svg"
+        app.save_screenshot(path.name, str(out))
+    return path
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--out", type=Path, default=ROOT / "docs")
+    parser.add_argument("--keep-svg", action="store_true", help="keep the SVG next to the PNG")
+    args = parser.parse_args()
+    args.out.mkdir(parents=True, exist_ok=True)
+    start.default_name = lambda: "alice"
+    with tempfile.TemporaryDirectory() as tmp:
+        for name in SCENES:
+            for size in SIZES:
+                shot = asyncio.run(shoot(name, size, args.out, Path(tmp)))
+                if shutil.which("rsvg-convert"):
+                    subprocess.run(["rsvg-convert", str(shot), "-o", str(shot.with_suffix(".png"))], check=True)
+                    if not args.keep_svg:
+                        shot.unlink()
+                        shot = shot.with_suffix(".png")
+                print(shot.relative_to(ROOT) if shot.is_relative_to(ROOT) else shot)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
