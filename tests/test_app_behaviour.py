@@ -7,7 +7,7 @@ import pytest
 from pxp_tui.app.pxp_app import PXPApp
 from pxp_tui.protocol import Tag
 
-from .app_helpers import expert_turn, live_app, messages, rows, session_screen, type_answer, wait_for
+from .app_helpers import expert_turn, live_app, make_run, messages, rows, session_screen, type_answer, wait_for
 
 
 @pytest.fixture(autouse=True)
@@ -175,3 +175,13 @@ async def test_p_pauses_and_resumes_a_proxy_run(db_path, monkeypatch) -> None:
         await pilot.press("p")
         await wait_for(pilot, lambda: len(messages(db_path, run_id)) > paused_at, "the run to go on")
         assert status(db_path, run_id) == "running"
+
+
+async def test_a_run_that_is_not_there_is_said_so_without_a_traceback(db_path) -> None:
+    make_run(db_path)
+    app = PXPApp(db_path, run_id=42)
+    async with app.run_test(size=(160, 48)) as pilot:
+        screen = await wait_for(pilot, lambda: session_screen(app), "the session screen")
+        head = screen.query_one("#picker-head")
+        await wait_for(pilot, lambda: "Cannot open run 42: no run 42" in str(head.render()), "the reason")
+        assert app.is_running

@@ -89,11 +89,17 @@ class SessionScreen(Screen):
     # -- opening and driving the run --------------------------------------------------------------
     @work(group="session-open", exclusive=True)
     async def open_run(self) -> None:
+        from pxp_tui.blackboard import BlackboardError
         from pxp_tui.tasks import get_task
 
         await self.app.loaded()
-        self.board = await self.app.blackboard()
-        run, finished = await self.app.read_board(_run_and_tags, self.run_id)
+        try:
+            self.board = await self.app.blackboard()
+            run, finished = await self.app.read_board(_run_and_tags, self.run_id)
+        except (BlackboardError, ValueError) as exc:  # no such run, not a blackboard: say so, no traceback
+            self.query_one(MachinePane).idle()
+            self.query_one(TagPicker).wait(f"Cannot open run {self.run_id}: {exc}")
+            return
         self.run_row = run
         self.pxp_task = get_task(run["task"])
         self.metrics = LiveMetrics(run["n"], len(run["plan"]), finished)
