@@ -106,3 +106,19 @@ async def test_review_of_past_runs_opens_from_the_start_screen(db_path) -> None:
         assert screen.query("#review-button")
         await pilot.press("ctrl+o")
         await wait_for(pilot, lambda: isinstance(app.screen, ReviewScreen), "the review")
+
+
+async def test_a_file_that_is_not_a_blackboard_is_refused_and_left_alone(tmp_path) -> None:
+    path = tmp_path / "notes.db"
+    path.write_bytes(b"SQLite format 3\x00" + bytes(100))  # looks like SQLite, is not a pxp blackboard
+    before = path.read_bytes()
+    app = PXPApp(path)
+    async with app.run_test(size=(160, 48)) as pilot:
+        screen = await start_screen(pilot, app)
+        error = screen.query_one("#start-error")
+        await wait_for(pilot, lambda: "notes.db" in str(error.render()), "the reason")
+        assert screen.query_one("#start-button").disabled
+        await pilot.press("ctrl+s")
+        await pilot.pause(0.2)
+        assert app.screen is screen
+    assert path.read_bytes() == before

@@ -113,7 +113,7 @@ def main(args: argparse.Namespace) -> int:
                 experiment=args.experiment,
             )
             if config.human != "proxy" and args.headless:
-                raise ValueError("a live human needs the app: use --human proxy with --headless")
+                raise ValueError("a live expert answers in the app: leave out --headless (or use --human proxy)")
             if args.repeat > 1:
                 from pxp_tui.cli.repeat import drive_experiment
 

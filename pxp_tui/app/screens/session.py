@@ -89,10 +89,10 @@ class SessionScreen(Screen):
     # -- opening and driving the run --------------------------------------------------------------
     @work(group="session-open", exclusive=True)
     async def open_run(self) -> None:
+        await self.app.loaded()  # litellm, RDKit, the blackboard's modules: imported in a thread
         from pxp_tui.blackboard import BlackboardError
         from pxp_tui.tasks import get_task
 
-        await self.app.loaded()
         try:
             self.board = await self.app.blackboard()
             run, finished = await self.app.read_board(_run_and_tags, self.run_id)

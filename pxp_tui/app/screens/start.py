@@ -113,7 +113,17 @@ class StartScreen(Screen):
     @work(group="start-board", exclusive=True)
     async def load_board(self) -> None:
         await self.app.painted()  # opening the file imports sqlite-utils: not before the first frame
-        datasets, runs = await self.app.read_board(_board_contents)
+        try:
+            datasets, runs = await self.app.read_board(_board_contents)
+        except Exception as exc:
+            from pxp_tui.blackboard import BlackboardError  # imported by now, in the reading thread
+
+            if not isinstance(exc, BlackboardError):
+                raise
+            # not a blackboard, a newer schema...: say so, start nothing
+            self.query_one("#start-error", Static).update(Content.styled(str(exc), "$error"))
+            self.query_one("#start-button", Button).disabled = True
+            return
         self._datasets = datasets
         self._fill_datasets()
         unfinished = self.query_one("#start-unfinished", OptionList)
@@ -172,11 +182,11 @@ class StartScreen(Screen):
         error.update(Content.styled("preparing the run…", "$text-muted"))
         await self.app.loaded()
         await self.app.stop_engines()  # a run open underneath pauses: one writer at a time
-        board = await self.app.blackboard()
         from pxp_tui.blackboard import BlackboardError
         from pxp_tui.runs import RunConfig, create_run
 
         try:
+            board = await self.app.blackboard()
             run_id = await asyncio.to_thread(create_run, board, RunConfig(**fields))
         except (ValueError, BlackboardError) as exc:
             error.update(Content.styled(str(exc), "$error"))
