@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from .conftest import ROOT
+
 PROBE = r"""
 import asyncio, json, sys, threading
 from pathlib import Path
@@ -58,7 +60,7 @@ def probe(tmp_path: Path, mode: str) -> dict:
         capture_output=True,
         text=True,
         timeout=120,
-        env={"PATH": "/usr/bin:/bin", "PXP_IMAGES": "none", "HOME": str(tmp_path)},
+        env={"PATH": "/usr/bin:/bin", "PXP_IMAGES": "none", "HOME": str(tmp_path), "PYTHONPATH": str(ROOT)},
     )
     assert done.returncode == 0, done.stderr[-2000:]
     return json.loads(done.stdout.strip().splitlines()[-1])

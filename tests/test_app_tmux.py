@@ -16,6 +16,8 @@ from pathlib import Path
 
 import pytest
 
+from .conftest import ROOT
+
 PXP = Path(sys.executable).with_name("pxp")
 
 pytestmark = [
@@ -44,6 +46,7 @@ class Tmux:
             "TERM": "xterm-256color",
             "PXP_OFFLINE_LATENCY": "0",
             "LITELLM_LOCAL_MODEL_COST_MAP": "True",
+            "PYTHONPATH": str(ROOT),  # the package, installed or not
         }
         exports = " ".join(f"{k}={shlex.quote(v)}" for k, v in env.items())
         rc = self.tmp_path / f"{name}.rc"
