@@ -62,6 +62,13 @@ def is_offline(model: str) -> bool:
     return model == OFFLINE or model.startswith("pxp-offline/")
 
 
+def model_label(model: str) -> str:
+    """How a model is named to users: the offline machine is always called a baseline."""
+    if model.startswith("pxp-offline/checker"):
+        return "offline TF-IDF checker"
+    return "offline baseline" if is_offline(model) else model
+
+
 @dataclass(frozen=True)
 class Completion:
     """A model's reply and what it cost."""

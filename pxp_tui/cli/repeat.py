@@ -9,6 +9,7 @@ from typing import Any
 
 
 def drive_experiment(board: Any, config: Any, args: argparse.Namespace) -> int:
+    from pxp_tui.agents.llm import model_label
     from pxp_tui.cli.run import Progress
     from pxp_tui.engine import AgentError
     from pxp_tui.experiments import create_experiment, execute_all
@@ -17,7 +18,7 @@ def drive_experiment(board: Any, config: Any, args: argparse.Namespace) -> int:
     experiment, run_ids = create_experiment(board, config, args.repeat)
     first = board.run(run_ids[0])
     print(f"experiment {experiment}: runs {', '.join(map(str, run_ids))}: {first['task']} on {first['dataset']}, "
-          f"machine {first['model']}, human {first['human']}, n={first['n']} k={first['k']}, "
+          f"machine {model_label(first['model'])}, human {first['human']}, n={first['n']} k={first['k']}, "
           f"{len(first['plan'])} sessions each -> {args.db}", flush=True)
 
     def observer(run_id: int) -> Progress | None:

@@ -127,13 +127,14 @@ def main(args: argparse.Namespace) -> int:
 
 
 def _drive(board: Any, run_id: int, args: argparse.Namespace) -> int:
+    from pxp_tui.agents.llm import model_label
     from pxp_tui.blackboard.metrics import counts_of, run_rows
-    from pxp_tui.report import table
     from pxp_tui.engine import AgentError
+    from pxp_tui.report import table
     from pxp_tui.runs import execute
 
     run = board.run(run_id)
-    print(f"run {run_id}: {run['task']} on {run['dataset']}, machine {run['model']}, human {run['human']}, "
+    print(f"run {run_id}: {run['task']} on {run['dataset']}, machine {model_label(run['model'])}, human {run['human']}, "
           f"n={run['n']} k={run['k']}, {len(run['plan'])} sessions -> {args.db}", flush=True)
     observer = None if args.quiet else Progress()
     resume_hint = f"resume with: pxp run --headless --resume {run_id} --db {args.db}"

@@ -18,6 +18,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, Header
 from textual.worker import Worker, WorkerState
 
+from pxp_tui.agents.llm import model_label
 from pxp_tui.app.driver import RunDriver
 from pxp_tui.app.exchange import Exchange
 from pxp_tui.app.live_metrics import LiveMetrics
@@ -285,7 +286,7 @@ class SessionScreen(Screen):
         run, ex = self.run_row, self.exchange
         if not run:
             return
-        parts = [f"run {self.run_id}", run["task"].upper(), run["model"]]
+        parts = [f"run {self.run_id}", run["task"].upper(), model_label(run["model"])]
         if ex is not None:
             j = ex.next_j if ex.stop is None else len(ex.messages)
             parts += [f"session {ex.order + 1} / {ex.total}", f"message {j} / {ex.n}"]

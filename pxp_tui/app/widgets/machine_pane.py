@@ -13,6 +13,7 @@ from textual.widgets import Markdown, Static
 from pxp_tui.app.css import beside
 from pxp_tui.app.tags import tag_content
 from pxp_tui.app.widgets.thinking import Thinking
+from pxp_tui.agents.llm import model_label
 from pxp_tui.engine import Message
 
 
@@ -22,7 +23,8 @@ def latency_text(latency_ms: float) -> str:
 
 def cost_text(meta: Mapping[str, Any]) -> str:
     """``model · 1.2 s · $0.0031 · 812+140 tokens``, from what the message recorded."""
-    parts = [str(meta.get("model") or "unknown model")]
+    model = meta.get("model")
+    parts = [model_label(str(model)) if model else "unknown model"]
     if meta.get("latency_ms") is not None:
         parts.append(latency_text(float(meta["latency_ms"])))
     if meta.get("cost") is not None:
