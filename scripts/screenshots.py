@@ -1,4 +1,4 @@
-"""Regenerate the app's screenshots in docs/: start, DRUG and RAD sessions, metrics; 80x24 and 160x48.
+"""Regenerate the app's screenshots in docs/: start, DRUG and RAD sessions, metrics, review; 80x24 and 160x48.
 
     python scripts/screenshots.py [--out docs]
 
@@ -74,18 +74,57 @@ async def metrics_view(pilot, app: PXPApp) -> None:
     await pilot.press("m")
 
 
+async def settle(pilot) -> None:
+    for _ in range(3):
+        await pilot.app.workers.wait_for_complete()
+        await pilot.pause()
+
+
+async def review_sessions(pilot, app) -> None:
+    """The review of a finished proxy run: its sessions, with tag glyphs, flags and stop reasons."""
+    await settle(pilot)
+    await pilot.press("enter")
+    await settle(pilot)
+
+
+async def review_replay(pilot, app) -> None:
+    """One session replayed: the instance drawn, the messages so far, the reaction of the latest."""
+    await review_sessions(pilot, app)
+    await pilot.press("down", "down", "down", "enter")
+    await settle(pilot)
+    await pilot.press("right", "right")
+    await settle(pilot)
+
+
+async def proxy_run(db: Path, limit: int = 8) -> None:
+    """A finished offline proxy run on the DRUG demo, for the review screens."""
+    from pxp_tui.blackboard import Blackboard
+    from pxp_tui.runs import RunConfig, create_run, execute
+
+    with Blackboard.open(db) as board:
+        await execute(board, create_run(board, RunConfig(task="drug", limit=limit)))
+
+
 SCENES: dict[str, tuple[dict, Scene]] = {
     "start": ({}, start_screen),
     "session-drug": ({"task": "drug", "limit": 3}, drug_session),
     "session-rad": ({"task": "rad", "limit": 3}, rad_session),
     "metrics": ({"task": "drug", "limit": 6}, metrics_view),
+    "review-sessions": ({"review": True}, review_sessions),
+    "review-replay": ({"review": True}, review_replay),
 }
 
 
 async def shoot(name: str, size: tuple[int, int], out: Path, tmp: Path) -> Path:
     fields, scene = SCENES[name]
     db = tmp / f"{name}-{size[0]}x{size[1]}.db"
-    app = PXPApp(db, run_id=make_run(db, **fields) if fields else None)
+    if fields.get("review"):
+        from pxp_tui.app.review.review_app import ReviewApp
+
+        await proxy_run(db)
+        app = ReviewApp(db)
+    else:
+        app = PXPApp(db, run_id=make_run(db, **fields) if fields else None)
     async with app.run_test(size=size) as pilot:
         await scene(pilot, app)
         await pilot.pause(1.0)  # pictures are drawn in threads

@@ -156,7 +156,7 @@ async def test_replay_reveals_messages_one_by_one_with_the_instance(every: Path)
         assert len(screen.query(MessageCard)) == len(EVERY_CLASS[1][1])
         line = status(pilot.app, "#replay-status")
         assert "ratified" in line and "ultra strong machine" in line
-        assert "Aspirin" in str(screen.query_one("#sketch-details", Static).render())
+        assert "Aspirin" in str(screen.query_one("#instance-meta", Static).render())
         await pilot.press("escape")
         assert isinstance(pilot.app.screen, SessionsScreen)
 
@@ -196,7 +196,7 @@ async def test_a_copy_on_another_machine_shows_the_stored_xray(tmp_path: Path) -
         await open_sessions(pilot)
         await pilot.press("enter")
         await settle(pilot)
-        assert pilot.app.screen.query("#sketch-image")  # the X-ray was drawn
+        assert pilot.app.screen.query("#instance-picture .picture-image")  # the X-ray was drawn
 
 
 async def test_runs_written_while_the_review_is_open_appear_on_refresh(every: Path) -> None:

@@ -8,7 +8,7 @@ from textual.containers import Vertical
 from textual.widgets import Static
 
 from pxp_tui.app.review import glyphs
-from pxp_tui.app.review.styles import beside
+from pxp_tui.app.css import beside
 from pxp_tui.engine import Message
 
 

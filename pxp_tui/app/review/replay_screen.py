@@ -10,9 +10,10 @@ from textual.reactive import reactive
 from textual.screen import Screen
 from textual.widgets import Footer, Header, Static
 
+from pxp_tui.agents.llm import model_label
 from pxp_tui.app.review import glyphs
-from pxp_tui.app.review.instance_sketch import InstanceSketch
 from pxp_tui.app.review.message_card import MessageCard
+from pxp_tui.app.widgets.instance_view import InstanceView
 from pxp_tui.blackboard import Blackboard
 from pxp_tui.blackboard import review
 from pxp_tui.protocol import session_flags
@@ -51,20 +52,22 @@ class ReplayScreen(Screen):
 
     @work(thread=True, exclusive=True, group="replay")
     def load(self) -> None:
-        replay = review.replay(self.board, self.session_id)
-        self.app.call_from_thread(self._show, replay)
+        from pxp_tui.tasks import get_task
 
-    def _show(self, replay: review.Replay) -> None:
+        replay = review.replay(self.board, self.session_id)
+        task = get_task(replay.run["task"])  # RDKit for DRUG: loaded here, off the UI loop
+        self.app.call_from_thread(self._show, replay, task)
+
+    async def _show(self, replay: review.Replay, task: object) -> None:
         self.replay = replay
         run, session = replay.run, replay.session
         self.sub_title = f"run {run['id']} · session {session['ord'] + 1}"
         self.query_one("#replay-title", Static).update(
             f"Run {run['id']} · {run['task'].upper()} · session {session['ord'] + 1} of {len(run['plan'])} · "
-            f"{replay.instance.name} · machine {run['model']} · human {run['human']}"
+            f"{replay.instance.name} · machine {model_label(run['model'])} · human {run['human']}"
         )
         body = self.query_one("#replay-body", Horizontal)
-        body.mount(InstanceSketch(replay.instance, id="replay-instance"))
-        body.mount(VerticalScroll(id="replay-messages"))
+        await body.mount_all([InstanceView(task, replay.instance, id="replay-instance"), VerticalScroll(id="replay-messages")])
         self.shown = 1 if replay.messages else 0
 
     def watch_shown(self, shown: int) -> None:
@@ -79,6 +82,9 @@ class ReplayScreen(Screen):
             pane.mount_all(new)
         pane.call_after_refresh(pane.scroll_end, animate=False)
         self.query_one("#replay-status", Static).update(self._status(shown))
+        if shown:  # what the latest message shown proposes (for DRUG, its reaction)
+            latest = self.replay.messages[shown - 1]
+            self.query_one(InstanceView).show_prediction(latest.prediction, f"message {latest.j}: {latest.sender.value}'s answer")
 
     def _status(self, shown: int) -> str:
         assert self.replay is not None

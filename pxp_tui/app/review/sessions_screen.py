@@ -14,6 +14,7 @@ from textual.binding import Binding
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Static
 
+from pxp_tui.agents.llm import model_label
 from pxp_tui.app.review import glyphs
 from pxp_tui.app.review.filter_bar import CLASS_LABELS, FilterBar
 from pxp_tui.app.review.messages import FilterChanged
@@ -100,7 +101,7 @@ class SessionsScreen(Screen):
                    f"strong h {c.strong_human} m {c.strong_machine} · "
                    f"ultra h {c.ultra_strong_human} m {c.ultra_strong_machine}")
         self.query_one("#sessions-title", Static).update(
-            f"Run {self.run_id} · {run['task'].upper()} on {run['dataset']} · machine {run['model']} · "
+            f"Run {self.run_id} · {run['task'].upper()} on {run['dataset']} · machine {model_label(run['model'])} · "
             f"human {run['human']} · n={run['n']} k={run['k']} · {run['status']}\n"
             f"{counts.sessions}/{run['planned']} finished · {summary}"
         )
