@@ -85,6 +85,20 @@ async def test_an_unfinished_run_is_listed_and_resumes(db_path) -> None:
     assert rows(db_path, "SELECT COUNT(*) AS n FROM runs")[0]["n"] == 1
 
 
+async def test_ctrl_r_resumes_the_latest_unfinished_run_without_selecting_it_first(db_path) -> None:
+    # the README: the panel lists unfinished runs and ctrl+r resumes the selected one; the latest is selected
+    make_run(db_path)
+    run_id = make_run(db_path)
+    app = PXPApp(db_path)
+    async with app.run_test(size=(160, 48)) as pilot:
+        screen = await start_screen(pilot, app)
+        listed = screen.query_one("#start-unfinished")
+        await wait_for(pilot, lambda: listed.option_count == 2, "the runs")
+        await pilot.press("ctrl+r")
+        session = await expert_turn(pilot, app, j=2)
+        assert session.run_id == run_id
+
+
 async def test_review_says_not_available_while_its_module_is_missing(db_path, monkeypatch) -> None:
     monkeypatch.setitem(sys.modules, "pxp_tui.app.review", None)  # as on a branch without it
     app = PXPApp(db_path)

@@ -130,7 +130,9 @@ class StartScreen(Screen):
         unfinished.clear_options()
         for run in runs:
             unfinished.add_option(Option(_run_label(run), id=str(run["run_id"])))
-        if not runs:
+        if runs:
+            unfinished.highlighted = 0  # the latest: ctrl+r resumes it without selecting it first
+        else:
             unfinished.add_option(Option(Content.styled("none", "$text-muted"), disabled=True))
 
     def _fill_datasets(self) -> None:
