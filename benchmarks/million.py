@@ -13,6 +13,7 @@ import argparse
 import random
 import statistics
 import sys
+import shutil
 import tempfile
 import time
 from pathlib import Path
@@ -146,7 +147,7 @@ def main() -> int:
     parser.add_argument("--keep", action="store_true", help="keep the file")
     parser.add_argument("--reuse", action="store_true", help="time an existing --db without rebuilding it")
     args = parser.parse_args()
-    workdir = tempfile.mkdtemp(prefix="pxp-bench-")
+    workdir = None if args.db else tempfile.mkdtemp(prefix="pxp-bench-")
     path = Path(args.db or Path(workdir) / "million.db")
     if not args.reuse:
         if path.exists():
@@ -156,8 +157,10 @@ def main() -> int:
         print(f"built {messages:,} messages in {time.perf_counter() - started:.1f} s "
               f"({path.stat().st_size / 2**20:.0f} MiB)")
     measure(path)
-    if not args.keep and not args.db:
-        path.unlink()
+    if workdir is not None and not args.keep:
+        shutil.rmtree(workdir)
+    elif workdir is not None:
+        print(f"kept {path}")
     return 0
 
 

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import csv
-from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from .conftest import SHARED_DATA
 from pxp_tui.tasks.drug.templates import (
     TEMPLATES,
     TEMPLATES_BY_NAME,
@@ -201,7 +201,7 @@ def test_identify_ignores_reactant_order_and_spelling(target, rnd):
         assert identify(target, ".".join(parts)) is d.template
 
 
-REAL = Path("/work/shared/data/interact/retro.csv")
+REAL = SHARED_DATA / "retro.csv"
 
 
 def test_coverage_of_real_reactions():

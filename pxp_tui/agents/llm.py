@@ -66,7 +66,9 @@ def model_label(model: str) -> str:
     """How a model is named to users: the offline machine is always called a baseline."""
     if model.startswith("pxp-offline/checker"):
         return "offline TF-IDF checker"
-    return "offline baseline" if is_offline(model) else model
+    if is_offline(model):
+        return "offline baseline"
+    return model.replace("pxp-offline/checker", "offline TF-IDF checker")  # e.g. the proxy's note
 
 
 @dataclass(frozen=True)
@@ -127,7 +129,8 @@ class LLMClient:
                 continue
             latency = (time.perf_counter() - started) * 1000
             return _completion(litellm, self.model, response, latency, attempt + 1, messages)
-        raise AgentError(f"{_cause(self.model, last)} (after {self.retries + 1} attempts)")
+        attempts = self.retries + 1
+        raise AgentError(f"{_cause(self.model, last)} (after {attempts} attempt{'s' if attempts != 1 else ''})")
 
 
 def _missing_key(exc: BaseException) -> bool:
@@ -177,6 +180,8 @@ def _cause(model: str, exc: BaseException | None) -> str:
         "BadRequestError": "bad request",
     }
     kind = kinds.get(type(exc).__name__, type(exc).__name__)
+    if "Connection error" in str(exc):  # litellm reports a refused connection as a server error
+        kind = "could not connect (is the server running?)"
     if _missing_key(exc):
         kind = "no API key (set the provider's key variable, in the environment or a .env file)"
     detail = redact(str(exc).strip().splitlines()[0] if str(exc).strip() else "")

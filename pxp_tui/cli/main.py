@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from importlib import import_module
 
@@ -59,6 +60,9 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("pxp: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:  # `pxp metrics --json | head`: the reader left; say nothing more
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1
 
 
 def _BlackboardError() -> type[Exception]:  # noqa: N802 - stands for the class

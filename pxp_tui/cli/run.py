@@ -135,7 +135,7 @@ def _drive(board: Any, run_id: int, args: argparse.Namespace) -> int:
 
     run = board.run(run_id)
     print(f"run {run_id}: {run['task']} on {run['dataset']}, machine {model_label(run['model'])}, human {run['human']}, "
-          f"n={run['n']} k={run['k']}, {len(run['plan'])} sessions -> {args.db}", flush=True)
+          f"n={run['n']} k={run['k']}, {len(run['plan'])} session{'s' if len(run['plan']) != 1 else ''} -> {args.db}", flush=True)
     observer = None if args.quiet else Progress()
     resume_hint = f"resume with: pxp run --headless --resume {run_id} --db {args.db}"
     try:

@@ -7,6 +7,7 @@ from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.widgets import Static
 
+from pxp_tui.agents.llm import model_label
 from pxp_tui.app.review import glyphs
 from pxp_tui.app.css import beside
 from pxp_tui.engine import Message
@@ -16,7 +17,7 @@ def heading(message: Message) -> Text:
     text = Text(f"j={message.j}  {message.sender.value:<7}  ", style="bold")
     text.append_text(glyphs.tag_label(message.tag))
     meta = message.meta
-    extra = [str(meta["model"])] if meta.get("model") else []
+    extra = [model_label(str(meta["model"]))] if meta.get("model") else []
     if meta.get("latency_ms") is not None:
         extra.append(f"{meta['latency_ms'] / 1000:.1f} s")
     if meta.get("cost"):

@@ -11,6 +11,7 @@ from textual.binding import Binding
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Static
 
+from pxp_tui.agents.llm import model_label
 from pxp_tui.blackboard import Blackboard, BlackboardError
 from pxp_tui.blackboard import review
 
@@ -47,6 +48,7 @@ def cells(run: dict[str, Any]) -> list[Any]:
         "progress": f"{run['sessions']}/{run['planned']}",
         **{kind: f"{run[kind + '_human']} · {run[kind + '_machine']}" for kind in ("one_way", "strong", "ultra_strong")},
         "experiment": run["experiment"] or "",
+        "model": model_label(run["model"]),
     }
     return [values[key] for key, _ in COLUMNS]
 

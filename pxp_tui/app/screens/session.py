@@ -262,7 +262,7 @@ class SessionScreen(Screen):
         self.state = state
         machine, picker = self.query_one(MachinePane), self.query_one(TagPicker)
         if state == "machine":
-            model = self.run_row.get("model", "the machine")
+            model = model_label(self.run_row["model"]) if self.run_row.get("model") else "the machine"
             label = note or f"{model} is thinking… escape cancels"
             machine.thinking(label)
             picker.wait("waiting for the machine")
