@@ -1,4 +1,4 @@
-"""Reading intelligibility back: per-run counts (from the SQL views), tag sequences, curves."""
+"""Reading intelligibility back: per-run counts (from the SQL views) and tag sequences (the curves are in ``curves``)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from typing import Any
 
 from pxp_tui.blackboard.schema import CLASSES
 from pxp_tui.blackboard.store import Blackboard, BlackboardError
-from pxp_tui.protocol import RunCounts, Sender, Tag, curve
+from pxp_tui.protocol import RunCounts, Sender, Tag
 
 
 def run_rows(board: Blackboard, run_ids: Sequence[int] | None = None) -> list[dict[str, Any]]:
@@ -36,9 +36,3 @@ def session_tags(board: Blackboard, run_id: int, *, finished_only: bool = True) 
     for session_id, sender, tag in board.db.execute(sql, [run_id]):
         sessions.setdefault(session_id, []).append((Sender(sender), Tag(tag)))
     return list(sessions.values())
-
-
-def run_curve(board: Blackboard, run_id: int) -> list[RunCounts]:
-    """Counts under message bound ``j* = 1..n`` for run ``run_id``."""
-    n = board.run(run_id)["n"]
-    return curve(session_tags(board, run_id), n)

@@ -1,4 +1,4 @@
-"""The papers' intelligibility table, as text or Markdown, one column per run."""
+"""The papers' intelligibility table as plain text, one column per run (Markdown: ``render.table_markdown``)."""
 
 from __future__ import annotations
 
@@ -41,9 +41,3 @@ def text(headers: Sequence[str], columns: Sequence[RunCounts]) -> str:
         if index == 0:
             lines.append("-" * len(lines[0]))
     return "\n".join(lines)
-
-
-def markdown(headers: Sequence[str], columns: Sequence[RunCounts]) -> str:
-    """A Markdown table (GitHub flavour)."""
-    rows = [["Count", "", *headers], ["---", "---", *["---:" for _ in headers]], *cells(columns)]
-    return "\n".join("| " + " | ".join(row) + " |" for row in rows)

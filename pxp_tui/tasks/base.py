@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import base64
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -33,11 +32,6 @@ class Instance:
     @property
     def name(self) -> str:
         return str(self.meta.get("name") or self.key)
-
-    def image_data_url(self) -> str:
-        if self.image is None:
-            raise ValueError(f"instance {self.key} has no image")
-        return f"data:{self.image_mime};base64,{base64.b64encode(self.image).decode('ascii')}"
 
 
 @dataclass(frozen=True)
