@@ -230,6 +230,11 @@ def create(db: sqlite_utils.Database) -> None:
         db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
 
 
+def table_columns(db: sqlite_utils.Database, schema_name: str, table: str) -> list[str]:
+    """The column names of ``table`` in database ``schema_name`` (``main``, or an attached one); [] if none."""
+    return [row[1] for row in db.execute(f"PRAGMA {schema_name}.table_info([{table}])")]
+
+
 def _create_tables(db: sqlite_utils.Database) -> None:
     """Every table of :data:`TABLES` that is not there yet."""
     for name, spec in TABLES.items():
