@@ -235,6 +235,12 @@ def table_columns(db: sqlite_utils.Database, schema_name: str, table: str) -> li
     return [row[1] for row in db.execute(f"PRAGMA {schema_name}.table_info([{table}])")]
 
 
+def shared_columns(db: sqlite_utils.Database, schema_name: str, table: str) -> list[str]:
+    """The columns of ``table`` in ``schema_name`` that ``main``'s ``table`` has too, in the former's order."""
+    ours = set(table_columns(db, "main", table))
+    return [c for c in table_columns(db, schema_name, table) if c in ours]
+
+
 def _create_tables(db: sqlite_utils.Database) -> None:
     """Every table of :data:`TABLES` that is not there yet."""
     for name, spec in TABLES.items():
