@@ -6,17 +6,14 @@ from collections.abc import Sequence
 from typing import Any
 
 from pxp_tui.blackboard.schema import CLASSES
-from pxp_tui.blackboard.store import Blackboard, BlackboardError
+from pxp_tui.blackboard.store import Blackboard
 from pxp_tui.protocol import RunCounts, Sender, Tag
 
 
 def run_rows(board: Blackboard, run_ids: Sequence[int] | None = None) -> list[dict[str, Any]]:
     """Rows of the ``run_intelligibility`` view (all runs, or these), in run order."""
     if run_ids:
-        known = set(board.run_ids())
-        missing = [r for r in run_ids if r not in known]
-        if missing:
-            raise BlackboardError(f"no run {missing[0]} in {board.path or 'the blackboard'}")
+        board.check_runs(run_ids)
         marks = ",".join("?" * len(run_ids))
         sql = f"SELECT * FROM run_intelligibility WHERE run_id IN ({marks}) ORDER BY run_id"
         return list(board.db.query(sql, list(run_ids)))

@@ -117,7 +117,7 @@ def runs_row(board: Blackboard, run_id: int) -> dict[str, Any]:
     """The :func:`runs` row of one run."""
     rows = list(board.db.query(_RUNS.replace("ORDER BY r.id", "WHERE r.id = ?"), [run_id]))
     if not rows:
-        raise BlackboardError(f"no run {run_id} in {board.path or 'the blackboard'}")
+        raise board.no_run(run_id)
     return rows[0]
 
 

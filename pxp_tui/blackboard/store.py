@@ -244,7 +244,7 @@ class Blackboard:
     def run(self, run_id: int) -> dict[str, Any]:
         rows = list(self.db.query("SELECT * FROM runs WHERE id = ?", [run_id]))
         if not rows:
-            raise BlackboardError(f"no run {run_id} in {self.path or 'the blackboard'}")
+            raise self.no_run(run_id)
         row = rows[0]
         row["plan"] = json.loads(row["plan"])
         row["options"] = json.loads(row["options"] or "{}")
@@ -252,6 +252,17 @@ class Blackboard:
 
     def run_ids(self) -> list[int]:
         return [r[0] for r in self.db.execute("SELECT id FROM runs ORDER BY id")]
+
+    def no_run(self, run_id: int) -> BlackboardError:
+        """The error for a run this blackboard does not hold."""
+        return BlackboardError(f"no run {run_id} in {self.path or 'the blackboard'}")
+
+    def check_runs(self, run_ids: Iterable[int]) -> None:
+        """:class:`BlackboardError` naming the first of ``run_ids`` this blackboard does not hold."""
+        known = set(self.run_ids())
+        for run_id in run_ids:
+            if run_id not in known:
+                raise self.no_run(run_id)
 
     def set_status(self, run_id: int, status: str, error: str | None = None) -> None:
         stamp = now()
