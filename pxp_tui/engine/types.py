@@ -6,7 +6,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from pxp_tui.protocol import Sender, StopReason, Tag
+from pxp_tui.protocol import Sender, StopReason, Tag, sender_at
 
 
 class Instance(Protocol):
@@ -62,7 +62,7 @@ class Turn:
 
     @property
     def sender(self) -> Sender:
-        return Sender.MACHINE if self.j % 2 else Sender.HUMAN
+        return sender_at(self.j)
 
     @property
     def other_last(self) -> Message | None:
