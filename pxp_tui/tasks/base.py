@@ -159,3 +159,8 @@ class Task(ABC):
     def draw_prediction(self, instance: Instance, prediction: str, size: tuple[int, int]) -> bytes | None:
         """A picture of ``prediction`` for ``instance`` (DRUG: the reaction), or None if the task draws none."""
         return None
+
+    @property
+    def draws_predictions(self) -> bool:
+        """Whether the task draws predictions at all (it overrides :meth:`draw_prediction`)."""
+        return type(self).draw_prediction is not Task.draw_prediction
