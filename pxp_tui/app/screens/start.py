@@ -219,11 +219,10 @@ class StartScreen(Screen):
 
 
 def _board_contents(board: Any) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-    from pxp_tui.blackboard.metrics import run_rows
+    """The datasets, and the unfinished runs (newest first) with their counts and sessions planned."""
+    from pxp_tui.blackboard import review
 
-    runs = [r for r in run_rows(board) if r["status"] != "done"]
-    for run in runs:
-        run["planned"] = len(board.run(run["run_id"])["plan"])
+    runs = [r for r in review.runs(board) if r["status"] != "done"]
     return board.datasets(), sorted(runs, key=lambda r: -r["run_id"])
 
 
