@@ -143,3 +143,16 @@ def test_a_message_cannot_be_recorded_twice() -> None:
     with pytest.raises(sqlite3.IntegrityError):
         board.record(Message(1, 2, Sender.HUMAN, Tag.REFUTE, "y", "e"), {}, None)
     assert board.db["messages"].count == 3 and board.db["context"].count == 3
+
+
+def test_a_paused_runs_error_is_stored_with_credentials_redacted(monkeypatch) -> None:
+    secret = "sk-test-0123456789abcdefghij"
+    monkeypatch.setenv("SOME_PROVIDER_API_KEY", secret)
+    board = Blackboard.memory()
+    board.add_dataset("d", "drug", [DatasetRow("a", "train", "C", "C", "e")])
+    run_id = board.create_run(
+        {"task": "drug", "dataset": "d", "model": "m", "human": "proxy", "human_kind": "proxy", "n": 10, "k": 3,
+         "context": "all"}, board.instance_ids("d"))
+    board.set_status(run_id, "paused", f"RuntimeError: request with key {secret} failed")
+    error = board.run(run_id)["error"]
+    assert secret not in error and error == "RuntimeError: request with key [redacted] failed"

@@ -41,6 +41,7 @@ class RunDriver:
 
     # -- running ----------------------------------------------------------------------------------
     async def drive(self) -> str:
+        from pxp_tui.agents.redact import redact
         from pxp_tui.blackboard import BlackboardError
         from pxp_tui.runs import execute
 
@@ -57,7 +58,7 @@ class RunDriver:
             return "failed"
         except Exception as exc:  # noqa: BLE001 - shown as a notice, not a traceback; the run is resumable
             self.target.log.error(f"run {self.run_id} stopped", exc_info=exc)
-            self.target.post_message(RunStopped("failed", f"{type(exc).__name__}: {exc}"))
+            self.target.post_message(RunStopped("failed", redact(f"{type(exc).__name__}: {exc}")))
             return "failed"
         self.target.post_message(RunStopped("done"))
         return "done"

@@ -13,6 +13,7 @@ from typing import Any
 
 import sqlite_utils
 
+from pxp_tui.agents.redact import redact
 from pxp_tui.blackboard import schema
 from pxp_tui.engine import Message, Progress, SessionRecord
 from pxp_tui.protocol import Sender, StopReason, Tag
@@ -265,11 +266,12 @@ class Blackboard:
                 raise self.no_run(run_id)
 
     def set_status(self, run_id: int, status: str, error: str | None = None) -> None:
+        """Set run ``run_id``'s status; ``error`` (why it paused) is stored with any credential redacted."""
         stamp = now()
         with self.db.atomic():
             self.db.execute(
                 "UPDATE runs SET status = ?, error = ?, updated_at = ?, finished_at = ? WHERE id = ?",
-                [status, error, stamp, stamp if status == "done" else None, run_id],
+                [status, None if error is None else redact(error), stamp, stamp if status == "done" else None, run_id],
             )
 
     def update_run(self, run_id: int, fields: Mapping[str, Any]) -> None:
