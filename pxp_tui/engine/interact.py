@@ -76,7 +76,7 @@ async def interact(
                 carried.add(record)
             _notify(observer, "session_ended", record, kept)
     except BaseException as exc:  # noqa: BLE001 - record why, then let it propagate
-        recorder.set_status(spec.run_id, "paused", _describe(exc))
+        recorder.set_status(spec.run_id, "paused", describe_error(exc))
         raise
     recorder.set_status(spec.run_id, "done")
 
@@ -112,7 +112,8 @@ async def _session(
     return SessionRecord(session_id, instance, order, tuple(history), stop)
 
 
-def _describe(exc: BaseException) -> str:
+def describe_error(exc: BaseException) -> str:
+    """Why a run paused, in one line: the exception's class and text ("cancelled", "interrupted")."""
     name = type(exc).__name__
     if name == "CancelledError":
         return "cancelled"
