@@ -27,8 +27,8 @@ class RunDriver:
         self.human = LiveHuman(human_name, on_turn=self._human_turn)
 
     # -- the engine's Observer --------------------------------------------------------------------
-    def session_started(self, session_id: int, instance: Any, order: int, total: int) -> None:
-        self.target.post_message(SessionStarted(session_id, instance, order, total))
+    def session_started(self, session_id: int, instance: Any, order: int, total: int, history: tuple[Message, ...]) -> None:
+        self.target.post_message(SessionStarted(session_id, instance, order, total, history))
 
     def message_recorded(self, message: Message) -> None:
         self.target.post_message(MessageRecorded(message))

@@ -50,7 +50,7 @@ class Progress:
         self.label = label
         self.started = time.perf_counter()
 
-    def session_started(self, session_id: int, instance: Any, order: int, total: int) -> None:
+    def session_started(self, session_id: int, instance: Any, order: int, total: int, history: Any) -> None:
         self.total = total
 
     def session_ended(self, record: Any, kept: bool) -> None:

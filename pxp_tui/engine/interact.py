@@ -67,7 +67,7 @@ async def interact(
                 session_id, history = progress.open_session, list(progress.open_messages)
             else:
                 session_id, history = recorder.start_session(spec.run_id, instance.id, order), []
-            _notify(observer, "session_started", session_id, instance, order, total)
+            _notify(observer, "session_started", session_id, instance, order, total, tuple(history))
             record = await _session(spec, instance, order, total, session_id, history, agents, recorder, carried, observer)
             kept = await gate(record, carried.view()) if gate else True
             if gate:

@@ -143,7 +143,10 @@ class Recorder(Protocol):
 class Observer(Protocol):
     """Optional listener for progress (CLI progress lines, the TUI). All methods are optional."""
 
-    def session_started(self, session_id: int, instance: Any, order: int, total: int) -> None: ...
+    def session_started(
+        self, session_id: int, instance: Any, order: int, total: int, history: tuple[Message, ...]
+    ) -> None:
+        """A session opened; ``history`` holds its messages already recorded (a resumed session's)."""
 
     def message_recorded(self, message: Message) -> None: ...
 
