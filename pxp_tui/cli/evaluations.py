@@ -6,7 +6,7 @@ import argparse
 import json
 
 from pxp_tui.cli.common import add_db, open_existing, positive
-from pxp_tui.cli.grid import grid
+from pxp_tui.report.grid import grid
 
 HEADERS = ("run", "split", "when", "context", "n", "accuracy", "agreement", "both", "kept")
 
