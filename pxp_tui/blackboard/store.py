@@ -96,9 +96,7 @@ class Blackboard:
         version = db.execute("PRAGMA user_version").fetchone()[0]
         has_tables = bool(db.table_names())
         where = self.path or ":memory:"
-        if app_id == 0 and has_tables:
-            raise BlackboardError(f"{where} is a SQLite database of another application, not a pxp blackboard")
-        if app_id not in (0, schema.APPLICATION_ID):
+        if (app_id == 0 and has_tables) or app_id not in (0, schema.APPLICATION_ID):
             raise BlackboardError(f"{where} is a SQLite database of another application, not a pxp blackboard")
         if version > schema.SCHEMA_VERSION:
             raise BlackboardError(
