@@ -174,8 +174,9 @@ class Blackboard:
         return len(rows)
 
     def _check_append(self, name: str, task: str, rows: Sequence[DatasetRow]) -> None:
-        if self.dataset_task(name) != task:
-            raise BlackboardError(f"dataset {name!r} is for the {self.dataset_task(name)} task, not {task}")
+        held = self.dataset_task(name)
+        if held != task:
+            raise BlackboardError(f"dataset {name!r} is for the {held} task, not {task}")
         keys = {r[0] for r in self.db.execute("SELECT key FROM instances WHERE dataset = ?", [name])}
         clash = [row.key for row in rows if row.key in keys]
         if clash:
