@@ -113,7 +113,7 @@ class Learn:
             return
         async with self._pausing():
             progress = self.board.progress(self.run_id, instances)
-            context = CarriedContext(self.policy, [r for r in progress.done if r.session_id in progress.kept]).view()
+            context = CarriedContext(self.policy, progress.kept_sessions).view()
             await self._measure("end", "test", context, len(progress.done))
 
     @asynccontextmanager

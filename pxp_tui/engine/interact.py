@@ -56,7 +56,7 @@ async def interact(
     """
     progress = progress or Progress()
     policy = ContextPolicy.parse(spec.context)
-    carried = CarriedContext(policy, [r for r in progress.done if r.session_id in progress.kept])
+    carried = CarriedContext(policy, progress.kept_sessions)
     agents = {Sender.MACHINE: machine, Sender.HUMAN: human}
     total = len(instances)
     recorder.set_status(spec.run_id, "running")

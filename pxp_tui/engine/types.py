@@ -127,6 +127,11 @@ class Progress:
     def next_order(self) -> int:
         return len(self.done)
 
+    @property
+    def kept_sessions(self) -> list[SessionRecord]:
+        """The finished sessions whose context was kept, in session order."""
+        return [r for r in self.done if r.session_id in self.kept]
+
 
 class Recorder(Protocol):
     """Durable storage of a run (the blackboard implements it). Each call commits before returning."""
