@@ -224,8 +224,7 @@ def create(db: sqlite_utils.Database) -> None:
         firsts.create_triggers(db)
         for table, columns, unique in INDEXES:
             db[table].create_index(columns, unique=unique, if_not_exists=True)
-        for name, sql in VIEWS.items():
-            db.create_view(name, sql, replace=True)
+        _replace_views(db)
         db.execute(f"PRAGMA application_id = {APPLICATION_ID}")
         db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
 
@@ -254,6 +253,7 @@ def _create_tables(db: sqlite_utils.Database) -> None:
 
 
 def _replace_views(db: sqlite_utils.Database) -> None:
+    """Every view of :data:`VIEWS`, made anew (a view may read another, so all are dropped first)."""
     for name in VIEWS:
         db.execute(f"DROP VIEW IF EXISTS {name}")
     for name, sql in VIEWS.items():
