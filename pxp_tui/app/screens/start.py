@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import getpass
-from importlib.util import find_spec
 from typing import Any
 
 from textual import work
@@ -29,15 +28,8 @@ CONTEXTS = [("all earlier sessions (the papers)", "all"), ("none", "none"), ("la
 
 
 def available_tasks() -> list[str]:
-    """Tasks whose module is installed (RAD arrives with its own issue)."""
-    out = []
-    for name, target in TASKS.items():
-        try:
-            if find_spec(target.partition(":")[0]) is not None:
-                out.append(name)
-        except ModuleNotFoundError:
-            continue
-    return out
+    """The tasks the start screen offers: every registered one (``pxp_tui.tasks.TASKS``)."""
+    return list(TASKS)
 
 
 def default_name() -> str:
