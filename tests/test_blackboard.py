@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import random
 import sqlite3
 from datetime import datetime
@@ -15,11 +14,10 @@ from pxp_tui.blackboard.metrics import counts_of, run_rows, session_tags
 from pxp_tui.blackboard.schema import APPLICATION_ID, SCHEMA_VERSION
 from pxp_tui.engine import Message
 from pxp_tui.protocol import Sender, StopReason, Tag, run_counts, session_flags
+from pxp_tui.runs import RunConfig, create_run
 from pxp_tui.tasks.base import DatasetRow
 
-
-def digest(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
+from .cli_helpers import digest
 
 
 def test_a_new_file_gets_the_schema_wal_and_version(db_path: Path) -> None:
@@ -149,10 +147,7 @@ def test_a_paused_runs_error_is_stored_with_credentials_redacted(monkeypatch) ->
     secret = "sk-test-0123456789abcdefghij"
     monkeypatch.setenv("SOME_PROVIDER_API_KEY", secret)
     board = Blackboard.memory()
-    board.add_dataset("d", "drug", [DatasetRow("a", "train", "C", "C", "e")])
-    run_id = board.create_run(
-        {"task": "drug", "dataset": "d", "model": "m", "human": "proxy", "human_kind": "proxy", "n": 10, "k": 3,
-         "context": "all"}, board.instance_ids("d"))
+    run_id = create_run(board, RunConfig(limit=1))
     board.set_status(run_id, "paused", f"RuntimeError: request with key {secret} failed")
     error = board.run(run_id)["error"]
     assert secret not in error and error == "RuntimeError: request with key [redacted] failed"
