@@ -151,3 +151,13 @@ def test_a_paused_runs_error_is_stored_with_credentials_redacted(monkeypatch) ->
     board.set_status(run_id, "paused", f"RuntimeError: request with key {secret} failed")
     error = board.run(run_id)["error"]
     assert secret not in error and error == "RuntimeError: request with key [redacted] failed"
+
+
+@pytest.mark.parametrize("name", ["run#1.db", "what?.db", "50%.db", "with space.db"])
+def test_a_file_name_with_uri_characters_opens_read_only_as_itself(tmp_path: Path, name: str) -> None:
+    path = tmp_path / name
+    with Blackboard.open(path) as board:
+        run_id = create_run(board, RunConfig(limit=1))
+    with Blackboard.open(path, create=False, readonly=True) as board:
+        assert board.run_ids() == [run_id]
+    assert sorted(p.name for p in tmp_path.iterdir() if not p.name.endswith(("-wal", "-shm"))) == [name]

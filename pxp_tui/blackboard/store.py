@@ -72,7 +72,8 @@ class Blackboard:
             path.parent.mkdir(parents=True, exist_ok=True)
         try:
             if readonly:
-                conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True, check_same_thread=False)
+                # as_uri() escapes what a URI would read otherwise ('#', '?', '%' in a file name)
+                conn = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True, check_same_thread=False)
             else:
                 conn = sqlite3.connect(str(path), check_same_thread=False)
             db = sqlite_utils.Database(conn)
