@@ -21,7 +21,7 @@ from pxp_tui.agents.evaluation import measure
 from pxp_tui.agents.machine import MachineAgent
 from pxp_tui.blackboard import Blackboard, BlackboardError
 from pxp_tui.blackboard import evaluations as stored
-from pxp_tui.engine import ContextPolicy, Progress, SessionRecord
+from pxp_tui.engine import ContextPolicy, Progress, SessionRecord, describe_error
 from pxp_tui.engine.context import CarriedContext
 
 Report = Callable[[dict[str, Any]], None]
@@ -113,7 +113,7 @@ class Learn:
             return
         async with self._pausing():
             progress = self.board.progress(self.run_id, instances)
-            context = CarriedContext(self.policy, [r for r in progress.done if r.session_id in progress.kept]).view()
+            context = CarriedContext(self.policy, progress.kept_sessions).view()
             await self._measure("end", "test", context, len(progress.done))
 
     @asynccontextmanager
@@ -122,8 +122,7 @@ class Learn:
         try:
             yield
         except BaseException as exc:
-            cause = getattr(exc, "cause", None) or str(exc) or type(exc).__name__
-            self.board.set_status(self.run_id, "paused", f"{type(exc).__name__}: {cause}")
+            self.board.set_status(self.run_id, "paused", describe_error(exc))
             raise
 
     async def __call__(self, record: SessionRecord, prior: Sequence[SessionRecord]) -> bool:

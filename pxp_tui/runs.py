@@ -82,8 +82,9 @@ def ensure_dataset(board: Blackboard, config: RunConfig) -> str:
     task = get_task(config.task)
     name = config.dataset or demo_dataset(config.task)
     if board.has_dataset(name):
-        if board.dataset_task(name) != config.task:
-            raise BlackboardError(f"dataset {name!r} is for the {board.dataset_task(name)} task, not {config.task}")
+        held = board.dataset_task(name)
+        if held != config.task:
+            raise BlackboardError(f"dataset {name!r} is for the {held} task, not {config.task}")
         return name
     if config.dataset is not None:
         raise BlackboardError(f"no dataset {name!r} in the blackboard (see `pxp datasets`, `pxp import`)")

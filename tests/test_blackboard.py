@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import random
 import sqlite3
 from datetime import datetime
@@ -15,11 +14,10 @@ from pxp_tui.blackboard.metrics import counts_of, run_rows, session_tags
 from pxp_tui.blackboard.schema import APPLICATION_ID, SCHEMA_VERSION
 from pxp_tui.engine import Message
 from pxp_tui.protocol import Sender, StopReason, Tag, run_counts, session_flags
+from pxp_tui.runs import RunConfig, create_run
 from pxp_tui.tasks.base import DatasetRow
 
-
-def digest(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
+from .cli_helpers import digest
 
 
 def test_a_new_file_gets_the_schema_wal_and_version(db_path: Path) -> None:
@@ -143,3 +141,23 @@ def test_a_message_cannot_be_recorded_twice() -> None:
     with pytest.raises(sqlite3.IntegrityError):
         board.record(Message(1, 2, Sender.HUMAN, Tag.REFUTE, "y", "e"), {}, None)
     assert board.db["messages"].count == 3 and board.db["context"].count == 3
+
+
+def test_a_paused_runs_error_is_stored_with_credentials_redacted(monkeypatch) -> None:
+    secret = "sk-test-0123456789abcdefghij"
+    monkeypatch.setenv("SOME_PROVIDER_API_KEY", secret)
+    board = Blackboard.memory()
+    run_id = create_run(board, RunConfig(limit=1))
+    board.set_status(run_id, "paused", f"RuntimeError: request with key {secret} failed")
+    error = board.run(run_id)["error"]
+    assert secret not in error and error == "RuntimeError: request with key [redacted] failed"
+
+
+@pytest.mark.parametrize("name", ["run#1.db", "what?.db", "50%.db", "with space.db"])
+def test_a_file_name_with_uri_characters_opens_read_only_as_itself(tmp_path: Path, name: str) -> None:
+    path = tmp_path / name
+    with Blackboard.open(path) as board:
+        run_id = create_run(board, RunConfig(limit=1))
+    with Blackboard.open(path, create=False, readonly=True) as board:
+        assert board.run_ids() == [run_id]
+    assert sorted(p.name for p in tmp_path.iterdir() if not p.name.endswith(("-wal", "-shm"))) == [name]

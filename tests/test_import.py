@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import json
 import shutil
 from collections import Counter
@@ -11,17 +10,8 @@ from pathlib import Path
 import pytest
 
 from pxp_tui.blackboard import Blackboard
-from pxp_tui.cli.main import main
 
-
-def pxp(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
-    code = main(list(argv))
-    out = capsys.readouterr()
-    return code, out.out, out.err
-
-
-def digest(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
+from .cli_helpers import digest, pxp
 
 
 def test_the_papers_three_csvs_give_20_27_and_95_instances_with_images_stored(

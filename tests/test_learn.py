@@ -8,17 +8,11 @@ from pathlib import Path
 import pytest
 
 from pxp_tui.blackboard import Blackboard
-from pxp_tui.cli.main import main
 from pxp_tui.tasks.drug import chem
 
+from .cli_helpers import digest, pxp
 from .protocol_check import assert_run_obeys_protocol
 from .stub import Injected, Request, StubServer, drug_first, learner
-
-
-def pxp(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
-    code = main(list(argv))
-    out = capsys.readouterr()
-    return code, out.out, out.err
 
 
 @pytest.fixture
@@ -115,13 +109,11 @@ def test_a_gate_interrupted_by_the_model_resumes_without_measuring_twice(capsys,
 
 
 def test_options_that_cannot_run_leave_the_blackboard_as_it_was(capsys, shared_data: Path, db_path: Path) -> None:
-    import hashlib
-
     pxp(capsys, "import", "drug", str(shared_data / "few_shot_DRUG.csv"), "--db", str(db_path), "--name", "few")
-    before = hashlib.sha256(db_path.read_bytes()).hexdigest()
+    before = digest(db_path)
     code, _, err = pxp(capsys, "run", "--headless", "--task", "drug", "--db", str(db_path), "--evaluate")  # the demo: no test split
     assert code == 2 and "dataset 'demo-drug' has none" in err
-    assert hashlib.sha256(db_path.read_bytes()).hexdigest() == before
+    assert digest(db_path) == before
     with Blackboard.open(db_path, create=False) as board:
         assert not board.has_dataset("demo-drug") and board.run_ids() == []
 

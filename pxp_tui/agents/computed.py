@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 
-from pxp_tui.agents.llm import Completion
+from pxp_tui.agents.llm import Completion, totals
 from pxp_tui.engine import Turn
 from pxp_tui.protocol import Tag, changed, decide_tag
 
@@ -62,8 +62,5 @@ def check_meta(checks: list[Completion]) -> dict[str, float]:
     """Total latency and cost of the checker's calls."""
     if not checks:
         return {}
-    costs = [c.cost for c in checks if c.cost is not None]
-    meta: dict[str, float] = {"latency_ms": sum(c.latency_ms for c in checks)}
-    if costs:
-        meta["cost"] = sum(costs)
-    return meta
+    latency, cost = totals(checks)
+    return {"latency_ms": latency} if cost is None else {"latency_ms": latency, "cost": cost}

@@ -12,6 +12,7 @@ import asyncio
 from collections.abc import Sequence
 from typing import Any
 
+from pxp_tui.agents.llm import totals
 from pxp_tui.agents.machine import MachineAgent
 from pxp_tui.engine import SessionRecord, Turn
 
@@ -24,18 +25,17 @@ async def judge(machine: MachineAgent, instance: Any, prior: Sequence[SessionRec
     turn = Turn(0, 0, instance, 0, 1, 1, 1, 1, (), prior)
     (prediction, explanation), completion, failures = await machine.ask(turn)
     agreed, check = await machine.checker.agree(explanation, instance.reference_explanation)
-    calls = [completion, *failures, *([check] if check else [])]
-    costs = [c.cost for c in calls if c.cost is not None]
+    latency, cost = totals([completion, *failures, *([check] if check else [])])
     return {
         "instance_id": instance.id,
         "prediction": prediction,
         "explanation": explanation,
         "correct": machine.task.match(prediction, instance.reference_prediction),
         "agreed": agreed,
-        "latency_ms": sum(c.latency_ms for c in calls),
+        "latency_ms": latency,
         "prompt_tokens": completion.prompt_tokens,
         "completion_tokens": completion.completion_tokens,
-        "cost": sum(costs) if costs else None,
+        "cost": cost,
     }
 
 

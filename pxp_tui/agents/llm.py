@@ -6,6 +6,7 @@ import asyncio
 import logging
 import os
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -82,6 +83,12 @@ class Completion:
     completion_tokens: int | None = None
     cost: float | None = None
     attempts: int = 1
+
+
+def totals(calls: Sequence[Completion]) -> tuple[float, float | None]:
+    """The calls' total latency (ms), and their total cost (None when no call's cost is known)."""
+    costs = [c.cost for c in calls if c.cost is not None]
+    return sum(c.latency_ms for c in calls), (sum(costs) if costs else None)
 
 
 @dataclass

@@ -6,7 +6,7 @@ from typing import Any
 
 from pxp_tui.agents.checker import Checker
 from pxp_tui.agents.computed import decide
-from pxp_tui.agents.llm import Completion, LLMClient
+from pxp_tui.agents.llm import Completion, LLMClient, totals
 from pxp_tui.agents.types import ParseError, TaskLike
 from pxp_tui.engine import AgentError, Reply, Turn
 
@@ -60,15 +60,14 @@ class MachineAgent:
     async def respond(self, turn: Turn) -> Reply:
         fresh, completion, failures = await self.ask(turn)
         decision = await decide(turn, fresh, self.task.match, self.checker.agree)
-        calls = [completion, *failures, *decision.checks]
-        costs = [c.cost for c in calls if c.cost is not None]
+        latency, cost = totals([completion, *failures, *decision.checks])
         meta: dict[str, Any] = {
             **decision.guards,
             "model": completion.model,
-            "latency_ms": round(sum(c.latency_ms for c in calls), 3),
+            "latency_ms": round(latency, 3),
             "prompt_tokens": completion.prompt_tokens,
             "completion_tokens": completion.completion_tokens,
-            "cost": sum(costs) if costs else None,
+            "cost": cost,
             "raw": completion.text,
         }
         return Reply(decision.tag, decision.prediction, decision.explanation, meta)

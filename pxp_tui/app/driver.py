@@ -27,8 +27,8 @@ class RunDriver:
         self.human = LiveHuman(human_name, on_turn=self._human_turn)
 
     # -- the engine's Observer --------------------------------------------------------------------
-    def session_started(self, session_id: int, instance: Any, order: int, total: int) -> None:
-        self.target.post_message(SessionStarted(session_id, instance, order, total))
+    def session_started(self, session_id: int, instance: Any, order: int, total: int, history: tuple[Message, ...]) -> None:
+        self.target.post_message(SessionStarted(session_id, instance, order, total, history))
 
     def message_recorded(self, message: Message) -> None:
         self.target.post_message(MessageRecorded(message))
@@ -41,6 +41,7 @@ class RunDriver:
 
     # -- running ----------------------------------------------------------------------------------
     async def drive(self) -> str:
+        from pxp_tui.agents.redact import redact
         from pxp_tui.blackboard import BlackboardError
         from pxp_tui.runs import execute
 
@@ -57,7 +58,7 @@ class RunDriver:
             return "failed"
         except Exception as exc:  # noqa: BLE001 - shown as a notice, not a traceback; the run is resumable
             self.target.log.error(f"run {self.run_id} stopped", exc_info=exc)
-            self.target.post_message(RunStopped("failed", f"{type(exc).__name__}: {exc}"))
+            self.target.post_message(RunStopped("failed", redact(f"{type(exc).__name__}: {exc}")))
             return "failed"
         self.target.post_message(RunStopped("done"))
         return "done"

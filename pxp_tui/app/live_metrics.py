@@ -4,9 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from pxp_tui.protocol import RunCounts, Sender, Tag, curve, run_counts, session_flags
-
-SessionTags = Sequence[tuple[Sender, Tag]]
+from pxp_tui.protocol import RunCounts, curve, run_counts, session_flags
+from pxp_tui.protocol.intelligibility import SessionTags
 
 
 class LiveMetrics:

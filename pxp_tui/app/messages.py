@@ -12,12 +12,13 @@ from pxp_tui.engine import Message, SessionRecord, Turn
 
 @dataclass
 class SessionStarted(TextualMessage):
-    """A session opened (or reopened, when a run resumes)."""
+    """A session opened (or reopened, when a run resumes: ``history`` holds its earlier messages)."""
 
     session_id: int
     instance: Any
     order: int
     total: int
+    history: tuple[Message, ...] = ()
 
 
 @dataclass

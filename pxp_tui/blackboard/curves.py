@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from pxp_tui.blackboard.firsts import COLUMNS, class_conditions
-from pxp_tui.blackboard.store import Blackboard, BlackboardError
+from pxp_tui.blackboard.store import Blackboard
 from pxp_tui.protocol import RunCounts
 
 #: stands for "never" in comparisons with a bound
@@ -31,7 +31,7 @@ def run_curves(board: Blackboard, run_ids: Sequence[int]) -> dict[int, list[RunC
     bounds = {row[0]: row[1] for row in board.db.execute(f"SELECT id, n FROM runs WHERE id IN ({marks})", list(run_ids))}
     missing = [r for r in run_ids if r not in bounds]
     if missing:
-        raise BlackboardError(f"no run {missing[0]} in {board.path or 'the blackboard'}")
+        raise board.no_run(missing[0])
     firsts = ", ".join(COLUMNS)
     sql = f"""
     WITH RECURSIVE b(j) AS (SELECT 1 UNION ALL SELECT j + 1 FROM b WHERE j < ?),

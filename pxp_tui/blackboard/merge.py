@@ -18,9 +18,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import sqlite_utils
-
 from pxp_tui.blackboard import firsts, merge_evaluations, schema
+from pxp_tui.blackboard.schema import shared_columns, table_columns
 from pxp_tui.blackboard.store import Blackboard, BlackboardError
 
 #: inputs attached at once (SQLite attaches at most 10 databases by default)
@@ -77,10 +76,6 @@ def merge(target: Blackboard, sources: Sequence[Path]) -> list[Merged]:
     return results
 
 
-def _columns(db: sqlite_utils.Database, schema_name: str, table: str) -> list[str]:
-    return [row[1] for row in db.execute(f"PRAGMA {schema_name}.table_info([{table}])")]
-
-
 def _datasets(target: Blackboard, src: str, result: Merged) -> None:
     db = target.db
     for (name,) in db.execute(f"SELECT name FROM {src}.datasets ORDER BY name").fetchall():
@@ -113,7 +108,7 @@ def _merge_one(target: Blackboard, src: str, path: Path) -> Merged:
         db.execute(f"""INSERT INTO temp.merge_map SELECT 'instance', s.id, o.id FROM {src}.instances s
                        JOIN main.instances o ON o.dataset = ? AND o.key = s.key WHERE s.dataset = ?""", [new, old])
     ours = {row[0] for row in db.execute("SELECT uid FROM main.runs")}
-    run_columns = [c for c in _columns(db, src, "runs") if c != "id" and c in _columns(db, "main", "runs")]
+    run_columns = [c for c in shared_columns(db, src, "runs") if c != "id"]
     for run in db.query(f"SELECT * FROM {src}.runs ORDER BY id"):
         if run["uid"] in ours:
             result.skipped.append(run["id"])
@@ -130,14 +125,15 @@ def _merge_one(target: Blackboard, src: str, path: Path) -> Merged:
     copied = "JOIN temp.merge_map r ON r.kind = 'run' AND r.old = d.run_id"
     core = [c for c in schema.TABLES["data"]["columns"] if c not in ("session_id", "run_id", "instance_id")]
     # the firsts are not copied: the triggers recompute them as the messages arrive
-    keep = [c for c in core if c in _columns(db, src, "data") and c not in firsts.COLUMNS]
+    theirs = set(table_columns(db, src, "data"))
+    keep = [c for c in core if c in theirs and c not in firsts.COLUMNS]
     cols = ", ".join(keep)
     result.sessions = db.execute(
         f"""INSERT INTO main.data (session_id, run_id, instance_id, {cols})
             SELECT d.session_id + ?, r.new, i.new, {', '.join('d.' + c for c in keep)} FROM {src}.data d {copied}
             JOIN temp.merge_map i ON i.kind = 'instance' AND i.old = d.instance_id""", [offset]).rowcount
     for table in ("messages", "context"):
-        shared = [c for c in _columns(db, src, table) if c != "session_id" and c in _columns(db, "main", table)]
+        shared = [c for c in shared_columns(db, src, table) if c != "session_id"]
         count = db.execute(
             f"""INSERT INTO main.{table} (session_id, {', '.join(shared)})
                 SELECT t.session_id + ?, {', '.join('t.' + c for c in shared)} FROM {src}.{table} t
@@ -156,14 +152,13 @@ def _other_tables(target: Blackboard, src: str, offset: int, result: Merged) -> 
     for table in theirs:
         if table in schema.TABLES or table.startswith("sqlite_"):
             continue
-        columns = _columns(db, src, table)
-        if "run_id" not in columns:
+        if "run_id" not in table_columns(db, src, table):
             continue
         if table not in db.table_names():
             result.not_copied.append(table)
             continue
         pks = db[table].pks
-        shared = [c for c in columns if c in _columns(db, "main", table) and not (c in pks and pks == ["id"])]
+        shared = [c for c in shared_columns(db, src, table) if not (c in pks and pks == ["id"])]
         values = [{"run_id": "r.new", "session_id": "t.session_id + ?"}.get(c, f"t.{c}") for c in shared]
         params = [offset] if "session_id" in shared else []
         db.execute(

@@ -9,18 +9,15 @@ from __future__ import annotations
 
 import sqlite_utils
 
-
-def _columns(db: sqlite_utils.Database, schema_name: str, table: str) -> list[str]:
-    return [row[1] for row in db.execute(f"PRAGMA {schema_name}.table_info([{table}])")]
+from pxp_tui.blackboard.schema import shared_columns, table_columns
 
 
 def copy(db: sqlite_utils.Database, src: str, session_offset: int) -> int:
     """Copy the measurements of the runs mapped from ``src``; how many."""
-    if not _columns(db, src, "evaluations"):
+    if not table_columns(db, src, "evaluations"):
         return 0
-    shared = [c for c in _columns(db, src, "evaluations") if c in _columns(db, "main", "evaluations") and c != "id"]
-    items = [c for c in _columns(db, src, "evaluation_items") if c in _columns(db, "main", "evaluation_items")]
-    items = [c for c in items if c not in ("evaluation_id", "instance_id")]
+    shared = [c for c in shared_columns(db, src, "evaluations") if c != "id"]
+    items = [c for c in shared_columns(db, src, "evaluation_items") if c not in ("evaluation_id", "instance_id")]
     rows = db.execute(
         f"""SELECT e.id, r.new, {', '.join('e.' + c for c in shared)} FROM {src}.evaluations e
             JOIN temp.merge_map r ON r.kind = 'run' AND r.old = e.run_id ORDER BY e.id"""

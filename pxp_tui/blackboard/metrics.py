@@ -1,4 +1,4 @@
-"""Reading intelligibility back: per-run counts (from the SQL views), tag sequences, curves."""
+"""Reading intelligibility back: per-run counts (from the SQL views) and tag sequences (the curves are in ``curves``)."""
 
 from __future__ import annotations
 
@@ -6,17 +6,14 @@ from collections.abc import Sequence
 from typing import Any
 
 from pxp_tui.blackboard.schema import CLASSES
-from pxp_tui.blackboard.store import Blackboard, BlackboardError
-from pxp_tui.protocol import RunCounts, Sender, Tag, curve
+from pxp_tui.blackboard.store import Blackboard
+from pxp_tui.protocol import RunCounts, Sender, Tag
 
 
 def run_rows(board: Blackboard, run_ids: Sequence[int] | None = None) -> list[dict[str, Any]]:
     """Rows of the ``run_intelligibility`` view (all runs, or these), in run order."""
     if run_ids:
-        known = set(board.run_ids())
-        missing = [r for r in run_ids if r not in known]
-        if missing:
-            raise BlackboardError(f"no run {missing[0]} in {board.path or 'the blackboard'}")
+        board.check_runs(run_ids)
         marks = ",".join("?" * len(run_ids))
         sql = f"SELECT * FROM run_intelligibility WHERE run_id IN ({marks}) ORDER BY run_id"
         return list(board.db.query(sql, list(run_ids)))
@@ -36,9 +33,3 @@ def session_tags(board: Blackboard, run_id: int, *, finished_only: bool = True) 
     for session_id, sender, tag in board.db.execute(sql, [run_id]):
         sessions.setdefault(session_id, []).append((Sender(sender), Tag(tag)))
     return list(sessions.values())
-
-
-def run_curve(board: Blackboard, run_id: int) -> list[RunCounts]:
-    """Counts under message bound ``j* = 1..n`` for run ``run_id``."""
-    n = board.run(run_id)["n"]
-    return curve(session_tags(board, run_id), n)

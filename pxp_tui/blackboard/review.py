@@ -12,7 +12,7 @@ from typing import Any
 from pxp_tui.blackboard.schema import CLASSES
 from pxp_tui.blackboard.store import Blackboard, BlackboardError
 from pxp_tui.engine import Message
-from pxp_tui.protocol import Sender, SessionFlags, Tag
+from pxp_tui.protocol import Sender, SessionFlags, Tag, sender_at
 from pxp_tui.tasks.base import Instance
 
 #: session filters: the intelligibility classes, then how the session ended
@@ -117,7 +117,7 @@ def runs_row(board: Blackboard, run_id: int) -> dict[str, Any]:
     """The :func:`runs` row of one run."""
     rows = list(board.db.query(_RUNS.replace("ORDER BY r.id", "WHERE r.id = ?"), [run_id]))
     if not rows:
-        raise BlackboardError(f"no run {run_id} in {board.path or 'the blackboard'}")
+        raise board.no_run(run_id)
     return rows[0]
 
 
@@ -152,7 +152,7 @@ def sessions(board: Blackboard, run_id: int, query: Query = Query()) -> Page:
 
 def _row(r: dict[str, Any]) -> SessionRow:
     letters = r["tags"] or ""
-    tags = tuple((Sender.MACHINE if j % 2 == 0 else Sender.HUMAN, TAG_LETTERS[c]) for j, c in enumerate(letters))
+    tags = tuple((sender_at(j), TAG_LETTERS[c]) for j, c in enumerate(letters, start=1))
     return SessionRow(
         session_id=r["session_id"],
         order=r["ord"],

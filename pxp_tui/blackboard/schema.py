@@ -224,10 +224,20 @@ def create(db: sqlite_utils.Database) -> None:
         firsts.create_triggers(db)
         for table, columns, unique in INDEXES:
             db[table].create_index(columns, unique=unique, if_not_exists=True)
-        for name, sql in VIEWS.items():
-            db.create_view(name, sql, replace=True)
+        _replace_views(db)
         db.execute(f"PRAGMA application_id = {APPLICATION_ID}")
         db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+
+
+def table_columns(db: sqlite_utils.Database, schema_name: str, table: str) -> list[str]:
+    """The column names of ``table`` in database ``schema_name`` (``main``, or an attached one); [] if none."""
+    return [row[1] for row in db.execute(f"PRAGMA {schema_name}.table_info([{table}])")]
+
+
+def shared_columns(db: sqlite_utils.Database, schema_name: str, table: str) -> list[str]:
+    """The columns of ``table`` in ``schema_name`` that ``main``'s ``table`` has too, in the former's order."""
+    ours = set(table_columns(db, "main", table))
+    return [c for c in table_columns(db, schema_name, table) if c in ours]
 
 
 def _create_tables(db: sqlite_utils.Database) -> None:
@@ -243,6 +253,7 @@ def _create_tables(db: sqlite_utils.Database) -> None:
 
 
 def _replace_views(db: sqlite_utils.Database) -> None:
+    """Every view of :data:`VIEWS`, made anew (a view may read another, so all are dropped first)."""
     for name in VIEWS:
         db.execute(f"DROP VIEW IF EXISTS {name}")
     for name, sql in VIEWS.items():

@@ -13,6 +13,7 @@ from typing import Any
 
 import sqlite_utils
 
+from pxp_tui.agents.redact import redact
 from pxp_tui.blackboard import schema
 from pxp_tui.engine import Message, Progress, SessionRecord
 from pxp_tui.protocol import Sender, StopReason, Tag
@@ -71,7 +72,8 @@ class Blackboard:
             path.parent.mkdir(parents=True, exist_ok=True)
         try:
             if readonly:
-                conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True, check_same_thread=False)
+                # as_uri() escapes what a URI would read otherwise ('#', '?', '%' in a file name)
+                conn = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True, check_same_thread=False)
             else:
                 conn = sqlite3.connect(str(path), check_same_thread=False)
             db = sqlite_utils.Database(conn)
@@ -95,9 +97,7 @@ class Blackboard:
         version = db.execute("PRAGMA user_version").fetchone()[0]
         has_tables = bool(db.table_names())
         where = self.path or ":memory:"
-        if app_id == 0 and has_tables:
-            raise BlackboardError(f"{where} is a SQLite database of another application, not a pxp blackboard")
-        if app_id not in (0, schema.APPLICATION_ID):
+        if (app_id == 0 and has_tables) or app_id not in (0, schema.APPLICATION_ID):
             raise BlackboardError(f"{where} is a SQLite database of another application, not a pxp blackboard")
         if version > schema.SCHEMA_VERSION:
             raise BlackboardError(
@@ -175,8 +175,9 @@ class Blackboard:
         return len(rows)
 
     def _check_append(self, name: str, task: str, rows: Sequence[DatasetRow]) -> None:
-        if self.dataset_task(name) != task:
-            raise BlackboardError(f"dataset {name!r} is for the {self.dataset_task(name)} task, not {task}")
+        held = self.dataset_task(name)
+        if held != task:
+            raise BlackboardError(f"dataset {name!r} is for the {held} task, not {task}")
         keys = {r[0] for r in self.db.execute("SELECT key FROM instances WHERE dataset = ?", [name])}
         clash = [row.key for row in rows if row.key in keys]
         if clash:
@@ -244,7 +245,7 @@ class Blackboard:
     def run(self, run_id: int) -> dict[str, Any]:
         rows = list(self.db.query("SELECT * FROM runs WHERE id = ?", [run_id]))
         if not rows:
-            raise BlackboardError(f"no run {run_id} in {self.path or 'the blackboard'}")
+            raise self.no_run(run_id)
         row = rows[0]
         row["plan"] = json.loads(row["plan"])
         row["options"] = json.loads(row["options"] or "{}")
@@ -253,12 +254,24 @@ class Blackboard:
     def run_ids(self) -> list[int]:
         return [r[0] for r in self.db.execute("SELECT id FROM runs ORDER BY id")]
 
+    def no_run(self, run_id: int) -> BlackboardError:
+        """The error for a run this blackboard does not hold."""
+        return BlackboardError(f"no run {run_id} in {self.path or 'the blackboard'}")
+
+    def check_runs(self, run_ids: Iterable[int]) -> None:
+        """:class:`BlackboardError` naming the first of ``run_ids`` this blackboard does not hold."""
+        known = set(self.run_ids())
+        for run_id in run_ids:
+            if run_id not in known:
+                raise self.no_run(run_id)
+
     def set_status(self, run_id: int, status: str, error: str | None = None) -> None:
+        """Set run ``run_id``'s status; ``error`` (why it paused) is stored with any credential redacted."""
         stamp = now()
         with self.db.atomic():
             self.db.execute(
                 "UPDATE runs SET status = ?, error = ?, updated_at = ?, finished_at = ? WHERE id = ?",
-                [status, error, stamp, stamp if status == "done" else None, run_id],
+                [status, None if error is None else redact(error), stamp, stamp if status == "done" else None, run_id],
             )
 
     def update_run(self, run_id: int, fields: Mapping[str, Any]) -> None:

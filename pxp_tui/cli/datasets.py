@@ -6,7 +6,7 @@ import argparse
 import json
 
 from pxp_tui.cli.common import add_db, open_existing
-from pxp_tui.cli.grid import grid
+from pxp_tui.report.grid import grid
 
 COLUMNS = ("name", "task", "instances", "train", "val", "test", "images", "source")
 

@@ -6,7 +6,7 @@ import argparse
 import json
 
 from pxp_tui.cli.common import add_db, open_existing, positive
-from pxp_tui.cli.grid import grid
+from pxp_tui.report.grid import grid
 
 HEADERS = ("run", "split", "when", "context", "n", "accuracy", "agreement", "both", "kept")
 
@@ -22,15 +22,11 @@ def _when(row: dict) -> str:
 
 
 def main(args: argparse.Namespace) -> int:
-    from pxp_tui.blackboard import BlackboardError
     from pxp_tui.blackboard import evaluations as stored
 
     with open_existing(args.db) as board:
-        known = board.run_ids()
-        for run_id in args.run or ():
-            if run_id not in known:
-                raise BlackboardError(f"no run {run_id} in {args.db}")
-        rows = [row for run_id in (args.run or known) for row in stored.of_run(board, run_id)]
+        board.check_runs(args.run or ())
+        rows = [row for run_id in (args.run or board.run_ids()) for row in stored.of_run(board, run_id)]
     if args.json:
         print(json.dumps(rows, indent=2))
         return 0

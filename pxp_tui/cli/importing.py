@@ -7,6 +7,7 @@ from pathlib import Path
 
 from pxp_tui.cli.common import add_db
 from pxp_tui.tasks import TASKS
+from pxp_tui.tasks.csvdata import SPLITS
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -16,7 +17,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--images", type=Path, metavar="DIR", help="where image paths are looked up (default: the CSV's folder)")
     parser.add_argument("--name", help="the dataset's name (default: the CSV's file name without .csv)")
     splits = parser.add_mutually_exclusive_group()
-    splits.add_argument("--split", choices=["train", "val", "test"], help="put every row of this file in one split")
+    splits.add_argument("--split", choices=SPLITS, help="put every row of this file in one split")
     splits.add_argument("--seeded-split", metavar="SHARES", help="split at random, e.g. 60/20/20 (train/val/test), stratified")
     parser.add_argument("--seed", type=int, default=0, help="seed of --seeded-split (default: 0)")
     parser.add_argument("--append", action="store_true", help="add the rows to an existing dataset of the same task")
@@ -41,7 +42,7 @@ def main(args: argparse.Namespace) -> int:
         rows = assign(rows, ratios, args.seed, lambda row: task.normalise(row.reference_prediction))
     with Blackboard.open(args.db) as board:
         board.add_dataset(name, args.task, rows, source=str(args.csv), description=task.title, append=args.append)
-    counts = {s: sum(r.split == s for r in rows) for s in ("train", "val", "test")}
+    counts = {s: sum(r.split == s for r in rows) for s in SPLITS}
     images = sum(r.image is not None for r in rows)
     verb = "added" if args.append else "imported"
     splits = ", ".join(f"{s} {n}" for s, n in counts.items() if n)

@@ -9,13 +9,14 @@ import time
 from typing import Any
 
 from pxp_tui.cli.common import add_db, positive
+from pxp_tui.tasks import TASKS
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_db(parser)
     parser.add_argument("--headless", action="store_true", help="no app: print a line per session, then the table")
     parser.add_argument("--resume", type=positive, metavar="RUN_ID", help="continue an unfinished run at its next message")
-    parser.add_argument("--task", choices=["drug", "rad"], default="drug", help="the task (default: drug)")
+    parser.add_argument("--task", choices=sorted(TASKS), default="drug", help="the task (default: drug)")
     parser.add_argument("--dataset", help="a dataset in the blackboard (default: the task's bundled demo)")
     parser.add_argument("--model", default="offline", help="machine: a litellm model string, or `offline` (default)")
     parser.add_argument("--checker", help="model for AGREE (default: the machine's model; `offline`: TF-IDF)")
@@ -50,7 +51,7 @@ class Progress:
         self.label = label
         self.started = time.perf_counter()
 
-    def session_started(self, session_id: int, instance: Any, order: int, total: int) -> None:
+    def session_started(self, session_id: int, instance: Any, order: int, total: int, history: Any) -> None:
         self.total = total
 
     def session_ended(self, record: Any, kept: bool) -> None:

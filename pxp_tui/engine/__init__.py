@@ -4,7 +4,7 @@ The engine knows the protocol and the interfaces below; it knows nothing of SQL,
 """
 
 from pxp_tui.engine.context import ContextPolicy
-from pxp_tui.engine.interact import interact
+from pxp_tui.engine.interact import describe_error, interact
 from pxp_tui.engine.types import (
     Agent,
     AgentError,
@@ -32,5 +32,6 @@ __all__ = [
     "RunSpec",
     "SessionRecord",
     "Turn",
+    "describe_error",
     "interact",
 ]

@@ -56,7 +56,7 @@ async def interact(
     """
     progress = progress or Progress()
     policy = ContextPolicy.parse(spec.context)
-    carried = CarriedContext(policy, [r for r in progress.done if r.session_id in progress.kept])
+    carried = CarriedContext(policy, progress.kept_sessions)
     agents = {Sender.MACHINE: machine, Sender.HUMAN: human}
     total = len(instances)
     recorder.set_status(spec.run_id, "running")
@@ -67,7 +67,7 @@ async def interact(
                 session_id, history = progress.open_session, list(progress.open_messages)
             else:
                 session_id, history = recorder.start_session(spec.run_id, instance.id, order), []
-            _notify(observer, "session_started", session_id, instance, order, total)
+            _notify(observer, "session_started", session_id, instance, order, total, tuple(history))
             record = await _session(spec, instance, order, total, session_id, history, agents, recorder, carried, observer)
             kept = await gate(record, carried.view()) if gate else True
             if gate:
@@ -76,7 +76,7 @@ async def interact(
                 carried.add(record)
             _notify(observer, "session_ended", record, kept)
     except BaseException as exc:  # noqa: BLE001 - record why, then let it propagate
-        recorder.set_status(spec.run_id, "paused", _describe(exc))
+        recorder.set_status(spec.run_id, "paused", describe_error(exc))
         raise
     recorder.set_status(spec.run_id, "done")
 
@@ -112,7 +112,8 @@ async def _session(
     return SessionRecord(session_id, instance, order, tuple(history), stop)
 
 
-def _describe(exc: BaseException) -> str:
+def describe_error(exc: BaseException) -> str:
+    """Why a run paused, in one line: the exception's class and text ("cancelled", "interrupted")."""
     name = type(exc).__name__
     if name == "CancelledError":
         return "cancelled"

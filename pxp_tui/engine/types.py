@@ -6,7 +6,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from pxp_tui.protocol import Sender, StopReason, Tag
+from pxp_tui.protocol import Sender, StopReason, Tag, sender_at
 
 
 class Instance(Protocol):
@@ -62,7 +62,7 @@ class Turn:
 
     @property
     def sender(self) -> Sender:
-        return Sender.MACHINE if self.j % 2 else Sender.HUMAN
+        return sender_at(self.j)
 
     @property
     def other_last(self) -> Message | None:
@@ -127,6 +127,11 @@ class Progress:
     def next_order(self) -> int:
         return len(self.done)
 
+    @property
+    def kept_sessions(self) -> list[SessionRecord]:
+        """The finished sessions whose context was kept, in session order."""
+        return [r for r in self.done if r.session_id in self.kept]
+
 
 class Recorder(Protocol):
     """Durable storage of a run (the blackboard implements it). Each call commits before returning."""
@@ -143,7 +148,10 @@ class Recorder(Protocol):
 class Observer(Protocol):
     """Optional listener for progress (CLI progress lines, the TUI). All methods are optional."""
 
-    def session_started(self, session_id: int, instance: Any, order: int, total: int) -> None: ...
+    def session_started(
+        self, session_id: int, instance: Any, order: int, total: int, history: tuple[Message, ...]
+    ) -> None:
+        """A session opened; ``history`` holds its messages already recorded (a resumed session's)."""
 
     def message_recorded(self, message: Message) -> None: ...
 

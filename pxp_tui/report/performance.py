@@ -13,8 +13,8 @@ from typing import Any
 from pxp_tui.blackboard import Blackboard
 from pxp_tui.blackboard.schema import TABLES
 
-#: names the evaluation table may have, most likely first
-CANDIDATES = ("evaluations", "evaluation", "performance", "machine_performance")
+#: names another tool's evaluation table may have, most likely first (pxp's own is ``evaluations``)
+CANDIDATES = ("evaluation", "performance", "machine_performance")
 
 
 #: the columns of pxp's own ``evaluations`` table (``--evaluate``, ``--learn-gate``) a report shows
@@ -23,9 +23,10 @@ SHOWN = ("run_id", "phase", "split", "sessions", "context_sessions", "instances"
 
 def table_name(board: Blackboard) -> str | None:
     """The evaluation table: pxp's, a known name, else another non-core table with a ``run_id`` column."""
-    if "evaluations" in board.db.table_names():
+    tables = board.db.table_names()
+    if "evaluations" in tables:
         return "evaluations"
-    names = [n for n in board.db.table_names() if n not in TABLES and not n.startswith(("sqlite_", "_"))]
+    names = [n for n in tables if n not in TABLES and not n.startswith(("sqlite_", "_"))]
     for name in CANDIDATES:
         if name in names and "run_id" in board.db[name].columns_dict:
             return name

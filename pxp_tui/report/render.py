@@ -28,10 +28,14 @@ def number(value: float) -> str:
     return str(int(value)) if float(value).is_integer() else f"{value:.1f}"
 
 
+def _with_range(text: str, value: Spread) -> str:
+    """``text``, then `` [min, max]`` when repeated runs differ."""
+    return text if value.low == value.high else f"{text} [{value.low}, {value.high}]"
+
+
 def spread_text(value: Spread) -> str:
     """``18``, or ``18 [17, 19]`` when repeated runs differ."""
-    text = number(value.median)
-    return text if value.low == value.high else f"{text} [{value.low}, {value.high}]"
+    return _with_range(number(value.median), value)
 
 
 def cell(table: CountsSpread, name: str | None) -> str:
@@ -39,8 +43,7 @@ def cell(table: CountsSpread, name: str | None) -> str:
     if name is None:
         return spread_text(table.sessions)
     value = table.classes[name]
-    text = f"{number(value.median)} ({table.proportion(name):.2f})"
-    return text if value.low == value.high else f"{text} [{value.low}, {value.high}]"
+    return _with_range(f"{number(value.median)} ({table.proportion(name):.2f})", value)
 
 
 def markdown_table(rows: Sequence[Sequence[Any]], *, right_from: int = 1) -> str:

@@ -1,10 +1,11 @@
-"""The papers' intelligibility table, as text or Markdown, one column per run."""
+"""The papers' intelligibility table as plain text, one column per run (Markdown: ``render.table_markdown``)."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
 from pxp_tui.protocol import RunCounts
+from pxp_tui.report.grid import grid
 
 #: (first cell, second cell, class) in the papers' order
 ROWS: tuple[tuple[str, str, str | None], ...] = (
@@ -30,20 +31,5 @@ def cells(columns: Sequence[RunCounts]) -> list[list[str]]:
 
 
 def text(headers: Sequence[str], columns: Sequence[RunCounts]) -> str:
-    """A plain-text table with aligned columns."""
-    rows = [["Count", "", *headers], *cells(columns)]
-    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
-    lines = []
-    for index, row in enumerate(rows):
-        parts = [row[0].ljust(widths[0]), row[1].ljust(widths[1])]
-        parts += [value.rjust(widths[i + 2]) for i, value in enumerate(row[2:])]
-        lines.append("  ".join(parts).rstrip())
-        if index == 0:
-            lines.append("-" * len(lines[0]))
-    return "\n".join(lines)
-
-
-def markdown(headers: Sequence[str], columns: Sequence[RunCounts]) -> str:
-    """A Markdown table (GitHub flavour)."""
-    rows = [["Count", "", *headers], ["---", "---", *["---:" for _ in headers]], *cells(columns)]
-    return "\n".join("| " + " | ".join(row) + " |" for row in rows)
+    """A plain-text table with aligned columns, the counts right-aligned."""
+    return grid([["Count", "", *headers], *cells(columns)], right=range(2, 2 + len(headers)))

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import base64
+import re
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -13,6 +13,19 @@ from pxp_tui.agents.types import ParseError
 from pxp_tui.engine import Message, SessionRecord, Turn
 
 __all__ = ["DatasetRow", "Instance", "ParseError", "Task"]
+
+#: how the closing instruction of the prompt opens after the first message (:meth:`Task.ask_content`)
+ASK_AGAIN = "Considering the human's reply"
+#: the opening of the human's message as the machine reads it (:meth:`Task.reply_content`), with its tag
+HUMAN_REPLY = re.compile(r"^Human \((?P<tag>[A-Z]+)\)\.", re.M)
+
+
+def before_ask(text: str) -> str:
+    """A prompt message's text without the closing instruction the machine agent appends to it.
+
+    The offline baselines read their prompt as an LLM would, and the instruction is not part of the exchange.
+    """
+    return text.split("\n\n" + ASK_AGAIN, 1)[0]
 
 
 @dataclass(frozen=True)
@@ -33,11 +46,6 @@ class Instance:
     @property
     def name(self) -> str:
         return str(self.meta.get("name") or self.key)
-
-    def image_data_url(self) -> str:
-        if self.image is None:
-            raise ValueError(f"instance {self.key} has no image")
-        return f"data:{self.image_mime};base64,{base64.b64encode(self.image).decode('ascii')}"
 
 
 @dataclass(frozen=True)
@@ -90,8 +98,8 @@ class Task(ABC):
         """The closing instruction of the prompt at message ``turn.j``."""
         if turn.j == 1:
             return f"Give your {self.prediction_label.lower()} and explanation, in the format above."
-        return (  # pxp_tui.tasks.drug.baseline.ASK_MARK relies on this opening
-            f"Considering the human's reply, give your {self.prediction_label.lower()} and explanation again, "
+        return (
+            f"{ASK_AGAIN}, give your {self.prediction_label.lower()} and explanation again, "
             "revised if the reply convinces you, in the format above."
         )
 
@@ -151,3 +159,8 @@ class Task(ABC):
     def draw_prediction(self, instance: Instance, prediction: str, size: tuple[int, int]) -> bytes | None:
         """A picture of ``prediction`` for ``instance`` (DRUG: the reaction), or None if the task draws none."""
         return None
+
+    @property
+    def draws_predictions(self) -> bool:
+        """Whether the task draws predictions at all (it overrides :meth:`draw_prediction`)."""
+        return type(self).draw_prediction is not Task.draw_prediction

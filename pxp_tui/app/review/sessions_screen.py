@@ -6,6 +6,7 @@ time: every page is one query bounded by the run (see ``pxp_tui.blackboard.revie
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from textual import work
@@ -95,15 +96,14 @@ class SessionsScreen(Screen):
     def _show(self, run: dict[str, Any], page: review.Page) -> None:
         self.run, self.page = run, page
         self.sub_title = f"run {self.run_id}"
-        counts = counts_of(run)
-        c = counts
+        c = counts_of(run)
         summary = (f"1-way h {c.one_way_human} m {c.one_way_machine} · 2-way {c.two_way} · "
                    f"strong h {c.strong_human} m {c.strong_machine} · "
                    f"ultra h {c.ultra_strong_human} m {c.ultra_strong_machine}")
         self.query_one("#sessions-title", Static).update(
             f"Run {self.run_id} · {run['task'].upper()} on {run['dataset']} · machine {model_label(run['model'])} · "
             f"human {run['human']} · n={run['n']} k={run['k']} · {run['status']}\n"
-            f"{counts.sessions}/{run['planned']} finished · {summary}"
+            f"{c.sessions}/{run['planned']} finished · {summary}"
         )
         table = self.query_one("#sessions-table", DataTable)
         keep = table.cursor_row
@@ -131,8 +131,6 @@ class SessionsScreen(Screen):
             self.load()
 
     def _requery(self, **changes: Any) -> None:
-        from dataclasses import replace
-
         self.query_state = replace(self.query_state, **changes)
         self.load()
 

@@ -145,7 +145,7 @@ class SessionScreen(Screen):
         self.query_one(Conversation).clear()
         self.query_one(MachinePane).clear("waiting for the machine's first message")
         self.query_one(InstanceView).show(self.pxp_task, event.instance)
-        for message in self.board.session_messages(event.session_id):  # a resumed session's earlier messages
+        for message in event.history:  # a resumed session's earlier messages
             self._show(message)
         self._after_message()
 
@@ -221,7 +221,7 @@ class SessionScreen(Screen):
         except (ValueError, BlackboardError) as exc:
             self.notify(str(exc), severity="error")
             return
-        self.run_row = self.board.run(self.run_id)
+        self.run_row = await asyncio.to_thread(self.board.run, self.run_id)
         self.notify(f"Continuing with {model}.")
         self._title()
         self.drive()

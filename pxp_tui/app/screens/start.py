@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import getpass
-from importlib.util import find_spec
 from typing import Any
 
 from textual import work
@@ -29,15 +28,8 @@ CONTEXTS = [("all earlier sessions (the papers)", "all"), ("none", "none"), ("la
 
 
 def available_tasks() -> list[str]:
-    """Tasks whose module is installed (RAD arrives with its own issue)."""
-    out = []
-    for name, target in TASKS.items():
-        try:
-            if find_spec(target.partition(":")[0]) is not None:
-                out.append(name)
-        except ModuleNotFoundError:
-            continue
-    return out
+    """The tasks the start screen offers: every registered one (``pxp_tui.tasks.TASKS``)."""
+    return list(TASKS)
 
 
 def default_name() -> str:
@@ -221,11 +213,10 @@ class StartScreen(Screen):
 
 
 def _board_contents(board: Any) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-    from pxp_tui.blackboard.metrics import run_rows
+    """The datasets, and the unfinished runs (newest first) with their counts and sessions planned."""
+    from pxp_tui.blackboard import review
 
-    runs = [r for r in run_rows(board) if r["status"] != "done"]
-    for run in runs:
-        run["planned"] = len(board.run(run["run_id"])["plan"])
+    runs = [r for r in review.runs(board) if r["status"] != "done"]
     return board.datasets(), sorted(runs, key=lambda r: -r["run_id"])
 
 

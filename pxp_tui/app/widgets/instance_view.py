@@ -74,14 +74,8 @@ class InstanceView(Vertical):
         task, instance = self.pxp_task, self.instance
         self.prediction = prediction
         picture = self.query_one("#prediction-picture", Picture)
-        if not prediction or task is None or type(task).draw_prediction is _base_draw_prediction():
+        if not prediction or task is None or not task.draws_predictions:
             picture.display = False
             return
         picture.display = True
         picture.show(lambda size: task.draw_prediction(instance, prediction, size), caption=caption)
-
-
-def _base_draw_prediction() -> Any:
-    from pxp_tui.tasks.base import Task
-
-    return Task.draw_prediction

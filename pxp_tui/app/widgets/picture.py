@@ -82,18 +82,18 @@ class Picture(Widget):
             widget_class = image_class()
             try:
                 data = draw(size)
+                if data is not None and widget_class is not None:
+                    from PIL import Image as PILImage
+
+                    pil = PILImage.open(io.BytesIO(data))
+                    pil.load()
+                    image = widget_class(pil, classes="picture-image")
             except Exception as exc:  # noqa: BLE001 - a picture is a nicety: say why there is none
-                data, status = None, f"no picture: {exc}"
+                data, image, status = None, None, f"no picture: {exc}"
             if data is None:
                 status = status or "no picture"
             elif widget_class is None:
                 status = "pictures are off (PXP_IMAGES=none)"
-            else:
-                from PIL import Image as PILImage
-
-                pil = PILImage.open(io.BytesIO(data))
-                pil.load()
-                image = widget_class(pil, classes="picture-image")
         if not worker.is_cancelled:
             self.app.call_from_thread(self._display, image, status)
 

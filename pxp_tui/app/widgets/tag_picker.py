@@ -152,11 +152,9 @@ class TagPicker(Vertical):
         self._draft_timer = self.set_timer(0.3, lambda: self._draw_draft(value))
 
     def _draw_draft(self, value: str | None) -> None:
-        from pxp_tui.tasks.base import Task
-
         picture = self.query_one("#answer-picture", Picture)
         task, instance = self.pxp_task, self.instance
-        drawable = task is not None and type(task).draw_prediction is not Task.draw_prediction
+        drawable = task is not None and task.draws_predictions
         same = self.machine is not None and value is not None and task.match(value, self.machine.prediction)
         picture.display = bool(drawable and value and value.strip() and not same)
         if picture.display:

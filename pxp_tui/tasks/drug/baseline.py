@@ -9,18 +9,16 @@ gave for the same target, in this session or an earlier one.
 
 from __future__ import annotations
 
-import re
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
+from pxp_tui.tasks.base import HUMAN_REPLY, before_ask
 from pxp_tui.tasks.drug import chem, templates
 from pxp_tui.tasks.drug.task import target_of
 from pxp_tui.tasks.parsing import sections
 
-_REPLY = re.compile(r"^Human \((?P<tag>[A-Z]+)\)\.", re.M)
 _ALIASES = {"prediction": ["pathway"], "explanation": ["explanation"]}
-ASK_MARK = "\n\nConsidering the human's reply"
 
 
 @dataclass
@@ -49,12 +47,12 @@ def read_prompt(messages: list[dict[str, Any]]) -> list[_Segment]:
             continue
         if not segments:
             continue
-        text = text.split(ASK_MARK, 1)[0]
+        text = before_ask(text)
         found = sections(text, _ALIASES)
         if message["role"] == "assistant":
             segments[-1].turns.append(("machine", "", found.get("prediction", ""), found.get("explanation", "")))
         else:
-            tag = _REPLY.search(text)
+            tag = HUMAN_REPLY.search(text)
             segments[-1].turns.append(
                 ("human", tag.group("tag") if tag else "", found.get("prediction", ""), found.get("explanation", ""))
             )

@@ -58,12 +58,9 @@ class DrugTask(Task):
         return ".".join(reactants), explanation
 
     def normalise(self, prediction: str) -> str:
+        """The sorted set of canonical SMILES: MATCH is the same set (not "any molecule in common")."""
         parts = chem.canonical_parts(prediction)
         return ".".join(parts) if parts is not None else "invalid:" + prediction.strip()
-
-    def match(self, a: str, b: str) -> bool:
-        """Same set of canonical SMILES (not "any molecule in common")."""
-        return self.normalise(a) == self.normalise(b)
 
     def validate_prediction(self, prediction: str) -> str | None:
         if not prediction.strip():

@@ -18,7 +18,7 @@ from pxp_tui.tasks.drug.chem import canonical, canonical_parts
 
 __all__ = [
     "Template", "Disconnection", "TEMPLATES", "TEMPLATES_BY_NAME",
-    "disconnections", "explain", "identify", "canonical_set", "canonical_smiles",
+    "disconnections", "explain", "identify", "canonical_set",
 ]
 
 
@@ -235,11 +235,6 @@ TEMPLATES_BY_NAME: dict[str, Template] = {t.name: t for t in TEMPLATES}
 
 
 # --- machinery -------------------------------------------------------------------
-def canonical_smiles(smiles: str) -> str | None:
-    """Canonical isomeric SMILES of one molecule, or None if it does not parse."""
-    return canonical(smiles) if isinstance(smiles, str) else None
-
-
 def canonical_set(smiles: str) -> frozenset[str] | None:
     """Canonical SMILES of the '.'-separated parts; None if any part is invalid."""
     parts = canonical_parts(smiles) if isinstance(smiles, str) else None
@@ -261,7 +256,7 @@ def _finish(prod) -> str | None:
             atom.SetNoImplicit(False)
     try:
         Chem.SanitizeMol(prod)
-        return canonical_smiles(Chem.MolToSmiles(prod))  # re-parse: cleans stale stereo
+        return canonical(Chem.MolToSmiles(prod))  # re-parse: cleans stale stereo
     except Exception:  # noqa: BLE001
         return None
 
@@ -287,7 +282,7 @@ def _apply(template: Template, mol, target_can: str) -> dict[tuple[str, ...], tu
 @lru_cache(maxsize=512)
 def _disconnections(target_smiles: str, templates: tuple[Template, ...]
                     ) -> tuple[Disconnection, ...]:
-    target_can = canonical_smiles(target_smiles)
+    target_can = canonical(target_smiles)
     if target_can is None or "." in target_can:
         return ()
     mol = Chem.MolFromSmiles(target_can)

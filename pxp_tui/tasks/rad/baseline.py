@@ -14,13 +14,12 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from pxp_tui.tasks.base import HUMAN_REPLY, before_ask
 from pxp_tui.tasks.parsing import sections
 from pxp_tui.tasks.rad import images
 from pxp_tui.tasks.rad.labels import LABELS, label_of
 
 _CASE = re.compile(r"^Chest X-ray, case (?P<key>.*?)\.(?: Which condition does it show\?)?$")
-_REPLY = re.compile(r"^Human \((?P<tag>[A-Z]+)\)\.")
-_ASK = "\n\nConsidering the human's reply"
 _ALIASES = {"prediction": ["prediction"], "explanation": ["explanation"]}
 
 
@@ -51,7 +50,7 @@ def read_prompt(messages: list[dict[str, Any]]) -> list[Case]:
     for message in messages:
         parts = _parts(message.get("content"))
         urls = [p["image_url"]["url"] for p in parts if p.get("type") == "image_url"]
-        text = "\n".join(p.get("text", "") for p in parts if p.get("type") == "text").split(_ASK, 1)[0]
+        text = before_ask("\n".join(p.get("text", "") for p in parts if p.get("type") == "text"))
         if message["role"] == "user" and urls:
             found = _CASE.match(text.strip().splitlines()[0] if text.strip() else "")
             cases.append(Case(found.group("key") if found else "?", urls[0]))
@@ -59,7 +58,7 @@ def read_prompt(messages: list[dict[str, Any]]) -> list[Case]:
             said = sections(text, _ALIASES)
             cases[-1].machine.append((said.get("prediction", ""), said.get("explanation", "")))
         elif cases and message["role"] == "user":
-            reply = _REPLY.match(text)
+            reply = HUMAN_REPLY.match(text)
             said = sections(text, _ALIASES)
             label = label_of(said.get("prediction", "")) or ""
             cases[-1].human.append((reply.group("tag") if reply else "", label, said.get("explanation", "")))

@@ -1,4 +1,4 @@
-"""Plain-text tables for listings: a header row, a rule, aligned columns."""
+"""Plain-text tables for listings and reports: a header row, a rule, aligned columns."""
 
 from __future__ import annotations
 
