@@ -138,7 +138,7 @@ def _where(run_id: int, query: Query) -> tuple[str, list[Any]]:
 def sessions(board: Blackboard, run_id: int, query: Query = Query()) -> Page:
     """One page of run ``run_id``'s sessions matching ``query``, sorted, then in session order."""
     query.check()
-    board.run(run_id)  # a missing run is an error, not an empty list
+    board.check_runs([run_id])  # a missing run is an error, not an empty list (without parsing its plan)
     where, params = _where(run_id, query)
     total = board.db.execute(f"SELECT COUNT(*) FROM session_intelligibility s WHERE {where}", params).fetchone()[0]
     direction = "DESC" if query.descending else "ASC"
