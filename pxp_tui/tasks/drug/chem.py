@@ -11,6 +11,7 @@ from rdkit.Chem import Descriptors, rdMolDescriptors
 RDLogger.DisableLog("rdApp.*")
 
 _SPLIT = re.compile(r"\s*(?:>>|->|→|⟶|=>|\+|,|;|\band\b|\s)\s*")
+_BRACKET_ATOM = re.compile(r"\[[^\[\]\s]*\]")
 _SMILES_CHARS = re.compile(r"^[A-Za-z0-9@+\-\[\]\(\)=#$:/\\.%*]+$")
 
 
@@ -68,6 +69,18 @@ def _candidates(token: str) -> list[str]:
     return out
 
 
+def _tokens(text: str) -> list[str]:
+    """``text`` split at separators (spaces, "+", ",", "and", arrows), never inside a bracket atom ("[N+]")."""
+    atoms: list[str] = []
+
+    def hold(found: re.Match[str]) -> str:
+        atoms.append(found.group(0))
+        return f"\0{len(atoms) - 1}\0"
+
+    held = _BRACKET_ATOM.sub(hold, text)
+    return [re.sub(r"\0(\d+)\0", lambda found: atoms[int(found.group(1))], token) for token in _SPLIT.split(held)]
+
+
 def smiles_in(text: str, exclude: str | None = None) -> list[str]:
     """Canonical SMILES of the molecules written in ``text`` (a '.'-joined string, or tokens in prose).
 
@@ -85,7 +98,7 @@ def smiles_in(text: str, exclude: str | None = None) -> list[str]:
     found = canonical_parts(text)
     if found is None:
         found = []
-        for token in _SPLIT.split(text.replace("`", " ")):
+        for token in _tokens(text.replace("`", " ")):
             for candidate in _candidates(token):
                 parts = [p for p in candidate.split(".") if p]
                 if parts and all(_looks_like_smiles(p) for p in parts):
