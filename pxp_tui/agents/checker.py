@@ -7,13 +7,13 @@ from dataclasses import dataclass, field
 
 from pxp_tui.agents import offline, tfidf
 from pxp_tui.agents.llm import Completion, LLMClient
+from pxp_tui.agents.verdict import parse_answer, unclear
 from pxp_tui.engine import AgentError
 
 CHECKER_SETTINGS = {"temperature": 0, "max_tokens": 10}
 
 _FIRST = re.compile(r"<first>\n?(.*?)\n?</first>", re.S)
 _SECOND = re.compile(r"<second>\n?(.*?)\n?</second>", re.S)
-_ANSWER = re.compile(r"^\W*(yes|no)\b", re.I)
 
 
 def agree_prompt(first: str, second: str, noun: str = "explanations") -> list[dict[str, str]]:
@@ -29,12 +29,6 @@ def agree_prompt(first: str, second: str, noun: str = "explanations") -> list[di
             f"<first>\n{first}\n</first>\n\n<second>\n{second}\n</second>\n\nAnswer Yes or No.",
         },
     ]
-
-
-def parse_answer(text: str) -> bool | None:
-    """True for a Yes, False for a No, None if the reply is neither."""
-    found = _ANSWER.match(text.replace("*", "").strip())
-    return None if found is None else found.group(1).lower() == "yes"
 
 
 def offline_checker(messages: list[dict]) -> str:
@@ -68,4 +62,8 @@ class Checker:
             verdict = parse_answer(reply.text)
             if verdict is not None:
                 return verdict, reply
-        raise AgentError(f"checker {self.client.model}: answered neither Yes nor No: {reply.text[:80]!r}")
+        excerpt = reply.text.strip().replace("\n", " ")[:80]
+        raise AgentError(
+            f"checker {self.client.model}: answered neither Yes nor No after {self.attempts} attempts"
+            f"{unclear(reply.text)}: {excerpt!r}"
+        )
