@@ -9,7 +9,7 @@ from typing import Any
 from pxp_tui.agents.types import ParseError
 from pxp_tui.tasks.base import DatasetRow, Instance, Task
 from pxp_tui.tasks.drug import chem, dataset
-from pxp_tui.tasks.parsing import sections
+from pxp_tui.tasks.parsing import missing, sections
 
 SYSTEM_PROMPT = """You are a synthetic chemist. Always give molecules as SMILES strings.
 
@@ -45,7 +45,7 @@ class DrugTask(Task):
     def parse(self, text: str, instance: Instance | None = None) -> tuple[str, str]:
         found = sections(text, _ALIASES)
         if "prediction" not in found:
-            raise ParseError("no 'Pathway:' in the reply")
+            raise missing("Pathway", text)
         explanation = found.get("explanation", "").strip()
         if not explanation:
             raise ParseError("no 'Explanation:' in the reply")

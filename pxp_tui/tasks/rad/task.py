@@ -8,7 +8,7 @@ from typing import Any
 
 from pxp_tui.agents.types import ParseError
 from pxp_tui.tasks.base import DatasetRow, Instance, Task
-from pxp_tui.tasks.parsing import sections
+from pxp_tui.tasks.parsing import missing, sections
 from pxp_tui.tasks.rad import dataset, images
 from pxp_tui.tasks.rad.labels import LABELS, label_of
 
@@ -51,7 +51,7 @@ class RadTask(Task):
     def parse(self, text: str, instance: Instance | None = None) -> tuple[str, str]:
         found = sections(text, _ALIASES)
         if "prediction" not in found:
-            raise ParseError("no 'Prediction:' in the reply")
+            raise missing("Prediction", text)
         label = label_of(found["prediction"])
         if label is None:
             raise ParseError(f"the prediction {found['prediction'][:60]!r} names none of {', '.join(LABELS)}")
