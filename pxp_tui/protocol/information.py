@@ -29,7 +29,9 @@ All logarithms are base 2: entropies, divergences and mutual information are in 
   as their distributions allow, ``p(x,x) = min(P(x), Q(x))``, and the rest of the mass pairs their
   leftovers independently, ``p(x,y) = rP(x) rQ(y) / R`` for ``x != y`` (``rP = P - min(P, Q)``,
   ``R = sum rP``). Its marginals are ``P`` and ``Q``; ``I = H(P)`` when ``P = Q``; ``I = 0`` when the
-  supports are disjoint, or when either agent is certain.
+  supports are disjoint, or when either agent is certain. Its limit: leftovers on one label each are
+  paired one to one, so ``{a: .5, b: .5}`` and ``{a: .5, c: .5}`` share everything (NMI 1) though they
+  agree on half the mass; read MI beside JSD and WD.
 """
 
 from __future__ import annotations
