@@ -9,10 +9,12 @@ gave for the same target, in this session or an earlier one.
 
 from __future__ import annotations
 
+import math
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
+from pxp_tui.protocol.information import normalise
 from pxp_tui.tasks.base import HUMAN_REPLY, before_ask
 from pxp_tui.tasks.drug import chem, templates
 from pxp_tui.tasks.drug.task import target_of
@@ -118,6 +120,42 @@ def answer(messages: list[dict[str, Any]]) -> str:
             "sulfonamide, urea, carbamate, biaryl coupling, reductive amination, ...) applies to this "
             "target, so I cannot propose a single step.",
         )
-    order = {t.name: i for i, t in enumerate(templates.TEMPLATES)}
-    best = min(options, key=lambda d: (-confirmed[d.template.name], order.get(d.template.name, len(order))))
+    best = _ranked(options, confirmed)[0]
     return _format(best.smiles, templates.explain(best, target))
+
+
+def _ranked(options: list[templates.Disconnection], confirmed: Counter[str]) -> list[templates.Disconnection]:
+    """The disconnections in the baseline's order of preference: templates the chemist confirmed most
+    first, then the library's priority order (stable: the earlier of equals first)."""
+    order = {t.name: i for i, t in enumerate(templates.TEMPLATES)}
+    return sorted(options, key=lambda d: (-confirmed[d.template.name], order.get(d.template.name, len(order))))
+
+
+#: softmax temperature over ranks in :func:`distribution`: each candidate e times less probable than
+#: the one before it (the baseline's ranking is an order, not a score)
+RANK_TEMPERATURE = 1.0
+
+
+def candidates(messages: list[dict[str, Any]]) -> list[str]:
+    """The reactant sets the baseline stands by, best first, as sorted canonical SMILES joined by '.':
+    the one :func:`answer` gives, then the target's other disconnections in the baseline's ranking."""
+    segments = read_prompt(messages)
+    if not segments:
+        raise ValueError("there is no target molecule in the prompt")
+    given = chem.canonical_parts(sections(answer(messages), _ALIASES).get("prediction", ""))
+    ranked = [".".join(given)] if given else []
+    confirmed, _ = _learn(segments[:-1])
+    target = chem.canonical(segments[-1].target) or segments[-1].target
+    for option in _ranked(templates.disconnections(target), confirmed):
+        if option.smiles not in ranked:
+            ranked.append(option.smiles)
+    return ranked
+
+
+def distribution(messages: list[dict[str, Any]], k: int = 5, temperature: float = RANK_TEMPERATURE) -> dict[str, float]:
+    """The baseline's top-``k`` distribution over reactant sets: ``exp(-rank / temperature)`` over
+    :func:`candidates`, normalised. Its most probable set is the one :func:`answer` gives."""
+    if k < 1 or not temperature > 0:
+        raise ValueError(f"k must be at least 1 and the temperature positive, got k={k}, temperature={temperature!r}")
+    ranked = candidates(messages)[:k]
+    return normalise({smiles: math.exp(-rank / temperature) for rank, smiles in enumerate(ranked)})
