@@ -68,6 +68,9 @@ class Blackboard:
             raise BlackboardError(f"{path} is a directory, not a blackboard file")
         if not exists and not create:
             raise BlackboardError(f"no blackboard at {path}")
+        refused = access.problem(path, write=not readonly)  # unreadable, or read-only for a writer: one line
+        if refused:
+            raise BlackboardError(refused)
         if exists and path.stat().st_size > 0:
             with path.open("rb") as handle:
                 if handle.read(16) != _SQLITE_MAGIC:
@@ -76,15 +79,14 @@ class Blackboard:
             path.parent.mkdir(parents=True, exist_ok=True)
         try:
             if readonly:
-                # as_uri() escapes what a URI would read otherwise ('#', '?', '%' in a file name)
-                conn = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True, check_same_thread=False)
+                conn = access.connect_readonly(path)
             else:
                 conn = sqlite3.connect(str(path), check_same_thread=False)
             db = sqlite_utils.Database(conn)
             board = cls(db, path)
             board._prepare(create=create and not readonly)
         except sqlite3.DatabaseError as exc:
-            raise BlackboardError(f"{path}: {exc}") from None
+            raise BlackboardError(f"{path}: {access.describe(exc)}") from None
         return board
 
     @classmethod
