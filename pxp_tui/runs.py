@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+import sqlite3
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -11,7 +12,7 @@ from pxp_tui.agents.checker import Checker
 from pxp_tui.agents.llm import OFFLINE, LLMClient, litellm_model
 from pxp_tui.agents.machine import MachineAgent
 from pxp_tui.agents.proxy import ProxyHuman
-from pxp_tui.blackboard import Blackboard, BlackboardError
+from pxp_tui.blackboard import Blackboard, BlackboardError, WriteError, access
 from pxp_tui.engine import Agent, ContextPolicy, Observer, RunSpec, interact
 from pxp_tui.tasks import get_task
 from pxp_tui.tasks.base import Task
@@ -225,6 +226,26 @@ async def execute(
     if config.learn_gate or config.evaluate:
         gate = learn.Learn(board, run, machine, learn_gate=config.learn_gate, evaluate=config.evaluate, report=on_evaluation)
         progress = await gate.before(instances, progress)
-    await interact(spec, instances, machine, human, board, progress=progress, observer=observer, gate=gate)
+    try:
+        await interact(spec, instances, machine, human, board, progress=progress, observer=observer, gate=gate)
+    except sqlite3.Error as exc:  # the blackboard refused a write: its transaction was rolled back whole
+        raise _write_failed(board, run_id, exc) from None
     if gate is not None:
         await gate.after(instances)
+
+
+def _write_failed(board: Blackboard, run_id: int, exc: sqlite3.Error) -> WriteError:
+    """The run marked paused with SQLite's reason in words ("the disk is full (...)"), if the file takes that much."""
+    why = access.describe(exc)
+    try:
+        board.set_status(run_id, "paused", why)
+    except sqlite3.Error:
+        # a full disk: copy the journal into the file and start it over, so that the status update
+        # reuses the journal's space rather than growing it; if even that fails the status stays as
+        # the engine left it (every committed message is kept either way)
+        try:
+            board.db.execute("PRAGMA wal_checkpoint(RESTART)")
+            board.set_status(run_id, "paused", why)
+        except sqlite3.Error:
+            pass
+    return WriteError(why)

@@ -60,7 +60,7 @@ def test_replies_are_parsed_as_llms_write_them() -> None:
 def cases(shared_data_module: Path) -> list[Instance]:
     rows = dataset.read(shared_data_module / "train_xray_data.csv")
     return [
-        Instance(i, "xray", r.key, r.split, r.input, r.image, r.image_mime, r.reference_prediction, r.reference_explanation, r.meta)
+        Instance(i, "xray", r.key, r.split, r.input, r.image_bytes(), r.image_mime, r.reference_prediction, r.reference_explanation, r.meta)
         for i, r in enumerate(rows, start=1)
     ]
 

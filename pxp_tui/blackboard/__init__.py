@@ -1,5 +1,5 @@
 """The SQLite blackboard: runs, datasets, sessions (D), messages (M), context (C) and views."""
 
-from pxp_tui.blackboard.store import Blackboard, BlackboardError, now
+from pxp_tui.blackboard.store import Blackboard, BlackboardError, WriteError, now
 
-__all__ = ["Blackboard", "BlackboardError", "now"]
+__all__ = ["Blackboard", "BlackboardError", "WriteError", "now"]

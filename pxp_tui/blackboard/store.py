@@ -6,7 +6,7 @@ import hashlib
 import json
 import sqlite3
 import uuid
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -14,7 +14,7 @@ from typing import Any
 import sqlite_utils
 
 from pxp_tui.agents.redact import redact
-from pxp_tui.blackboard import schema
+from pxp_tui.blackboard import access, schema
 from pxp_tui.engine import Message, Progress, SessionRecord
 from pxp_tui.protocol import Sender, StopReason, Tag
 from pxp_tui.tasks.base import DatasetRow, Instance
@@ -24,6 +24,10 @@ _SQLITE_MAGIC = b"SQLite format 3\x00"
 
 class BlackboardError(Exception):
     """The file cannot be used as a blackboard, or a request does not fit what it holds."""
+
+
+class WriteError(BlackboardError):
+    """SQLite refused a write (the disk is full, the file read-only, a disk error); its transaction was rolled back."""
 
 
 def now() -> str:
@@ -64,6 +68,9 @@ class Blackboard:
             raise BlackboardError(f"{path} is a directory, not a blackboard file")
         if not exists and not create:
             raise BlackboardError(f"no blackboard at {path}")
+        refused = access.problem(path, write=not readonly)  # unreadable, or read-only for a writer: one line
+        if refused:
+            raise BlackboardError(refused)
         if exists and path.stat().st_size > 0:
             with path.open("rb") as handle:
                 if handle.read(16) != _SQLITE_MAGIC:
@@ -72,15 +79,14 @@ class Blackboard:
             path.parent.mkdir(parents=True, exist_ok=True)
         try:
             if readonly:
-                # as_uri() escapes what a URI would read otherwise ('#', '?', '%' in a file name)
-                conn = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True, check_same_thread=False)
+                conn = access.connect_readonly(path)
             else:
                 conn = sqlite3.connect(str(path), check_same_thread=False)
             db = sqlite_utils.Database(conn)
             board = cls(db, path)
             board._prepare(create=create and not readonly)
         except sqlite3.DatabaseError as exc:
-            raise BlackboardError(f"{path}: {exc}") from None
+            raise BlackboardError(f"{path}: {access.describe(exc)}") from None
         return board
 
     @classmethod
@@ -134,45 +140,65 @@ class Blackboard:
         return row[0]
 
     def add_dataset(
-        self, name: str, task: str, rows: Sequence[DatasetRow], *, source: str = "", description: str = "", append: bool = False
+        self,
+        name: str,
+        task: str,
+        rows: Sequence[DatasetRow],
+        *,
+        source: str = "",
+        description: str = "",
+        append: bool = False,
+        progress: Callable[[str, int, int], None] | None = None,
     ) -> int:
         """Store a dataset and its instances (images included) in one transaction.
 
         With ``append``, add the rows to an existing dataset of the same task; their keys must be new.
+        Images left on disk by the reader are read one at a time. ``progress("storing", done, total)``
+        hears how far it has got. :class:`WriteError` if SQLite refuses the write: nothing is stored.
         """
         if append:
             self._check_append(name, task, rows)
         elif self.has_dataset(name):
             raise BlackboardError(f"a dataset named {name!r} already exists (add to it with --append)")
-        with self.db.atomic():
-            if append:
-                self.db.execute("UPDATE datasets SET source = source || '; ' || ? WHERE name = ?", [source, name])
-            else:
-                self.db["datasets"].insert(
-                    {"name": name, "task": task, "source": source, "description": description, "created_at": now()}
-                )
-            for row in rows:
-                sha = None
-                if row.image is not None:
-                    sha = hashlib.sha256(row.image).hexdigest()
-                    width, height = _image_size(row.image)
-                    self.db["images"].insert(
-                        {"sha256": sha, "mime": row.image_mime, "width": width, "height": height, "data": row.image},
-                        ignore=True,
+        try:
+            with self.db.atomic():
+                if append:
+                    self.db.execute("UPDATE datasets SET source = source || '; ' || ? WHERE name = ?", [source, name])
+                else:
+                    self.db["datasets"].insert(
+                        {"name": name, "task": task, "source": source, "description": description, "created_at": now()}
                     )
-                self.db["instances"].insert(
-                    {
-                        "dataset": name,
-                        "key": row.key,
-                        "split": row.split,
-                        "input": row.input,
-                        "image_sha": sha,
-                        "reference_prediction": row.reference_prediction,
-                        "reference_explanation": row.reference_explanation,
-                        "meta": json.dumps(dict(row.meta), ensure_ascii=False),
-                    }
-                )
+                self.db["instances"].insert_all(self._instance_rows(name, rows, progress), batch_size=500)
+        except sqlite3.Error as exc:
+            raise WriteError(f"{self.path or ':memory:'}: {access.describe(exc)}; nothing imported") from None
         return len(rows)
+
+    def _instance_rows(
+        self, name: str, rows: Sequence[DatasetRow], progress: Callable[[str, int, int], None] | None
+    ) -> Iterator[dict[str, Any]]:
+        """The ``instances`` rows of ``rows``, each image stored as its row is reached (one held at a time)."""
+        for done, row in enumerate(rows, start=1):
+            sha = None
+            image = row.image_bytes()
+            if image is not None:
+                sha = row.image_sha256 or hashlib.sha256(image).hexdigest()  # checked by image_bytes()
+                width, height = _image_size(image)
+                self.db["images"].insert(
+                    {"sha256": sha, "mime": row.image_mime, "width": width, "height": height, "data": image}, ignore=True
+                )
+            del image
+            yield {
+                "dataset": name,
+                "key": row.key,
+                "split": row.split,
+                "input": row.input,
+                "image_sha": sha,
+                "reference_prediction": row.reference_prediction,
+                "reference_explanation": row.reference_explanation,
+                "meta": json.dumps(dict(row.meta), ensure_ascii=False),
+            }
+            if progress is not None and (done % 250 == 0 or done == len(rows)):
+                progress("storing", done, len(rows))
 
     def _check_append(self, name: str, task: str, rows: Sequence[DatasetRow]) -> None:
         held = self.dataset_task(name)

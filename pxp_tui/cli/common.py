@@ -23,7 +23,7 @@ def positive(text: str) -> int:
 
 
 def open_existing(path: str):  # noqa: ANN201 - Blackboard, imported lazily
-    """Open a blackboard that must already exist (reading commands)."""
-    from pxp_tui.blackboard import Blackboard
+    """Open a blackboard that must already exist (reading commands); read-only if this user may not write it."""
+    from pxp_tui.blackboard import Blackboard, access
 
-    return Blackboard.open(Path(path), create=False)
+    return Blackboard.open(Path(path), create=False, readonly=Path(path).exists() and not access.writable(Path(path)))

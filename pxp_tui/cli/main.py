@@ -46,6 +46,7 @@ def parser() -> Parser:
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
+    args = None
     try:
         args = parser().parse_args(argv)
         if args.command is None:
@@ -56,6 +57,11 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     except (_BlackboardError(), ValueError) as exc:
         print(f"pxp: error: {exc}", file=sys.stderr)
+        return 2
+    except _SQLiteError() as exc:  # a write SQLite refused outside the places that say more (disk full, read-only)
+        from pxp_tui.blackboard.access import describe
+
+        print(f"pxp: error: {getattr(args, 'db', 'the blackboard')}: {describe(exc)}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("pxp: interrupted", file=sys.stderr)
@@ -72,3 +78,13 @@ def _BlackboardError() -> type[Exception]:  # noqa: N802 - stands for the class
     """
     module = sys.modules.get("pxp_tui.blackboard")
     return module.BlackboardError if module is not None else ValueError
+
+
+def _SQLiteError() -> type[Exception]:  # noqa: N802 - stands for the class
+    """sqlite3's error class if it was imported (only then can one have been raised); never matches otherwise."""
+    module = sys.modules.get("sqlite3")
+    return module.Error if module is not None else _Never
+
+
+class _Never(Exception):
+    """Raised by nothing."""

@@ -10,6 +10,7 @@ from typing import Any
 
 def drive_experiment(board: Any, config: Any, args: argparse.Namespace) -> int:
     from pxp_tui.agents.llm import model_label
+    from pxp_tui.blackboard import WriteError
     from pxp_tui.cli.run import Progress
     from pxp_tui.engine import AgentError
     from pxp_tui.experiments import create_experiment, execute_all
@@ -32,9 +33,9 @@ def drive_experiment(board: Any, config: Any, args: argparse.Namespace) -> int:
         return 130
     failed = {r: e for r, e in outcome.items() if e is not None}
     for run_id, exc in failed.items():
-        if not isinstance(exc, AgentError):
+        if not isinstance(exc, (AgentError, WriteError)):
             raise exc
-        print(f"pxp: run {run_id} paused: {exc.cause}\nresume with: pxp run --headless --resume {run_id} --db {args.db}",
+        print(f"pxp: run {run_id} paused: {getattr(exc, 'cause', exc)}\nresume with: pxp run --headless --resume {run_id} --db {args.db}",
               file=sys.stderr)
     runs = columns.select(board, experiment=experiment)
     table = columns.columns(board, runs, "run") + columns.columns(board, runs, "experiment")

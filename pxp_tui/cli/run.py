@@ -129,6 +129,7 @@ def main(args: argparse.Namespace) -> int:
 
 def _drive(board: Any, run_id: int, args: argparse.Namespace) -> int:
     from pxp_tui.agents.llm import model_label
+    from pxp_tui.blackboard import WriteError
     from pxp_tui.blackboard.metrics import counts_of, run_rows
     from pxp_tui.engine import AgentError
     from pxp_tui.report import table
@@ -143,6 +144,9 @@ def _drive(board: Any, run_id: int, args: argparse.Namespace) -> int:
         asyncio.run(execute(board, run_id, observer=observer, on_evaluation=None if args.quiet else evaluation_line))
     except AgentError as exc:
         print(f"pxp: run {run_id} paused: {exc.cause}\n{resume_hint}", file=sys.stderr)
+        return 1
+    except WriteError as exc:  # e.g. the disk is full: the message being written was rolled back whole
+        print(f"pxp: run {run_id} paused: {exc}; every message before it is kept\n{resume_hint}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         print(f"pxp: run {run_id} interrupted; {resume_hint}", file=sys.stderr)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import re
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
@@ -60,6 +61,25 @@ class DatasetRow:
     image: bytes | None = None
     image_mime: str = "image/png"
     meta: Mapping[str, Any] = field(default_factory=dict)
+    #: an image left on disk until it is stored (an import holds one image at a time), with its sha256
+    image_file: Path | None = None
+    image_sha256: str = ""
+
+    @property
+    def has_image(self) -> bool:
+        return self.image is not None or self.image_file is not None
+
+    def image_bytes(self) -> bytes | None:
+        """The image: held, or read from :attr:`image_file` (ValueError if it changed since it was checked)."""
+        if self.image is not None or self.image_file is None:
+            return self.image
+        try:
+            data = self.image_file.read_bytes()
+        except OSError as exc:
+            raise ValueError(f"{self.image_file} cannot be read any more ({exc.strerror or exc}); nothing imported") from None
+        if hashlib.sha256(data).hexdigest() != self.image_sha256:
+            raise ValueError(f"{self.image_file} changed during the import; nothing imported")
+        return data
 
 
 class Task(ABC):
@@ -139,8 +159,13 @@ class Task(ABC):
     def demo_rows(self) -> list[DatasetRow]:
         """The bundled demo dataset."""
 
-    def read_dataset(self, path: Path, *, images_dir: Path | None = None) -> list[DatasetRow]:
-        """The instances in a dataset file; :class:`pxp_tui.tasks.csvdata.DatasetProblems` lists every problem."""
+    def read_dataset(
+        self, path: Path, *, images_dir: Path | None = None, encoding: str = "utf-8", progress: Any = None
+    ) -> list[DatasetRow]:
+        """The instances in a dataset file; :class:`pxp_tui.tasks.csvdata.DatasetProblems` lists every problem.
+
+        ``progress`` is a :data:`pxp_tui.tasks.csvdata.Progress` callback, told how far the check has got.
+        """
         raise NotImplementedError(f"the {self.name} task cannot read dataset files")
 
     def describe(self, instance: Instance) -> dict[str, str]:

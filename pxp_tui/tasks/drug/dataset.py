@@ -14,7 +14,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from pxp_tui.tasks.base import DatasetRow
-from pxp_tui.tasks.csvdata import Table, choose_format, read_table, split_of, unique_key
+from pxp_tui.tasks.csvdata import Progress, Table, choose_format, open_table, split_of, unique_key
 from pxp_tui.tasks.drug import chem
 
 FORMATS = {
@@ -23,14 +23,18 @@ FORMATS = {
 }
 
 
-def read(path: Path) -> list[DatasetRow]:
+def read(path: Path, *, encoding: str = "utf-8", progress: Progress | None = None) -> list[DatasetRow]:
     """The rows of a DRUG CSV; :class:`~pxp_tui.tasks.csvdata.DatasetProblems` listing every problem."""
-    table = read_table(path)
+    with open_table(path, encoding=encoding, progress=progress) as table:
+        return _rows(table)
+
+
+def _rows(table: Table) -> list[DatasetRow]:
     papers = choose_format(table, FORMATS) == "papers' DRUG"
     rows: list[DatasetRow] = []
     keys: dict[str, int] = {}
     targets: dict[str, int] = {}
-    for number, (line, cells) in enumerate(table.rows, start=1):
+    for number, (line, cells) in enumerate(table.rows(), start=1):
         if papers:
             key, split = f"mol-{number:03d}", "train"
             meta = {k: v for k, v in cells.items() if k not in FORMATS["papers' DRUG"] and v}

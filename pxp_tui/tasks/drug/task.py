@@ -74,8 +74,10 @@ class DrugTask(Task):
         with as_file(files("pxp_tui.assets") / "demo" / "drug.csv") as path:
             return dataset.read(Path(path))
 
-    def read_dataset(self, path: Path, *, images_dir: Path | None = None) -> list[DatasetRow]:
-        return dataset.read(path)
+    def read_dataset(
+        self, path: Path, *, images_dir: Path | None = None, encoding: str = "utf-8", progress: Any = None
+    ) -> list[DatasetRow]:
+        return dataset.read(path, encoding=encoding, progress=progress)
 
     def describe(self, instance: Instance) -> dict[str, str]:
         return {"name": instance.name, **chem.describe(instance.input)}

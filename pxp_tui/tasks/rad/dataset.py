@@ -8,7 +8,8 @@
 
 An image path is looked up under ``images`` (default: the CSV's folder), then with its leading
 folders dropped one by one (the papers' ``data/xrays/Case 1.png`` is found in ``xrays/`` or beside
-the CSV). Labels are read by :func:`pxp_tui.tasks.rad.labels.label_of` and stored in canonical form.
+the CSV). Only files inside that folder are read: a path leading out of it (``../../etc/passwd``, an
+absolute path elsewhere, a link pointing out) is refused. Labels are read by :func:`pxp_tui.tasks.rad.labels.label_of` and stored in canonical form.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from __future__ import annotations
 from pathlib import Path, PurePosixPath
 
 from pxp_tui.tasks.base import DatasetRow
-from pxp_tui.tasks.csvdata import Table, choose_format, read_table, split_of, unique_key
+from pxp_tui.tasks.csvdata import Progress, Table, choose_format, open_table, split_of, unique_key
 from pxp_tui.tasks.rad import images
 from pxp_tui.tasks.rad.labels import LABELS, label_of
 
@@ -26,15 +27,25 @@ FORMATS = {
 }
 
 
-def read(path: Path, images_dir: Path | None = None) -> list[DatasetRow]:
-    """The rows of a RAD CSV; :class:`~pxp_tui.tasks.csvdata.DatasetProblems` listing every problem."""
-    table = read_table(path)
-    papers = choose_format(table, FORMATS) == "papers' RAD"
+def read(
+    path: Path, images_dir: Path | None = None, *, encoding: str = "utf-8", progress: Progress | None = None
+) -> list[DatasetRow]:
+    """The rows of a RAD CSV; :class:`~pxp_tui.tasks.csvdata.DatasetProblems` listing every problem.
+
+    Every image is read and decoded to check it, one at a time; the rows refer to the files, read
+    again (and checked unchanged) when they are stored.
+    """
     base = images_dir if images_dir is not None else path.parent
+    with open_table(path, encoding=encoding, progress=progress) as table:
+        return _rows(table, base)
+
+
+def _rows(table: Table, base: Path) -> list[DatasetRow]:
+    papers = choose_format(table, FORMATS) == "papers' RAD"
     rows: list[DatasetRow] = []
     seen: dict[str, int] = {}
     repeats: dict[str, int] = {}
-    for line, cells in table.rows:
+    for line, cells in table.rows():
         if papers:
             case = cells["case"]
             repeats[case] = repeats.get(case, 0) + 1
@@ -54,36 +65,57 @@ def read(path: Path, images_dir: Path | None = None) -> list[DatasetRow]:
         image = _image(table, line, base, image_path)
         if image is None:
             continue
-        data, info = image
+        found, info, sha = image
         meta = {**meta, "image": image_path, "width": info.width, "height": info.height}
-        rows.append(DatasetRow(key, split, "", label or "", cells["report"], data, info.mime, meta))
+        rows.append(
+            DatasetRow(key, split, "", label or "", cells["report"], None, info.mime, meta, image_file=found, image_sha256=sha)
+        )
     table.fail()
     return rows
 
 
-def _image(table: Table, line: int, base: Path, name: str) -> tuple[bytes, images.ImageInfo] | None:
+def _image(table: Table, line: int, base: Path, name: str) -> tuple[Path, images.ImageInfo, str] | None:
     if not name:
         table.problems.append((line, "no image path"))
         return None
-    found = locate(base, name)
+    try:
+        found = locate(base, name)
+    except ValueError as exc:
+        table.problems.append((line, str(exc)))
+        return None
     if found is None:
         table.problems.append((line, f"image not found: {name!r} (looked under {base})"))
         return None
-    data = found.read_bytes()
     try:
-        return data, images.inspect(data)
+        info, sha = images.check_file(found)
+    except OSError as exc:
+        table.problems.append((line, f"image {name!r} cannot be read ({exc.strerror or exc})"))
+        return None
+    except images.TooLarge as exc:
+        table.problems.append((line, f"image {name!r} is too large: {exc}"))
+        return None
     except ValueError as exc:
         table.problems.append((line, f"image {name!r} cannot be read: {exc}"))
         return None
+    return found, info, sha
 
 
 def locate(base: Path, name: str) -> Path | None:
-    """``base / name``, else ``base /`` the path with its leading folders dropped one by one."""
+    """The file ``name`` names under ``base``: ``base / name``, else with its leading folders dropped one by one.
+
+    Only a file inside ``base`` (links followed) is returned, and nothing outside it is looked at;
+    ValueError if no file inside it is found and the path, or a link, leads outside it
+    (``../../etc/passwd``, an absolute path elsewhere, a link pointing out of the folder).
+    """
+    root = base.resolve()
     parts = PurePosixPath(name.replace("\\", "/")).parts
-    if Path(name).is_absolute():
-        return Path(name) if Path(name).is_file() else None
+    outside: Path | None = None
     for start in range(len(parts)):
-        candidate = base.joinpath(*parts[start:])
-        if candidate.is_file():
-            return candidate
+        real = base.joinpath(*parts[start:]).resolve()
+        if not real.is_relative_to(root):
+            outside = outside or real
+        elif real.is_file():
+            return real
+    if outside is not None:
+        raise ValueError(f"image {name!r} leads outside the images folder {base} (to {outside}): refused")
     return None

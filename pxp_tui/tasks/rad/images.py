@@ -3,10 +3,15 @@
 from __future__ import annotations
 
 import base64
+import hashlib
 import math
+import warnings
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import lru_cache
 from io import BytesIO
+from pathlib import Path
 
 from PIL import Image, ImageOps, UnidentifiedImageError
 
@@ -16,6 +21,15 @@ PROMPT_SIDE = 512
 THUMBNAIL_SIDE = 128
 #: side of the grey-level grid the offline baseline compares
 FEATURE_SIDE = 16
+#: the largest image imported, in pixels: a 20-megapixel radiograph goes in, a 100-megapixel one is
+#: refused before it is decoded (decoding it would take gigabytes; prompts send PROMPT_SIDE a side)
+MAX_PIXELS = 50_000_000
+#: the largest image file imported, in bytes
+MAX_FILE_BYTES = 256 * 2**20
+
+
+class TooLarge(ValueError):
+    """An image larger than pxp takes (pixels, or bytes)."""
 
 
 @dataclass(frozen=True)
@@ -26,19 +40,70 @@ class ImageInfo:
 
 
 def inspect(data: bytes) -> ImageInfo:
-    """The image's type and size; ValueError saying why if Pillow cannot decode all of it."""
-    try:
+    """The image's type and size; ValueError saying why if Pillow cannot decode all of it.
+
+    An image of more than :data:`MAX_PIXELS` is refused from its header, before it is decoded.
+    """
+    with _reading():
         with Image.open(BytesIO(data)) as image:
+            _check_pixels(image)
             image.load()
             mime = Image.MIME.get(image.format or "", "")
             width, height = image.size
-    except UnidentifiedImageError:
-        raise ValueError("not an image file Pillow can read") from None
-    except (OSError, SyntaxError, ValueError) as exc:
-        raise ValueError(str(exc) or type(exc).__name__) from None
     if not mime.startswith("image/"):
         raise ValueError(f"unsupported image format {mime or 'unknown'}")
     return ImageInfo(mime, width, height)
+
+
+def check_file(path: Path) -> tuple[ImageInfo, str]:
+    """The image file's type and size, and its sha256; ValueError saying why it cannot be used.
+
+    Its header is read first, so a file too large is refused without being read; then one image's
+    bytes are held (and decoded) at a time. OSError if the file cannot be read at all.
+    """
+    with _reading():
+        with Image.open(path) as image:
+            _check_pixels(image)
+    size = path.stat().st_size
+    if size > MAX_FILE_BYTES:
+        raise TooLarge(f"{size / 2**20:,.0f} MB: pxp takes image files up to {MAX_FILE_BYTES // 2**20} MB")
+    data = path.read_bytes()
+    return inspect(data), hashlib.sha256(data).hexdigest()
+
+
+def _check_pixels(image: Image.Image) -> None:
+    width, height = image.size
+    if width * height > MAX_PIXELS:
+        raise TooLarge(_too_large(f"{width} x {height} pixels ({width * height / 1e6:.0f} megapixels)"))
+
+
+def _too_large(size: str) -> str:
+    return f"{size}: pxp takes images up to {MAX_PIXELS / 1e6:.0f} megapixels; shrink it first (prompts send {PROMPT_SIDE} pixels a side)"
+
+
+@contextmanager
+def _reading() -> Iterator[None]:
+    """Pillow's errors as ValueError saying why.
+
+    Its decompression-bomb warning (past 89 megapixels) is not printed: :func:`_check_pixels`, with a
+    lower limit, refuses such an image before it is decoded.
+    """
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", Image.DecompressionBombWarning)
+        try:
+            yield
+        except UnidentifiedImageError:
+            raise ValueError("not an image file Pillow can read") from None
+        except Image.DecompressionBombError:
+            raise TooLarge(_too_large(f"more than {2 * Image.MAX_IMAGE_PIXELS / 1e6:.0f} megapixels")) from None
+        except TooLarge:
+            raise
+        except (SyntaxError, ValueError) as exc:
+            raise ValueError(str(exc) or type(exc).__name__) from None
+        except OSError as exc:
+            if isinstance(exc, (FileNotFoundError, PermissionError, IsADirectoryError)):
+                raise
+            raise ValueError(str(exc) or type(exc).__name__) from None
 
 
 def _open(data: bytes) -> Image.Image:

@@ -72,8 +72,10 @@ class RadTask(Task):
         with as_file(files("pxp_tui.assets") / "demo" / "rad.csv") as path:
             return dataset.read(Path(path))
 
-    def read_dataset(self, path: Path, *, images_dir: Path | None = None) -> list[DatasetRow]:
-        return dataset.read(path, images_dir)
+    def read_dataset(
+        self, path: Path, *, images_dir: Path | None = None, encoding: str = "utf-8", progress: Any = None
+    ) -> list[DatasetRow]:
+        return dataset.read(path, images_dir, encoding=encoding, progress=progress)
 
     def describe(self, instance: Instance) -> dict[str, str]:
         meta = instance.meta
