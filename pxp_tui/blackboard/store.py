@@ -19,7 +19,8 @@ from pxp_tui.engine import Message, Progress, SessionRecord
 from pxp_tui.protocol import Sender, StopReason, Tag
 from pxp_tui.tasks.base import DatasetRow, Instance
 
-_SQLITE_MAGIC = b"SQLite format 3\x00"
+#: SQLite's result code for a file that is not a database
+_SQLITE_NOTADB = 26
 
 
 class BlackboardError(Exception):
@@ -43,6 +44,17 @@ def _image_size(data: bytes) -> tuple[int | None, int | None]:
         return None, None
 
 
+def _check_header(conn: sqlite3.Connection, where: Path) -> None:
+    """A file that is not SQLite is refused, its header read by SQLite (see :meth:`Blackboard.open`)."""
+    try:
+        conn.execute("PRAGMA schema_version").fetchone()
+    except sqlite3.DatabaseError as exc:
+        code = getattr(exc, "sqlite_errorcode", None)  # Python 3.11+
+        if code == _SQLITE_NOTADB or (code is None and "not a database" in str(exc)):
+            raise BlackboardError(f"{where} is not a SQLite file, so not a pxp blackboard") from None
+        raise
+
+
 class Blackboard:
     """A pxp blackboard: one SQLite file through sqlite-utils, WAL, one transaction per message."""
 
@@ -52,35 +64,45 @@ class Blackboard:
 
     # -- opening ----------------------------------------------------------------------------------
     @classmethod
-    def open(cls, path: str | Path, *, create: bool = True, readonly: bool = False) -> "Blackboard":
-        """Open (and, with ``create``, make) the blackboard at ``path``.
+    def open(cls, location: str | Path, *, create: bool = True, readonly: bool = False) -> "Blackboard":
+        """Open (and, with ``create``, make) the blackboard at ``location``.
 
         A missing file without ``create``, a file that is not SQLite, a SQLite database of another
         application, or one written by a newer pxp-tui raise :class:`BlackboardError`.
+
+        Only SQLite ever opens the file (nor its -wal and -shm): on POSIX, closing any descriptor of a
+        file drops every lock the process holds on it (fcntl(2)), whichever descriptor took them. A
+        plain open and close here (to read the header, say) while a connection of this process is
+        open would silently release that connection's locks; a reader in another process would then
+        think itself the last, checkpoint and delete the WAL this process goes on committing to, and
+        those commits would be lost. Several SQLite connections to one file in one process are safe:
+        SQLite keeps their locks per file, not per connection, and defers closing a descriptor while
+        any of them holds a lock. So the app's writer and its read-only readers may coexist, and the
+        header is checked through SQLite.
         """
-        path = Path(path)
-        exists = path.exists()
-        if path.is_dir():
-            raise BlackboardError(f"{path} is a directory, not a blackboard file")
-        if not exists and not create:
-            raise BlackboardError(f"no blackboard at {path}")
-        if exists and path.stat().st_size > 0:
-            with path.open("rb") as handle:
-                if handle.read(16) != _SQLITE_MAGIC:
-                    raise BlackboardError(f"{path} is not a SQLite file, so not a pxp blackboard")
-        if not exists:
-            path.parent.mkdir(parents=True, exist_ok=True)
+        where = Path(location)
+        if where.is_dir():
+            raise BlackboardError(f"{where} is a directory, not a blackboard file")
+        if not where.exists():
+            if not create:
+                raise BlackboardError(f"no blackboard at {where}")
+            where.parent.mkdir(parents=True, exist_ok=True)
+        conn = None
         try:
             if readonly:
                 # as_uri() escapes what a URI would read otherwise ('#', '?', '%' in a file name)
-                conn = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True, check_same_thread=False)
+                conn = sqlite3.connect(f"{where.resolve().as_uri()}?mode=ro", uri=True, check_same_thread=False)
             else:
-                conn = sqlite3.connect(str(path), check_same_thread=False)
-            db = sqlite_utils.Database(conn)
-            board = cls(db, path)
+                conn = sqlite3.connect(str(where), check_same_thread=False)
+            _check_header(conn, where)
+            board = cls(sqlite_utils.Database(conn), where)
             board._prepare(create=create and not readonly)
-        except sqlite3.DatabaseError as exc:
-            raise BlackboardError(f"{path}: {exc}") from None
+        except BaseException as exc:
+            if conn is not None:
+                conn.close()
+            if isinstance(exc, sqlite3.DatabaseError):
+                raise BlackboardError(f"{where}: {exc}") from None
+            raise
         return board
 
     @classmethod
