@@ -56,7 +56,7 @@ def commands(db: Path) -> list[list[str]]:
 class Readers:
     """Outside readers at random moments (one at a time, ``pause`` seconds apart at most), in a thread."""
 
-    def __init__(self, db: Path, rng: random.Random, *, pause: float = 0.3, kinds: list[list[str]] | None = None):
+    def __init__(self, db: Path, rng: random.Random, *, pause: float = 0.5, kinds: list[list[str]] | None = None):
         self.db = db
         self.rng = rng
         self.pause = pause

@@ -7,6 +7,7 @@ import json
 import sqlite3
 import uuid
 from collections.abc import Iterable, Mapping, Sequence
+from contextlib import AbstractContextManager
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -14,7 +15,7 @@ from typing import Any
 import sqlite_utils
 
 from pxp_tui.agents.redact import redact
-from pxp_tui.blackboard import schema
+from pxp_tui.blackboard import schema, writers
 from pxp_tui.engine import Message, Progress, SessionRecord
 from pxp_tui.protocol import Sender, StopReason, Tag
 from pxp_tui.tasks.base import DatasetRow, Instance
@@ -268,7 +269,7 @@ class Blackboard:
         rows = list(self.db.query("SELECT * FROM runs WHERE id = ?", [run_id]))
         if not rows:
             raise self.no_run(run_id)
-        row = rows[0]
+        row = writers.shown_status(self.path, rows)[0]
         row["plan"] = json.loads(row["plan"])
         row["options"] = json.loads(row["options"] or "{}")
         return row
@@ -286,6 +287,18 @@ class Blackboard:
         for run_id in run_ids:
             if run_id not in known:
                 raise self.no_run(run_id)
+
+    def writing(self, run_id: int) -> AbstractContextManager[None]:
+        """Hold run ``run_id``'s writer lock while driving it (see :mod:`pxp_tui.blackboard.writers`).
+
+        Readers then show the run ``running`` only while this process lives; BlackboardError if another
+        process (or another engine of this one) is driving it.
+        """
+        return writers.writing(self.path, run_id)
+
+    def shown_status(self, rows: list[dict[str, Any]], key: str = "id") -> list[dict[str, Any]]:
+        """``rows`` of runs, a ``running`` status that no living process writes shown as ``interrupted``."""
+        return writers.shown_status(self.path, rows, key)
 
     def set_status(self, run_id: int, status: str, error: str | None = None) -> None:
         """Set run ``run_id``'s status; ``error`` (why it paused) is stored with any credential redacted."""
