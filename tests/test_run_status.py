@@ -103,6 +103,15 @@ def test_a_second_writer_of_a_run_is_refused_while_the_first_lives(db_path: Path
             pass
 
 
+def test_a_lock_file_that_cannot_be_made_is_one_clear_error(db_path: Path) -> None:
+    board_with_runs(db_path)
+    lock_file(db_path).mkdir()  # in the way
+    result = pxp("run", "--headless", "--resume", "1", "--db", str(db_path))
+    assert result.returncode == 2
+    assert result.stderr.strip() == f"pxp: error: cannot make {lock_file(db_path)}: Is a directory"
+    assert shown(db_path) == ["created"]
+
+
 def test_a_copy_of_a_file_being_written_shows_the_run_interrupted(db_path: Path, tmp_path: Path) -> None:
     board_with_runs(db_path)
     process = holder(db_path)

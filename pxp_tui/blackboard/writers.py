@@ -85,13 +85,18 @@ def _lock_file(board_file: Path, *, create: bool) -> _LockFile | None:
 
 @contextmanager
 def writing(board_file: Path | None, run_id: int) -> Iterator[None]:
-    """Hold run ``run_id``'s lock while the block drives it; BlackboardError if another engine does."""
+    """Hold run ``run_id``'s lock while the block drives it; BlackboardError if another engine does, or
+    if the lock file cannot be made (its folder is read-only: then so is the blackboard's WAL)."""
     if board_file is None or fcntl is None:
         yield
         return
     from pxp_tui.blackboard.store import BlackboardError
+
     with _guard:
-        lock = _lock_file(board_file, create=True)
+        try:
+            lock = _lock_file(board_file, create=True)
+        except OSError as exc:
+            raise BlackboardError(f"cannot make {lock_file(board_file)}: {exc.strerror}") from None
         assert lock is not None
         if run_id in lock.held:
             raise BlackboardError(f"run {run_id} is already being driven by this pxp")
@@ -100,14 +105,16 @@ def writing(board_file: Path | None, run_id: int) -> Iterator[None]:
         except OSError as exc:
             if exc.errno in _BUSY:
                 raise BlackboardError(f"run {run_id} is being written by another pxp process (close it there first)") from None
-            raise
-        lock.held.add(run_id)
+            lock = None  # no record locks on this file system: drive the run unlocked (readers cannot tell either)
+        else:
+            lock.held.add(run_id)
     try:
         yield
     finally:
-        with _guard:
-            lock.held.discard(run_id)
-            fcntl.lockf(lock.fd, fcntl.LOCK_UN, 1, run_id)
+        if lock is not None:
+            with _guard:
+                lock.held.discard(run_id)
+                fcntl.lockf(lock.fd, fcntl.LOCK_UN, 1, run_id)
 
 
 def live(board_file: Path | None, run_ids: Iterable[int]) -> set[int]:
@@ -117,7 +124,10 @@ def live(board_file: Path | None, run_ids: Iterable[int]) -> set[int]:
         return set(run_ids)  # in memory: only this process; no record locks: cannot tell
     found = set()
     with _guard:
-        lock = _lock_file(board_file, create=False)
+        try:
+            lock = _lock_file(board_file, create=False)
+        except OSError:  # unreadable: cannot tell
+            return set(run_ids)
         if lock is None:
             return set()
         for run_id in run_ids:
@@ -126,9 +136,7 @@ def live(board_file: Path | None, run_ids: Iterable[int]) -> set[int]:
                 continue
             try:  # a shared lock is refused while a writer holds the byte; taken, it is let go at once
                 fcntl.lockf(lock.fd, fcntl.LOCK_SH | fcntl.LOCK_NB, 1, run_id)
-            except OSError as exc:
-                if exc.errno not in _BUSY:
-                    raise
+            except OSError:  # held by a writer (or no record locks here: cannot tell, so taken as live)
                 found.add(run_id)
             else:
                 fcntl.lockf(lock.fd, fcntl.LOCK_UN, 1, run_id)

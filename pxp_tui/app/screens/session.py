@@ -140,7 +140,7 @@ class SessionScreen(Screen):
                 await engine.wait()
             except Exception:  # noqa: BLE001 - cancelled or failed: either way it has stopped
                 pass
-            if reason and self.board is not None:
+            if reason and self.board is not None and self.board.run(self.run_id)["status"] != "done":
                 self.board.set_status(self.run_id, "paused", reason)
 
     # -- what the engine reports (committed before it arrives here) --------------------------------
