@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import re
 import shlex
+import shutil
 import subprocess
 import sys
 import time
@@ -14,6 +15,13 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 PXP = Path(sys.executable).with_name("pxp")
 PATIENCE = 60.0  # a bound against hanging, not a timing assertion
+
+
+def needs_tmux(test):  # noqa: ANN001, ANN201 - a pytest mark
+    """Skip ``test`` where tmux or the installed ``pxp`` command is missing."""
+    import pytest
+
+    return pytest.mark.skipif(shutil.which("tmux") is None or not PXP.exists(), reason="needs tmux and the pxp command")(test)
 
 
 class Tmux:

@@ -26,16 +26,16 @@ from . import crash_scenarios
 from .app_helpers import expert_turn as app_turn
 from .app_helpers import live_app, wait_for
 from .outside import deleted_files, sqlite_count
-from .terminal import PXP, Tmux, expert_turn, gone
+from .terminal import PXP, Tmux, expert_turn, gone, needs_tmux
 
 DEMO = 23  # sessions in the bundled DRUG demo
 HEADLESS_LIMIT = 8  # sessions of the headless crash scenarios' runs
-needs_tmux = pytest.mark.skipif(shutil.which("tmux") is None or not PXP.exists(), reason="needs tmux and the pxp command")
 
 
 #: files under watch by the audit hook (empty outside the test that sets it), and what opened them
 _WATCHED: list[str] = []
 _OPENED: list[str] = []
+_HOOKED: list[bool] = []
 
 
 def _audit(event: str, args: tuple) -> None:
@@ -77,7 +77,9 @@ async def test_the_app_never_opens_the_blackboard_but_through_sqlite(db_path: Pa
     """Python's open() (or os.open) of the file, its -wal or -shm while the app writes: the app's reads, the
     review opened from the app, a model switch's writes. Only the lock file beside it is the app's own."""
     monkeypatch.setenv("PXP_IMAGES", "none")
-    sys.addaudithook(_audit)  # for the rest of the session; it looks only while _WATCHED is set
+    if not _HOOKED:  # an audit hook stays for the rest of the session; it looks only while _WATCHED is set
+        sys.addaudithook(_audit)
+        _HOOKED.append(True)
     _WATCHED[:] = [str(db_path), str(db_path.resolve())]
     try:
         async with live_app(db_path) as (app, pilot, _):

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import signal
 import sqlite3
 import subprocess
@@ -30,9 +29,8 @@ from pxp_tui.runs import RunConfig, create_run
 from .app_helpers import wait_for
 from .conftest import ROOT, pxp
 from .outside import env
-from .terminal import PXP, Tmux, expert_turn, gone
+from .terminal import PXP, Tmux, expert_turn, gone, needs_tmux
 
-needs_tmux = pytest.mark.skipif(shutil.which("tmux") is None or not PXP.exists(), reason="needs tmux and the pxp command")
 
 HOLD = """
 import sys, time
