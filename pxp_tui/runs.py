@@ -208,7 +208,18 @@ async def execute(
     observer: Observer | None = None,
     on_evaluation: learn.Report | None = None,
 ) -> None:
-    """Run, or resume, run ``run_id`` to its end. A live run needs its ``human`` agent."""
+    """Run, or resume, run ``run_id`` to its end. A live run needs its ``human`` agent.
+
+    The run's writer lock is held throughout: readers show the run ``running`` while this process
+    lives, ``interrupted`` if it dies; a second engine on the same run is refused.
+    """
+    with board.writing(run_id):
+        await _execute(board, run_id, human=human, observer=observer, on_evaluation=on_evaluation)
+
+
+async def _execute(
+    board: Blackboard, run_id: int, *, human: Agent | None, observer: Observer | None, on_evaluation: learn.Report | None
+) -> None:
     run = board.run(run_id)
     if run["status"] == "done":
         raise BlackboardError(f"run {run_id} is already finished")

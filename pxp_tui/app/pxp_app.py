@@ -39,6 +39,8 @@ class PXPApp(App[int]):
         self._loaded = asyncio.Event()
         self._loading: Any = None
         self._painted = asyncio.Event()
+        self._stopping: asyncio.Future[None] | None = None
+        self._undo_signals: Callable[[], None] | None = None
 
     def get_default_screen(self) -> Screen:
         """The first screen: the start screen, or the run given on the command line."""
@@ -49,6 +51,16 @@ class PXPApp(App[int]):
         from pxp_tui.app.screens.start import StartScreen
 
         return StartScreen()
+
+    def on_mount(self) -> None:
+        from pxp_tui.engine.stopping import on_stop_signals
+
+        self._undo_signals = on_stop_signals(self._stop_signal)
+
+    def _stop_signal(self, signum: int, reason: str) -> None:
+        """SIGTERM, SIGHUP (the terminal closed) or SIGINT: the run pauses, with the reason, and the app exits."""
+        if self._stopping is None:
+            self._stopping = asyncio.ensure_future(self._leave(reason, 128 + signum))
 
     def on_ready(self) -> None:
         self._painted.set()
@@ -76,12 +88,12 @@ class PXPApp(App[int]):
         await self.blackboard()  # the file exists, at the current schema
         return await asyncio.to_thread(_read_blackboard, self.db_path, read, args)
 
-    async def stop_engines(self) -> None:
-        """Stop every run this app drives (each is paused, resumable), before another writes."""
+    async def stop_engines(self, reason: str | None = None) -> None:
+        """Stop every run this app drives (each is paused, resumable, with ``reason``), before another writes."""
         for screen in self.screen_stack:
             stop = getattr(screen, "stop_engine", None)
             if stop is not None:
-                await stop()
+                await stop(reason)
 
     async def loaded(self) -> None:
         """Wait until litellm, the tasks and the drawing code are loaded (in a thread, after first paint)."""
@@ -106,6 +118,8 @@ class PXPApp(App[int]):
         self.push_screen(SessionScreen(run_id))
 
     def on_unmount(self) -> None:
+        if self._undo_signals is not None:
+            self._undo_signals()
         if self._board is not None:
             self._board.close()
 
@@ -131,9 +145,9 @@ class PXPApp(App[int]):
         if yes:
             await self._leave()
 
-    async def _leave(self) -> None:
-        await self.stop_engines()
-        self.exit(0)
+    async def _leave(self, reason: str = "quit", code: int = 0) -> None:
+        await self.stop_engines(reason)
+        self.exit(0, return_code=code)
 
     def action_open_review(self) -> None:
         """Open the review of past runs (``pxp_tui.app.review``), or say it is not available yet."""

@@ -40,14 +40,17 @@ class Merged:
     not_copied: list[str] = field(default_factory=list)  # tables the target's schema lacks
 
 
-def check_source(path: Path, target: Path | None) -> None:
-    """``path`` must be an existing pxp blackboard at the current schema, other than the target."""
-    if target is not None and path.exists() and target.exists() and path.resolve() == target.resolve():
-        raise BlackboardError(f"{path} is the output file: merge other files into it")
-    with Blackboard.open(path, create=False, readonly=True) as board:
+def check_source(source: Path, target: Path | None) -> None:
+    """``source`` must be an existing pxp blackboard at the current schema, other than the target.
+
+    Read through SQLite only, never opened as a plain file: see :meth:`Blackboard.open`.
+    """
+    if target is not None and source.exists() and target.exists() and source.resolve() == target.resolve():
+        raise BlackboardError(f"{source} is the output file: merge other files into it")
+    with Blackboard.open(source, create=False, readonly=True) as board:
         version = board.db.execute("PRAGMA user_version").fetchone()[0]
     if version != schema.SCHEMA_VERSION:  # pragma: no cover - opening read-only fails first
-        raise BlackboardError(f"{path} has schema {version}: open it once with this pxp to upgrade it")
+        raise BlackboardError(f"{source} has schema {version}: open it once with this pxp to upgrade it")
 
 
 def check_sources(sources: Sequence[Path], target: Path | None) -> None:

@@ -11,13 +11,14 @@ from pxp_tui.protocol import RunCounts, Sender, Tag
 
 
 def run_rows(board: Blackboard, run_ids: Sequence[int] | None = None) -> list[dict[str, Any]]:
-    """Rows of the ``run_intelligibility`` view (all runs, or these), in run order."""
+    """Rows of the ``run_intelligibility`` view (all runs, or these), in run order; a killed run's
+    ``running`` shown as ``interrupted``."""
     if run_ids:
         board.check_runs(run_ids)
         marks = ",".join("?" * len(run_ids))
         sql = f"SELECT * FROM run_intelligibility WHERE run_id IN ({marks}) ORDER BY run_id"
-        return list(board.db.query(sql, list(run_ids)))
-    return list(board.db.query("SELECT * FROM run_intelligibility ORDER BY run_id"))
+        return board.shown_status(list(board.db.query(sql, list(run_ids))), "run_id")
+    return board.shown_status(list(board.db.query("SELECT * FROM run_intelligibility ORDER BY run_id")), "run_id")
 
 
 def counts_of(row: dict[str, Any]) -> RunCounts:

@@ -109,8 +109,11 @@ _RUNS = """SELECT r.id, r.uid, r.task, r.dataset, r.model, r.checker, r.human, r
 
 
 def runs(board: Blackboard) -> list[dict[str, Any]]:
-    """Every run with its configuration, sessions planned/started/finished and class counts."""
-    return list(board.db.query(_RUNS))
+    """Every run with its configuration, sessions planned/started/finished and class counts.
+
+    A run whose status says ``running`` but whose process is gone (killed) shows ``interrupted``.
+    """
+    return board.shown_status(list(board.db.query(_RUNS)))
 
 
 def runs_row(board: Blackboard, run_id: int) -> dict[str, Any]:
@@ -118,7 +121,7 @@ def runs_row(board: Blackboard, run_id: int) -> dict[str, Any]:
     rows = list(board.db.query(_RUNS.replace("ORDER BY r.id", "WHERE r.id = ?"), [run_id]))
     if not rows:
         raise board.no_run(run_id)
-    return rows[0]
+    return board.shown_status(rows)[0]
 
 
 def _where(run_id: int, query: Query) -> tuple[str, list[Any]]:

@@ -7,6 +7,7 @@ import json
 import sqlite3
 import uuid
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from contextlib import AbstractContextManager
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -14,12 +15,13 @@ from typing import Any
 import sqlite_utils
 
 from pxp_tui.agents.redact import redact
-from pxp_tui.blackboard import access, schema
+from pxp_tui.blackboard import access, schema, writers
 from pxp_tui.engine import Message, Progress, SessionRecord
 from pxp_tui.protocol import Sender, StopReason, Tag
 from pxp_tui.tasks.base import DatasetRow, Instance
 
-_SQLITE_MAGIC = b"SQLite format 3\x00"
+#: SQLite's result code for a file that is not a database
+_SQLITE_NOTADB = 26
 
 
 class BlackboardError(Exception):
@@ -47,6 +49,17 @@ def _image_size(data: bytes) -> tuple[int | None, int | None]:
         return None, None
 
 
+def _check_header(conn: sqlite3.Connection, where: Path) -> None:
+    """A file that is not SQLite is refused, its header read by SQLite (see :meth:`Blackboard.open`)."""
+    try:
+        conn.execute("PRAGMA schema_version").fetchone()
+    except sqlite3.DatabaseError as exc:
+        code = getattr(exc, "sqlite_errorcode", None)  # Python 3.11+
+        if code == _SQLITE_NOTADB or (code is None and "not a database" in str(exc)):
+            raise BlackboardError(f"{where} is not a SQLite file, so not a pxp blackboard") from None
+        raise
+
+
 class Blackboard:
     """A pxp blackboard: one SQLite file through sqlite-utils, WAL, one transaction per message."""
 
@@ -56,37 +69,47 @@ class Blackboard:
 
     # -- opening ----------------------------------------------------------------------------------
     @classmethod
-    def open(cls, path: str | Path, *, create: bool = True, readonly: bool = False) -> "Blackboard":
-        """Open (and, with ``create``, make) the blackboard at ``path``.
+    def open(cls, location: str | Path, *, create: bool = True, readonly: bool = False) -> "Blackboard":
+        """Open (and, with ``create``, make) the blackboard at ``location``.
 
         A missing file without ``create``, a file that is not SQLite, a SQLite database of another
         application, or one written by a newer pxp-tui raise :class:`BlackboardError`.
+
+        Only SQLite ever opens the file (nor its -wal and -shm): on POSIX, closing any descriptor of a
+        file drops every lock the process holds on it (fcntl(2)), whichever descriptor took them. A
+        plain open and close here (to read the header, say) while a connection of this process is
+        open would silently release that connection's locks; a reader in another process would then
+        think itself the last, checkpoint and delete the WAL this process goes on committing to, and
+        those commits would be lost. Several SQLite connections to one file in one process are safe:
+        SQLite keeps their locks per file, not per connection, and defers closing a descriptor while
+        any of them holds a lock. So the app's writer and its read-only readers may coexist, and the
+        header is checked through SQLite.
         """
-        path = Path(path)
-        exists = path.exists()
-        if path.is_dir():
-            raise BlackboardError(f"{path} is a directory, not a blackboard file")
-        if not exists and not create:
-            raise BlackboardError(f"no blackboard at {path}")
-        refused = access.problem(path, write=not readonly)  # unreadable, or read-only for a writer: one line
+        where = Path(location)
+        if where.is_dir():
+            raise BlackboardError(f"{where} is a directory, not a blackboard file")
+        if not where.exists() and not create:
+            raise BlackboardError(f"no blackboard at {where}")
+        refused = access.problem(where, write=not readonly)  # unreadable, or read-only for a writer: one line
         if refused:
             raise BlackboardError(refused)
-        if exists and path.stat().st_size > 0:
-            with path.open("rb") as handle:
-                if handle.read(16) != _SQLITE_MAGIC:
-                    raise BlackboardError(f"{path} is not a SQLite file, so not a pxp blackboard")
-        if not exists:
-            path.parent.mkdir(parents=True, exist_ok=True)
+        if not where.exists():
+            where.parent.mkdir(parents=True, exist_ok=True)
+        conn = None
         try:
             if readonly:
-                conn = access.connect_readonly(path)
+                conn = access.connect_readonly(where)
             else:
-                conn = sqlite3.connect(str(path), check_same_thread=False)
-            db = sqlite_utils.Database(conn)
-            board = cls(db, path)
+                conn = sqlite3.connect(str(where), check_same_thread=False)
+            _check_header(conn, where)
+            board = cls(sqlite_utils.Database(conn), where)
             board._prepare(create=create and not readonly)
-        except sqlite3.DatabaseError as exc:
-            raise BlackboardError(f"{path}: {access.describe(exc)}") from None
+        except BaseException as exc:
+            if conn is not None:
+                conn.close()
+            if isinstance(exc, sqlite3.DatabaseError):
+                raise BlackboardError(f"{where}: {access.describe(exc)}") from None
+            raise
         return board
 
     @classmethod
@@ -272,7 +295,7 @@ class Blackboard:
         rows = list(self.db.query("SELECT * FROM runs WHERE id = ?", [run_id]))
         if not rows:
             raise self.no_run(run_id)
-        row = rows[0]
+        row = writers.shown_status(self.path, rows)[0]
         row["plan"] = json.loads(row["plan"])
         row["options"] = json.loads(row["options"] or "{}")
         return row
@@ -290,6 +313,18 @@ class Blackboard:
         for run_id in run_ids:
             if run_id not in known:
                 raise self.no_run(run_id)
+
+    def writing(self, run_id: int) -> AbstractContextManager[None]:
+        """Hold run ``run_id``'s writer lock while driving it (see :mod:`pxp_tui.blackboard.writers`).
+
+        Readers then show the run ``running`` only while this process lives; BlackboardError if another
+        process (or another engine of this one) is driving it.
+        """
+        return writers.writing(self.path, run_id)
+
+    def shown_status(self, rows: list[dict[str, Any]], key: str = "id") -> list[dict[str, Any]]:
+        """``rows`` of runs, a ``running`` status that no living process writes shown as ``interrupted``."""
+        return writers.shown_status(self.path, rows, key)
 
     def set_status(self, run_id: int, status: str, error: str | None = None) -> None:
         """Set run ``run_id``'s status; ``error`` (why it paused) is stored with any credential redacted."""

@@ -11,9 +11,10 @@ from typing import Any
 def drive_experiment(board: Any, config: Any, args: argparse.Namespace) -> int:
     from pxp_tui.agents.llm import model_label
     from pxp_tui.blackboard import WriteError
-    from pxp_tui.cli.run import Progress
+    from pxp_tui.cli.run import Progress, say
     from pxp_tui.engine import AgentError
     from pxp_tui.experiments import create_experiment, execute_all
+    from pxp_tui.engine.stopping import Stopped, until_stopped
     from pxp_tui.report import columns, render
 
     experiment, run_ids = create_experiment(board, config, args.repeat)
@@ -26,7 +27,11 @@ def drive_experiment(board: Any, config: Any, args: argparse.Namespace) -> int:
         return None if args.quiet else Progress(label=f"run {run_id}  ")
 
     try:
-        outcome = asyncio.run(execute_all(board, run_ids, observer))
+        outcome = asyncio.run(until_stopped(execute_all(board, run_ids, observer)))
+    except Stopped as stop:
+        say(f"pxp: experiment {experiment} paused: {stop.reason}; resume each run with: "
+            f"pxp run --headless --resume RUN_ID --db {args.db}")
+        return 128 + stop.signum
     except KeyboardInterrupt:
         print(f"pxp: experiment {experiment} interrupted; resume each run with: "
               f"pxp run --headless --resume RUN_ID --db {args.db}", file=sys.stderr)

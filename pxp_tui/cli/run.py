@@ -132,6 +132,7 @@ def _drive(board: Any, run_id: int, args: argparse.Namespace) -> int:
     from pxp_tui.blackboard import WriteError
     from pxp_tui.blackboard.metrics import counts_of, run_rows
     from pxp_tui.engine import AgentError
+    from pxp_tui.engine.stopping import Stopped, until_stopped
     from pxp_tui.report import table
     from pxp_tui.runs import execute
 
@@ -140,14 +141,18 @@ def _drive(board: Any, run_id: int, args: argparse.Namespace) -> int:
           f"n={run['n']} k={run['k']}, {len(run['plan'])} session{'s' if len(run['plan']) != 1 else ''} -> {args.db}", flush=True)
     observer = None if args.quiet else Progress()
     resume_hint = f"resume with: pxp run --headless --resume {run_id} --db {args.db}"
+    work = execute(board, run_id, observer=observer, on_evaluation=None if args.quiet else evaluation_line)
     try:
-        asyncio.run(execute(board, run_id, observer=observer, on_evaluation=None if args.quiet else evaluation_line))
+        asyncio.run(until_stopped(work))
     except AgentError as exc:
         print(f"pxp: run {run_id} paused: {exc.cause}\n{resume_hint}", file=sys.stderr)
         return 1
     except WriteError as exc:  # e.g. the disk is full: the message being written was rolled back whole
-        print(f"pxp: run {run_id} paused: {exc}; every message before it is kept\n{resume_hint}", file=sys.stderr)
+        say(f"pxp: run {run_id} paused: {exc}; every message before it is kept\n{resume_hint}")
         return 1
+    except Stopped as stop:
+        say(f"pxp: run {run_id} paused: {stop.reason}; {resume_hint}")
+        return 128 + stop.signum
     except KeyboardInterrupt:
         print(f"pxp: run {run_id} interrupted; {resume_hint}", file=sys.stderr)
         return 130
@@ -155,3 +160,11 @@ def _drive(board: Any, run_id: int, args: argparse.Namespace) -> int:
     print()
     print(table.text([f"run {run_id} {run['task'].upper()}"], [counts_of(rows[0])]))
     return 0
+
+
+def say(line: str) -> None:
+    """``line`` on stderr, if there still is one (after SIGHUP the terminal may be gone)."""
+    try:
+        print(line, file=sys.stderr, flush=True)
+    except OSError:
+        pass

@@ -113,10 +113,11 @@ async def _session(
 
 
 def describe_error(exc: BaseException) -> str:
-    """Why a run paused, in one line: the exception's class and text ("cancelled", "interrupted")."""
+    """Why a run paused, in one line: the exception's class and text ("cancelled", "interrupted"); a
+    cancellation's message when it has one (the stop signal's reason)."""
     name = type(exc).__name__
     if name == "CancelledError":
-        return "cancelled"
+        return str(exc).strip() or "cancelled"
     if name == "KeyboardInterrupt":
         return "interrupted"
     text = str(exc).strip()

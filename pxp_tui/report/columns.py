@@ -46,10 +46,10 @@ def select(board: Blackboard, run_ids: Sequence[int] | None = None, experiment: 
         rows = list(board.db.query("SELECT * FROM runs WHERE experiment = ? ORDER BY id", [experiment]))
         if not rows:
             raise BlackboardError(f"no experiment {experiment!r} in {board.path or 'the blackboard'}")
-        return rows
+        return board.shown_status(rows)
     if run_ids:
         return [board.run(r) for r in sorted(set(run_ids))]
-    return list(board.db.query("SELECT * FROM runs ORDER BY id"))
+    return board.shown_status(list(board.db.query("SELECT * FROM runs ORDER BY id")))
 
 
 def _key(run: dict[str, Any], by: str) -> tuple[tuple[Any, ...], str]:

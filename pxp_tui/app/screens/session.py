@@ -127,8 +127,11 @@ class SessionScreen(Screen):
         self._set_state("machine")
         self.engine = self.run_worker(self.driver.drive(), group="engine", exclusive=True, exit_on_error=False)
 
-    async def stop_engine(self) -> None:
-        """Cancel the engine (a pending model call is dropped, nothing half-written) and wait for it."""
+    async def stop_engine(self, reason: str | None = None) -> None:
+        """Cancel the engine (a pending model call is dropped, nothing half-written) and wait for it.
+
+        The run is then ``paused``, with ``reason`` (why the app is closing) if given.
+        """
         self.leaving = True
         engine = self.engine
         if engine is not None and engine.is_running:
@@ -137,6 +140,8 @@ class SessionScreen(Screen):
                 await engine.wait()
             except Exception:  # noqa: BLE001 - cancelled or failed: either way it has stopped
                 pass
+            if reason and self.board is not None and self.board.run(self.run_id)["status"] != "done":
+                self.board.set_status(self.run_id, "paused", reason)
 
     # -- what the engine reports (committed before it arrives here) --------------------------------
     def on_session_started(self, event: SessionStarted) -> None:

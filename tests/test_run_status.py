@@ -1,0 +1,277 @@
+"""Runs never stay 'running' after their process is gone (issue 8).
+
+A stop signal (SIGINT, SIGTERM, SIGHUP: the terminal closed) pauses the run with the reason; a run
+whose process died with kill -9 is shown as interrupted by the start screen, the review, `pxp
+metrics` and `pxp report`: its writer held a lock (on ``<db>.lock``) that died with it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from textual.widgets import OptionList, Static
+
+from pxp_tui.app.pxp_app import PXPApp
+from pxp_tui.app.review import ReviewApp
+from pxp_tui.app.screens import start
+from pxp_tui.blackboard import Blackboard, BlackboardError, review
+from pxp_tui.blackboard.writers import lock_file
+from pxp_tui.runs import RunConfig, create_run
+
+from .app_helpers import wait_for
+from .conftest import ROOT, pxp
+from .outside import env
+from .terminal import PXP, Tmux, expert_turn, gone, needs_tmux
+
+
+HOLD = """
+import sys, time
+from pxp_tui.blackboard import Blackboard
+board = Blackboard.open(sys.argv[1])
+with board.writing(int(sys.argv[2])):
+    board.set_status(int(sys.argv[2]), "running")
+    print("held", flush=True)
+    time.sleep(600)
+"""
+
+
+def board_with_runs(db: Path, count: int = 1, **fields) -> None:
+    with Blackboard.open(db) as board:
+        for _ in range(count):
+            create_run(board, RunConfig(limit=2, **fields))
+
+
+def set_status(db: Path, status: str, run_id: int = 1) -> None:
+    conn = sqlite3.connect(db)
+    with conn:
+        conn.execute("UPDATE runs SET status = ? WHERE id = ?", [status, run_id])
+    conn.close()
+
+
+def shown(db: Path) -> list[str]:
+    with Blackboard.open(db, readonly=True) as board:
+        return [r["status"] for r in review.runs(board)]
+
+
+def holder(db: Path, run_id: int = 1) -> subprocess.Popen:
+    """Another process driving run ``run_id`` (holding its writer lock) until killed."""
+    process = subprocess.Popen([sys.executable, "-c", HOLD, str(db), str(run_id)], env=env(), stdout=subprocess.PIPE, text=True)
+    assert process.stdout is not None and process.stdout.readline().strip() == "held"
+    return process
+
+
+def test_a_run_shows_running_while_its_writer_lives_and_interrupted_once_it_is_killed(db_path: Path) -> None:
+    board_with_runs(db_path, 2)
+    process = holder(db_path, 2)
+    try:
+        set_status(db_path, "running", 1)  # what a run killed earlier left in the file
+        assert shown(db_path) == ["interrupted", "running"]
+    finally:
+        process.kill()
+        process.wait()
+    assert shown(db_path) == ["interrupted", "interrupted"]
+    assert [r[0] for r in sqlite3.connect(db_path).execute("SELECT status FROM runs")] == ["running", "running"]
+
+
+def test_a_second_writer_of_a_run_is_refused_while_the_first_lives(db_path: Path) -> None:
+    board_with_runs(db_path)
+    process = holder(db_path)
+    try:
+        with Blackboard.open(db_path) as board, pytest.raises(BlackboardError, match="being written by another pxp"):
+            with board.writing(1):
+                pass
+    finally:
+        process.kill()
+        process.wait()
+    with Blackboard.open(db_path) as board:
+        with board.writing(1):
+            with pytest.raises(BlackboardError, match="already being driven"):
+                with board.writing(1):
+                    pass
+            assert board.run(1)["status"] == "running"  # left by the killed holder; this process holds it now
+        with board.writing(1):  # let go: taken again
+            pass
+
+
+def test_a_lock_file_that_cannot_be_made_is_one_clear_error(db_path: Path) -> None:
+    board_with_runs(db_path)
+    lock_file(db_path).mkdir()  # in the way
+    result = pxp("run", "--headless", "--resume", "1", "--db", str(db_path))
+    assert result.returncode == 2
+    assert result.stderr.strip() == f"pxp: error: cannot make {lock_file(db_path)}: Is a directory"
+    assert shown(db_path) == ["created"]
+
+
+def test_a_copy_of_a_file_being_written_shows_the_run_interrupted(db_path: Path, tmp_path: Path) -> None:
+    board_with_runs(db_path)
+    process = holder(db_path)
+    try:
+        copy = tmp_path / "copy.db"
+        source, target = sqlite3.connect(db_path), sqlite3.connect(copy)
+        source.backup(target)
+        source.close(), target.close()
+        assert shown(db_path) == ["running"]
+        assert shown(copy) == ["interrupted"]
+    finally:
+        process.kill()
+        process.wait()
+
+
+def test_reading_creates_no_lock_file(db_path: Path) -> None:
+    board_with_runs(db_path)
+    set_status(db_path, "running")
+    assert shown(db_path) == ["interrupted"]
+    assert not lock_file(db_path).exists()
+
+
+async def test_the_start_screen_lists_a_killed_run_as_interrupted(db_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PXP_IMAGES", "none")
+    board_with_runs(db_path, human="alice")
+    set_status(db_path, "running")
+    app = PXPApp(db_path)
+    async with app.run_test(size=(160, 48)) as pilot:
+        screen = await wait_for(pilot, lambda: isinstance(app.screen, start.StartScreen) and app.screen, "the start screen")
+        runs = screen.query_one("#start-unfinished", OptionList)
+        await wait_for(pilot, lambda: runs.option_count and runs.get_option_at_index(0).id == "1", "the unfinished runs")
+        label = str(runs.get_option_at_index(0).prompt)
+    assert "interrupted" in label and "running" not in label
+
+
+async def test_the_review_shows_a_killed_run_as_interrupted_not_being_written(db_path: Path) -> None:
+    board_with_runs(db_path)
+    set_status(db_path, "running")
+    app = ReviewApp(db_path)
+    async with app.run_test(size=(160, 40)) as pilot:
+        await wait_for(pilot, lambda: "run(s)" in str(app.screen.query_one("#runs-status", Static).render()), "the runs")
+        status = str(app.screen.query_one("#runs-status", Static).render())
+        cells = [str(c) for c in app.screen.query_one("#runs-table").get_row_at(0)]
+        assert "being written" not in status
+        assert "interrupted" in cells
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: "interrupted" in str(app.screen.query_one("#sessions-title", Static).render()),
+                       "the run's sessions")
+
+
+def test_metrics_and_report_show_a_killed_run_as_interrupted(db_path: Path) -> None:
+    board_with_runs(db_path)
+    set_status(db_path, "running")
+    metrics = pxp("metrics", "--json", "--db", str(db_path))
+    assert metrics.returncode == 0, metrics.stderr
+    assert [r["status"] for r in json.loads(metrics.stdout)] == ["interrupted"]
+    report = pxp("report", "--db", str(db_path))
+    assert report.returncode == 0, report.stderr
+    assert "| interrupted |" in report.stdout
+
+
+# -- stop signals: the run pauses with the reason ----------------------------------------------------
+def headless(db: Path, *extra: str, latency: float = 0.05) -> subprocess.Popen:
+    command = [sys.executable, "-m", "pxp_tui", "run", "--headless", "--db", str(db), *extra]
+    return subprocess.Popen(command, env={**env(), "PYTHONPATH": str(ROOT), "PXP_OFFLINE_LATENCY": str(latency)},
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+def wait_for_messages(db: Path, count: int, process: subprocess.Popen) -> None:
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        assert process.poll() is None, "the run ended before the signal"
+        try:
+            conn = sqlite3.connect(db)
+            found = conn.execute("SELECT COUNT(*) FROM messages").fetchone()[0]
+            conn.close()
+        except sqlite3.OperationalError:  # not made yet
+            found = 0
+        if found >= count:
+            return
+        time.sleep(0.05)
+    raise AssertionError("the run never got going")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("name", "reason"),
+    [("SIGTERM", "terminated (SIGTERM)"), ("SIGHUP", "terminal closed (SIGHUP)"), ("SIGINT", "interrupted (SIGINT)")],
+)
+def test_a_stop_signal_pauses_a_headless_run_with_the_reason(db_path: Path, name: str, reason: str) -> None:
+    process = headless(db_path, "--limit", "6")
+    wait_for_messages(db_path, 4, process)
+    signum = getattr(signal, name)
+    process.send_signal(signum)
+    _, err = process.communicate(timeout=60)
+    assert process.returncode == 128 + signum, err
+    assert f"pxp: run 1 paused: {reason}; resume with: pxp run --headless --resume 1" in err
+    assert "Traceback" not in err
+    conn = sqlite3.connect(db_path)
+    assert conn.execute("SELECT status, error FROM runs").fetchall() == [("paused", reason)]
+    conn.close()
+    resumed = pxp("run", "--headless", "--resume", "1", "--db", str(db_path), "--quiet")
+    assert resumed.returncode == 0, resumed.stderr
+    conn = sqlite3.connect(db_path)
+    assert conn.execute("SELECT status, COUNT(d.session_id) FROM runs JOIN data d ON d.run_id = runs.id").fetchall() == [
+        ("done", 6)
+    ]  # fmt: skip
+    conn.close()
+
+
+@pytest.mark.slow
+def test_sigterm_pauses_every_run_of_an_experiment(db_path: Path) -> None:
+    process = headless(db_path, "--limit", "6", "--repeat", "3")
+    wait_for_messages(db_path, 6, process)
+    process.send_signal(signal.SIGTERM)
+    _, err = process.communicate(timeout=60)
+    assert process.returncode == 128 + signal.SIGTERM, err
+    assert "paused: terminated (SIGTERM)" in err
+    conn = sqlite3.connect(db_path)
+    assert conn.execute("SELECT status, error FROM runs").fetchall() == [("paused", "terminated (SIGTERM)")] * 3
+    conn.close()
+
+
+@pytest.mark.slow
+def test_kill_9_of_a_headless_run_shows_interrupted_then_resume_runs_again(db_path: Path) -> None:
+    process = headless(db_path, "--quiet", "--limit", "6", latency=1.0)  # slow: a second writer is tried meanwhile
+    wait_for_messages(db_path, 1, process)
+    assert shown(db_path) == ["running"]
+    refused = pxp("run", "--headless", "--resume", "1", "--db", str(db_path))
+    assert refused.returncode == 2
+    assert "run 1 is being written by another pxp process" in refused.stderr
+    os.kill(process.pid, signal.SIGKILL)
+    process.wait()
+    assert shown(db_path) == ["interrupted"]
+    resumed = pxp("run", "--headless", "--resume", "1", "--db", str(db_path), "--quiet")
+    assert resumed.returncode == 0, resumed.stderr
+    assert shown(db_path) == ["done"]
+
+
+@pytest.mark.slow
+@needs_tmux
+@pytest.mark.parametrize("how", ["SIGTERM", "terminal closed"])
+def test_the_app_pauses_its_run_with_the_reason_and_exits_on_sigterm_or_a_closed_terminal(tmp_path: Path, how: str) -> None:
+    db = tmp_path / "live.db"
+    tmux = Tmux(tmp_path)
+    try:
+        tmux.start("app", [str(PXP), "run", "--task", "drug", "--human", "alice", "--limit", "3", "--db", str(db)])
+        expert_turn(tmux, "app", 1, 3)
+        tmux.keys("app", "1", "C-s")
+        expert_turn(tmux, "app", 2, 3)
+        pid = tmux.pxp_pid("app")
+        assert shown(db) == ["running"]
+        if how == "SIGTERM":
+            os.kill(pid, signal.SIGTERM)
+            assert tmux.exit_code("app") == 128 + signal.SIGTERM
+        else:
+            tmux.kill_session("app")  # tmux sends SIGHUP, as a closed terminal or ssh connection does
+        assert gone(pid), "the app is still running"
+    finally:
+        tmux.close()
+    reason = "terminated (SIGTERM)" if how == "SIGTERM" else "terminal closed (SIGHUP)"
+    conn = sqlite3.connect(db)
+    assert conn.execute("SELECT status, error FROM runs").fetchall() == [("paused", reason)]
+    assert conn.execute("SELECT COUNT(*) FROM messages").fetchone()[0] == 4  # session 1, and session 2's first
+    conn.close()
