@@ -25,7 +25,7 @@ RAD, DRUG = get_task("rad"), get_task("drug")
 
 def instances(task) -> list[Instance]:
     return [
-        Instance(i, "demo", r.key, r.split, r.input, r.image, r.image_mime, r.reference_prediction, r.reference_explanation, r.meta)
+        Instance(i, "demo", r.key, r.split, r.input, r.image_bytes(), r.image_mime, r.reference_prediction, r.reference_explanation, r.meta)
         for i, r in enumerate(task.demo_rows(), start=1)
     ]
 
