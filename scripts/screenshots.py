@@ -57,10 +57,10 @@ async def rad_session(pilot, app: PXPApp) -> None:
 
 
 async def picture_rad(pilot, app: PXPApp) -> None:
-    """The X-ray full-screen (f), zoomed in twice (+ +) and moved towards the right lung (left, up)."""
+    """The X-ray full-screen (f), zoomed in to 3x (+ + +) on the right lung (left)."""
     await expert_turn(pilot, app, j=2)
     await pilot.press("f")
-    for key in ("plus", "plus", "left", "up"):
+    for key in ("plus", "plus", "plus", "left"):
         await wait_for(pilot, lambda: getattr(app.screen, "shown", None), "the X-ray full-screen")
         shown = app.screen.shown
         await pilot.press(key)

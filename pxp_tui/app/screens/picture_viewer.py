@@ -49,8 +49,9 @@ class PictureScreen(Screen):
         self.view = View()
         self._original: Any = None  # the decoded original image (decoded in the drawing thread)
         self._drag: tuple[int, int] | None = None
-        #: the box of the original last shown and the size it was scaled to (zoomable pictures only)
+        #: the box of the original last shown and the size it was scaled to (zoomable pictures only), and its view
         self.shown: tuple[tuple[int, int, int, int], tuple[int, int]] | None = None
+        self.shown_view: View | None = None
 
     def compose(self) -> ComposeResult:
         yield Static(id="viewer-title")
@@ -93,7 +94,7 @@ class PictureScreen(Screen):
             image.load()
             self._original = image if image.mode in ("L", "RGB") else image.convert("RGB")
         box, size = view.crop(self._original.size, area)
-        self.shown = (box, size)
+        self.shown, self.shown_view = (box, size), view
         self.app.call_from_thread(self._status)
         return self._original.crop(box).resize(size, Image.Resampling.LANCZOS)
 

@@ -62,11 +62,6 @@ class Picture(Widget):
         yield caption
         yield Center(Static("", classes="picture-status"), classes="picture-frame")
 
-    @property
-    def drawing(self) -> bool:
-        """Whether there is something to draw (a picture is shown or on its way)."""
-        return self._draw_fn is not None
-
     def show(self, draw: Draw | None, caption: str | None = None, waiting: str = "drawing…") -> None:
         """Draw (in a thread) and show a new picture; ``None`` clears it. Redrawn when the frame resizes."""
         if caption is not None:

@@ -38,10 +38,8 @@ LABEL_STYLE = "bold"
 SEPARATOR_STYLE = "bold"
 _SUBSCRIPT = str.maketrans("0123456789", "₀₁₂₃₄₅₆₇₈₉")
 _SUPERSCRIPT = str.maketrans("0123456789+-", "⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻")
-#: cells left and right of each molecule, for labels that stick out ("HO", "H₂N")
-MARGIN = 2
 #: the longest bond drawn, in cells across (a small molecule on a big screen stays a drawing, not a poster)
-MAX_BOND = 9.0
+MAX_BOND = 16.0
 
 
 @dataclass(frozen=True)
@@ -86,6 +84,19 @@ class Sketch:
         """How far right (+) or left (-) the bonds of ``atom`` go, summed."""
         x = self.points[atom][0]
         return sum(self.points[b if a == atom else a][0] - x for a, b, _, _ in self.bonds if atom in (a, b))
+
+    def reach(self) -> tuple[int, int]:
+        """How many cells the labels stick out left and right of the leftmost and rightmost atoms (at least 1)."""
+        left = right = 1
+        width = self.width
+        for atom, label in self.labels.items():
+            text, anchor = label.placed(self.towards(atom))
+            x = self.points[atom][0]
+            if x <= 0.01:
+                left = max(left, anchor + 1)
+            if x >= width - 0.01:
+                right = max(right, len(text) - anchor)
+        return left, right
 
     def rotated(self, degrees: float) -> Sketch:
         """The same molecule turned by ``degrees`` (labels take their side from where the bonds then go)."""
@@ -159,16 +170,17 @@ def draw(items: Sequence[Sketch | str], cols: int, rows: int) -> CellPicture:
     """
     words = [f" {item} " for item in items if isinstance(item, str)]
     count = len(items) - len(words)
-    share = max(1.0, (cols - sum(map(len, words))) / max(1, count) - 2 * MARGIN)
+    share = max(1.0, (cols - sum(map(len, words))) / max(1, count) - 4)
     laid = [item.fitted(share, rows - 1) if isinstance(item, Sketch) else f" {item} " for item in items]
     molecules = [item for item in laid if isinstance(item, Sketch)]
-    free = cols - sum(map(len, words)) - 2 * MARGIN * count
+    margins = {id(m): m.reach() for m in molecules}  # cells for the labels that stick out ("HO", "NH₂")
+    free = cols - sum(map(len, words)) - sum(left + right for left, right in margins.values())
     wide = sum(m.width for m in molecules)
     tall = max((m.height for m in molecules), default=0.0)
     # the scale in cells across per bond length; a cell is about twice as tall as it is wide
     scale = min(MAX_BOND, free / wide if wide else MAX_BOND, 2 * (rows - 1) / tall if tall else MAX_BOND)
     scale = max(scale, 0.5)
-    used = sum(map(len, words)) + sum(m.width * scale + 2 * MARGIN for m in molecules)
+    used = cols - free + wide * scale
     x = max(0.0, (cols - used) / 2)
     dots = Image.new("1", (2 * cols, 4 * rows), 0)
     pen = ImageDraw.Draw(dots)
@@ -179,18 +191,19 @@ def draw(items: Sequence[Sketch | str], cols: int, rows: int) -> CellPicture:
                 letters[(int(x) + i, rows // 2)] = (ch, SEPARATOR_STYLE)
             x += len(item)
             continue
-        left, top = x + MARGIN, (rows - item.height * scale / 2) / 2
+        before, after = margins[id(item)]
+        left, top = x + before, (rows - item.height * scale / 2) / 2
 
         def cell(point: tuple[float, float], left: float = left, top: float = top) -> tuple[float, float]:
             return (left + point[0] * scale, top + point[1] * scale / 2)
 
         _bonds(pen, item, cell)
-        for atom, label in item.labels.items():
+        for atom, label in sorted(item.labels.items(), key=lambda pair: bool(pair[1].charge)):  # charges on top
             cx, cy = cell(item.points[atom])
             text, anchor = label.placed(item.towards(atom))
             for i, ch in enumerate(text):
                 letters[(int(cx) - anchor + i, min(int(cy), rows - 1))] = (ch, label.style)
-        x += item.width * scale + 2 * MARGIN
+        x += before + item.width * scale + after
     return _picture(dots, cols, rows, letters)
 
 
@@ -201,20 +214,23 @@ def _bonds(pen: ImageDraw.ImageDraw, item: Sketch, cell: Callable[[tuple[float, 
         x, y = cell(point)
         return (2 * x, 4 * y)
 
+    bond = math.dist(dot((0.0, 0.0)), dot((1.0, 0.0)))
+    width = 2 if bond >= 28 else 1  # long bonds drawn two dots thick, so that they do not fade into dots
+
     for a, b, order, centre in item.bonds:
         p, q = dot(item.points[a]), dot(item.points[b])
         length = math.dist(p, q) or 1.0
-        gap = min(4.0, max(2.0, round(0.15 * length)))  # dots between the lines of a multiple bond
+        gap = min(5.0, max(2.0, round(0.15 * length)))  # dots between the lines of a multiple bond
         nx, ny = (q[1] - p[1]) / length, -(q[0] - p[0]) / length  # unit normal
-        pen.line([p, q], fill=1)
+        pen.line([p, q], fill=1, width=width)
         if order == 2 and centre is not None:  # in a ring: the second line inside it, shortened
             ring, mid = dot(centre), ((p[0] + q[0]) / 2, (p[1] + q[1]) / 2)
             side = gap if (ring[0] - mid[0]) * nx + (ring[1] - mid[1]) * ny > 0 else -gap
             sx, sy = (q[0] - p[0]) * 0.2, (q[1] - p[1]) * 0.2
-            pen.line([(p[0] + nx * side + sx, p[1] + ny * side + sy), (q[0] + nx * side - sx, q[1] + ny * side - sy)], fill=1)
+            pen.line([(p[0] + nx * side + sx, p[1] + ny * side + sy), (q[0] + nx * side - sx, q[1] + ny * side - sy)], fill=1, width=width)
         elif order > 1:
             for offset in (gap, -gap) if order == 3 else (gap,):
-                pen.line([(p[0] + nx * offset, p[1] + ny * offset), (q[0] + nx * offset, q[1] + ny * offset)], fill=1)
+                pen.line([(p[0] + nx * offset, p[1] + ny * offset), (q[0] + nx * offset, q[1] + ny * offset)], fill=1, width=width)
 
 
 def _picture(dots: Image.Image, cols: int, rows: int, letters: dict[tuple[int, int], tuple[str, str]]) -> CellPicture:
