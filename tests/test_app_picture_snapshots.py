@@ -23,30 +23,31 @@ def _half_cells(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("PXP_IMAGES", "halfcell")
 
 
-def test_an_xray_zoomed_in_at_80x24(snap_compare, db_path: Path) -> None:
-    run_id = make_run(db_path, task="rad")
+async def full_screen(pilot) -> PictureScreen:
+    """The expert's first turn, then f: the viewer."""
+    app = pilot.app
+    await expert_turn(pilot, app, j=2)
+    await pilot.press("f")
+    return await wait_for(pilot, lambda: app.screen if isinstance(app.screen, PictureScreen) else None, "the viewer")
 
+
+def test_an_xray_zoomed_in_at_80x24(snap_compare, db_path: Path) -> None:
     async def ready(pilot) -> None:
-        app = pilot.app
-        await expert_turn(pilot, app, j=2)
-        await pilot.press("f")
-        viewer = await wait_for(pilot, lambda: app.screen if isinstance(app.screen, PictureScreen) else None, "the viewer")
+        viewer = await full_screen(pilot)
         await pilot.press("plus", "plus", "right")
         picture = viewer.query_one(Picture)
         await wait_for(pilot, lambda: viewer.shown_view == viewer.view and picture.image_size == viewer.shown[1], "the zoomed crop")
         await pilot.pause(0.3)
 
-    assert snap_compare(PXPApp(db_path, run_id=run_id), terminal_size=(80, 24), run_before=ready)
+    app = PXPApp(db_path, run_id=make_run(db_path, task="rad"))
+    assert snap_compare(app, terminal_size=(80, 24), run_before=ready)
 
 
 def test_a_molecule_full_screen_at_80x24(snap_compare, db_path: Path) -> None:
-    run_id = make_run(db_path, task="drug")
-
     async def ready(pilot) -> None:
-        app = pilot.app
-        await expert_turn(pilot, app, j=2)
-        await pilot.press("f")
-        await wait_for(pilot, lambda: isinstance(app.screen, PictureScreen) and app.screen.query(".picture-cells"), "the molecule")
+        viewer = await full_screen(pilot)
+        await wait_for(pilot, lambda: viewer.query(".picture-cells"), "the molecule")
         await pilot.pause(0.3)
 
-    assert snap_compare(PXPApp(db_path, run_id=run_id), terminal_size=(80, 24), run_before=ready)
+    app = PXPApp(db_path, run_id=make_run(db_path, task="drug"))
+    assert snap_compare(app, terminal_size=(80, 24), run_before=ready)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 
 import pytest
+from PIL import Image
 
 from pxp_tui.tasks import get_task
 from pxp_tui.tasks.base import Instance
@@ -43,11 +44,11 @@ def dots_beside(picture: CellPicture, text: str, x: int, y: int) -> bool:
 
 
 def test_braille_dots_map_to_their_patterns() -> None:
-    dots = [[False] * 4 for _ in range(4)]
-    dots[0][0] = True  # top left of the first cell: dot 1
-    dots[3][3] = True  # bottom right of the second cell: dot 8
-    assert braille(dots, 2, 1) == ["\u2801\u2880"]
-    assert braille([[False] * 2] * 4, 1, 1) == ["\u2800"]
+    dots = Image.new("1", (4, 8), 0)  # two cells across, two down
+    dots.putpixel((0, 0), 1)  # top left of the first cell: dot 1
+    dots.putpixel((3, 3), 1)  # bottom right of the second cell: dot 8
+    dots.putpixel((1, 5), 1)  # second row of cells, right column, second dot: dot 5
+    assert braille(dots) == ["\u2801\u2880", "\u2810\u2800"]
 
 
 @pytest.mark.parametrize("cols, rows", [(38, 9), (12, 4), (56, 16), (158, 44)])

@@ -13,7 +13,7 @@ can be cached under that key and prepared ahead of time.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Union
+from typing import Any, Union
 
 #: renderers that show pictures at full resolution, and those that show two pixels per cell
 FINE = ("sixel", "tgp", "pixels")
@@ -83,27 +83,21 @@ class CellPicture:
 #: what a task draws: image bytes, characters, or nothing
 Drawing = Union[bytes, CellPicture, None]
 
-# braille dot (x, y) within a cell -> its bit in U+2800 + bits
-_BRAILLE_BITS = ((0x01, 0x02, 0x04, 0x40), (0x08, 0x10, 0x20, 0x80))
+#: the bit of each braille dot in U+2800 + bits, by its row (0-3) and column (0-1) in the cell
+_BRAILLE_BITS = ((0x01, 0x08), (0x02, 0x10), (0x04, 0x20), (0x40, 0x80))
 
 
-def braille(dots: list[list[bool]], cols: int, rows: int) -> list[str]:
-    """``rows`` strings of ``cols`` braille characters showing ``dots`` (rows of 2 * cols booleans, 4 * rows of them).
+def braille(dots: Any) -> list[str]:
+    """The rows of braille characters showing ``dots``, a Pillow image of 2 x 4 pixels per cell (lit: non-zero).
 
     An empty cell is the blank braille pattern (U+2800), not a space: fonts give every braille pattern
     one width, so a row keeps its columns even where a font (or an SVG screenshot) lays text out with
     its own advances.
     """
-    out = []
-    for cy in range(rows):
-        chars = []
-        for cx in range(cols):
-            bits = 0
-            for dx in range(2):
-                for dy in range(4):
-                    y, x = 4 * cy + dy, 2 * cx + dx
-                    if y < len(dots) and x < len(dots[y]) and dots[y][x]:
-                        bits |= _BRAILLE_BITS[dx][dy]
-            chars.append(chr(0x2800 + bits))
-        out.append("".join(chars))
-    return out
+    import numpy
+
+    lit = numpy.asarray(dots.convert("L")) > 0
+    rows, cols = lit.shape[0] // 4, lit.shape[1] // 2
+    cells = lit[: 4 * rows, : 2 * cols].reshape(rows, 4, cols, 2)
+    codes = (cells * numpy.array(_BRAILLE_BITS)[None, :, None, :]).sum(axis=(1, 3)) + 0x2800
+    return ["".join(map(chr, row)) for row in codes.tolist()]

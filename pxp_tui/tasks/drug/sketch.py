@@ -198,13 +198,30 @@ def draw(items: Sequence[Sketch | str], cols: int, rows: int) -> CellPicture:
             return (left + point[0] * scale, top + point[1] * scale / 2)
 
         _bonds(pen, item, cell)
-        for atom, label in sorted(item.labels.items(), key=lambda pair: bool(pair[1].charge)):  # charges on top
+        # the most bonded atoms first (the N of a nitro group before its oxygens); a label whose
+        # cells are taken moves to the nearest free place, so that crowded labels all stay legible
+        for atom in sorted(item.labels, key=lambda a: -sum(a in bond[:2] for bond in item.bonds)):
+            text, anchor = item.labels[atom].placed(item.towards(atom))
             cx, cy = cell(item.points[atom])
-            text, anchor = label.placed(item.towards(atom))
-            for i, ch in enumerate(text):
-                letters[(int(cx) - anchor + i, min(int(cy), rows - 1))] = (ch, label.style)
+            _write(letters, text, int(cx) - anchor, min(int(cy), rows - 1), item.labels[atom].style, cols, rows)
         x += before + item.width * scale + after
-    return _picture(dots, cols, rows, letters)
+    return _picture(dots, letters)
+
+
+#: where a label goes when the cells at its atom hold another label: beside it, above, below
+_NUDGES = ((0, 0), (1, 0), (-1, 0), (0, -1), (0, 1), (2, 0), (-2, 0), (1, -1), (1, 1), (-1, -1), (-1, 1))
+
+
+def _write(letters: dict[tuple[int, int], tuple[str, str]], text: str, x: int, y: int, style: str, cols: int, rows: int) -> None:
+    """``text`` at (x, y), or at the nearest place where its cells are free of other letters."""
+    for dx, dy in _NUDGES:
+        cells = [(x + dx + i, y + dy) for i in range(len(text))]
+        if all((c, r) not in letters and 0 <= c < cols and 0 <= r < rows for c, r in cells):
+            break
+    else:
+        cells = [(x + i, y) for i in range(len(text))]
+    for cell, ch in zip(cells, text):
+        letters[cell] = (ch, style)
 
 
 def _bonds(pen: ImageDraw.ImageDraw, item: Sketch, cell: Callable[[tuple[float, float]], tuple[float, float]]) -> None:
@@ -233,12 +250,10 @@ def _bonds(pen: ImageDraw.ImageDraw, item: Sketch, cell: Callable[[tuple[float, 
                 pen.line([(p[0] + nx * offset, p[1] + ny * offset), (q[0] + nx * offset, q[1] + ny * offset)], fill=1, width=width)
 
 
-def _picture(dots: Image.Image, cols: int, rows: int, letters: dict[tuple[int, int], tuple[str, str]]) -> CellPicture:
+def _picture(dots: Image.Image, letters: dict[tuple[int, int], tuple[str, str]]) -> CellPicture:
     """The dots as braille, with the letters written over their cells, as runs of one style."""
-    pixels = dots.load()
-    grid = [[bool(pixels[x, y]) for x in range(2 * cols)] for y in range(4 * rows)]
     out = []
-    for cy, line in enumerate(braille(grid, cols, rows)):
+    for cy, line in enumerate(braille(dots)):
         runs: list[tuple[str, str]] = []
         for cx, ch in enumerate(line):
             text, style = letters.get((cx, cy), (ch, ""))
