@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import html
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -52,6 +54,25 @@ async def drug_session(pilot, app: PXPApp) -> None:
 
 async def rad_session(pilot, app: PXPApp) -> None:
     await expert_turn(pilot, app, j=2)
+
+
+async def picture_rad(pilot, app: PXPApp) -> None:
+    """The X-ray full-screen (f), zoomed in to 3x (+ + +) on the right lung (left)."""
+    await expert_turn(pilot, app, j=2)
+    await pilot.press("f")
+    for key in ("plus", "plus", "plus", "left"):
+        await wait_for(pilot, lambda: getattr(app.screen, "shown", None), "the X-ray full-screen")
+        shown = app.screen.shown
+        await pilot.press(key)
+        await wait_for(pilot, lambda: app.screen.shown != shown, f"the X-ray after {key}")
+    await pilot.pause(0.5)
+
+
+async def picture_drug(pilot, app: PXPApp) -> None:
+    """The target molecule full-screen (f)."""
+    await expert_turn(pilot, app, j=2)
+    await pilot.press("f")
+    await wait_for(pilot, lambda: app.screen.query(".picture-cells"), "the molecule full-screen")
 
 
 async def metrics_view(pilot, app: PXPApp) -> None:
@@ -109,10 +130,40 @@ SCENES: dict[str, tuple[dict, Scene]] = {
     "start": ({}, start_screen),
     "session-drug": ({"task": "drug", "limit": 3}, drug_session),
     "session-rad": ({"task": "rad", "limit": 3}, rad_session),
+    "picture-rad": ({"task": "rad", "limit": 3}, picture_rad),
+    "picture-drug": ({"task": "drug", "limit": 3}, picture_drug),
     "metrics": ({"task": "drug", "limit": 6}, metrics_view),
     "review-sessions": ({"review": True}, review_sessions),
     "review-replay": ({"review": True}, review_replay),
 }
+
+
+_TEXT = re.compile(r"<text ([^>]*)>([^<]*)</text>")
+_ATTRIBUTE = re.compile(r'\b(x|textLength)="([0-9.]+)"')
+
+
+def place_glyphs(svg: str) -> str:
+    """Every character of the SVG's text placed in its own cell.
+
+    Rich writes a run of text as one ``<text>`` with ``textLength``; rsvg-convert lays it out with the
+    font's own advances, so glyphs from a fallback font (braille, block elements) drift out of their
+    columns. One ``<text>`` per character (blanks left out) keeps the terminal's grid.
+    """
+
+    def one(match: re.Match[str]) -> str:
+        attributes, text = match[1], html.unescape(match[2])
+        found = dict(_ATTRIBUTE.findall(attributes))
+        if len(text) < 2 or "x" not in found or "textLength" not in found:
+            return match[0]
+        x, width = float(found["x"]), float(found["textLength"]) / len(text)
+        rest = _ATTRIBUTE.sub("", attributes)
+        return "".join(
+            f'<text x="{x + i * width:.2f}" textLength="{width:.2f}" {rest}>{html.escape(ch)}</text>'
+            for i, ch in enumerate(text)
+            if ch not in " \u2800"
+        )
+
+    return _TEXT.sub(one, svg)
 
 
 async def shoot(name: str, size: tuple[int, int], out: Path, tmp: Path) -> Path:
@@ -129,7 +180,7 @@ async def shoot(name: str, size: tuple[int, int], out: Path, tmp: Path) -> Path:
         await scene(pilot, app)
         await pilot.pause(1.0)  # pictures are drawn in threads
         path = out / f"{name}-{size[0]}x{size[1]}.svg"
-        app.save_screenshot(path.name, str(out))
+        path.write_text(place_glyphs(app.export_screenshot()), encoding="utf-8")
     return path
 
 

@@ -14,6 +14,8 @@ import sys
 import threading
 from typing import Any
 
+from pxp_tui.tasks.pictures import Surface
+
 RENDERERS = ("auto", "sixel", "tgp", "halfcell", "unicode", "none")
 
 
@@ -66,23 +68,31 @@ def image_class() -> type[Any] | None:
     }[choice]
 
 
-def cell_pixels(cols: int, rows: int) -> tuple[int, int]:
-    """How many pixels ``cols`` x ``rows`` cells show with the chosen renderer.
+def drawn_by() -> str:
+    """The renderer pictures are drawn by: ``PXP_IMAGES``, or for ``auto`` what the terminal was found to support."""
+    choice = renderer()
+    if choice != "auto":
+        return choice
+    import textual_image.renderable as renderables
+
+    return {
+        renderables.SixelImage: "sixel",
+        renderables.TGPImage: "tgp",
+        renderables.HalfcellImage: "halfcell",
+        renderables.UnicodeImage: "unicode",
+    }.get(renderables.Image, "halfcell")
+
+
+def surface(cols: int, rows: int) -> Surface:
+    """``cols`` x ``rows`` cells as a surface to draw on, in the pixels the chosen renderer shows there.
 
     Half-cell blocks (and the unicode fallback) show two pixels per cell; Sixel and kitty graphics the
     terminal's cell size, as the start-up probe found it (a VT340's 10 x 20 without a terminal).
     """
-    choice = renderer()
-    if choice == "auto":
-        import textual_image.renderable as renderables
-
-        chosen = renderables.Image
-        coarse = chosen in (renderables.HalfcellImage, renderables.UnicodeImage)
-    else:
-        coarse = choice in ("halfcell", "unicode", "none")
-    if coarse:
-        return cols, rows * 2
+    kind = drawn_by()
+    if kind in ("halfcell", "unicode", "none"):
+        return Surface(cols, rows, (cols, rows * 2), kind)
     from textual_image._terminal import get_cell_size
 
     cell = get_cell_size()
-    return cols * cell.width, rows * cell.height
+    return Surface(cols, rows, (cols * cell.width, rows * cell.height), kind)

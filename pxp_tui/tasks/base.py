@@ -12,6 +12,7 @@ from typing import Any, ClassVar
 
 from pxp_tui.agents.types import ParseError
 from pxp_tui.engine import Message, SessionRecord, Turn
+from pxp_tui.tasks.pictures import Drawing, Surface
 
 __all__ = ["DatasetRow", "Instance", "ParseError", "Task"]
 
@@ -177,13 +178,26 @@ class Task(ABC):
         raise NotImplementedError(f"the {self.name} task has no offline baseline")
 
     # -- pictures (slow: callers run these off the UI loop) ----------------------------------------
-    def draw_instance(self, instance: Instance, size: tuple[int, int]) -> bytes | None:
-        """A picture of ``instance`` (any Pillow-readable format) of about ``size`` pixels, or None."""
+    # Each is a pure function of its arguments (the surface included): a caller may cache the result
+    # per (task, instance, prediction, surface) and draw the next instance's pictures ahead of time.
+    def draw_instance(self, instance: Instance, surface: Surface | tuple[int, int]) -> Drawing:
+        """A picture of ``instance`` for ``surface`` (image bytes in any Pillow-readable format, or characters), or None.
+
+        A tuple is a size in pixels (an image file). The default is the instance's own image, which the
+        terminal scales to the surface.
+        """
         return instance.image
 
-    def draw_prediction(self, instance: Instance, prediction: str, size: tuple[int, int]) -> bytes | None:
+    def draw_prediction(self, instance: Instance, prediction: str, surface: Surface | tuple[int, int]) -> Drawing:
         """A picture of ``prediction`` for ``instance`` (DRUG: the reaction), or None if the task draws none."""
         return None
+
+    def original_picture(self, instance: Instance) -> bytes | None:
+        """The instance's picture as stored (an X-ray's own file): what is zoomed into, and opened outside.
+
+        None when the task draws its pictures (a molecule): they are drawn again at the size wanted.
+        """
+        return instance.image
 
     @property
     def draws_predictions(self) -> bool:

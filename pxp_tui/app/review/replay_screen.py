@@ -13,13 +13,13 @@ from textual.widgets import Footer, Header, Static
 from pxp_tui.agents.llm import model_label
 from pxp_tui.app.review import glyphs
 from pxp_tui.app.review.message_card import MessageCard
-from pxp_tui.app.widgets.instance_view import InstanceView
+from pxp_tui.app.widgets.instance_view import InstanceView, PictureActions, picture_bindings
 from pxp_tui.blackboard import Blackboard
 from pxp_tui.blackboard import review
 from pxp_tui.protocol import session_flags
 
 
-class ReplayScreen(Screen):
+class ReplayScreen(PictureActions, Screen):
     """Session ``session_id``: the instance on the left, its messages revealed one at a time on the right."""
 
     CSS_PATH = "replay_screen.tcss"
@@ -29,6 +29,7 @@ class ReplayScreen(Screen):
         Binding("end,a", "show_all", "All", id="review.replay.all"),
         Binding("home", "show_first", "First", id="review.replay.first"),
         Binding("escape", "back", "Sessions", id="review.replay.back"),
+        *picture_bindings("review.replay"),
     ]
 
     shown: reactive[int] = reactive(0, init=False)

@@ -26,7 +26,7 @@ from pxp_tui.app.messages import HumanTurn, MessageRecorded, RunStopped, Session
 from pxp_tui.app.screens.confirm import ConfirmScreen
 from pxp_tui.app.screens.failure import FailureScreen, Recovery
 from pxp_tui.app.widgets.conversation import Conversation
-from pxp_tui.app.widgets.instance_view import InstanceView
+from pxp_tui.app.widgets.instance_view import InstanceView, PictureActions, picture_bindings
 from pxp_tui.app.widgets.machine_pane import MachinePane
 from pxp_tui.app.widgets.metrics_pane import MetricsPane
 from pxp_tui.app.widgets.tag_choice import TagChoice
@@ -38,7 +38,7 @@ from pxp_tui.protocol import Sender, Tag
 STATES = ("loading", "machine", "human", "stopped", "done")
 
 
-class SessionScreen(Screen):
+class SessionScreen(PictureActions, Screen):
     """One run, session after session, with a live expert or a watched proxy."""
 
     CSS_PATH = "session.tcss"
@@ -51,6 +51,7 @@ class SessionScreen(Screen):
         Binding("p", "pause", "Pause / resume", id="session.pause"),
         Binding("m", "view('metrics')", "Metrics", id="session.metrics"),
         Binding("c", "view('conversation')", "Conversation", id="session.conversation"),
+        *picture_bindings("session"),
     ]
 
     def __init__(self, run_id: int):

@@ -1,7 +1,9 @@
-"""The instance of a session, drawn: the X-ray or the molecule, its metadata, and a proposed prediction.
+"""The instance of a session, drawn: its metadata, the X-ray or the molecule, and a proposed prediction.
 
 Reusable wherever an instance is shown (the live session, the review screens): give it a task and an
-instance, and optionally a prediction to draw (for DRUG, the reaction reactants -> target).
+instance, and optionally a prediction to draw (for DRUG, the reaction reactants -> target). A click
+on a picture shows it full-screen; screens that show an instance add :func:`picture_bindings` and
+:class:`PictureActions` for the same from the keyboard, and for opening it in the desktop's viewer.
 """
 
 from __future__ import annotations
@@ -9,21 +11,28 @@ from __future__ import annotations
 from typing import Any
 
 from textual.app import ComposeResult
-from textual.containers import Horizontal, Vertical
+from textual.binding import Binding
+from textual.containers import Vertical
 from textual.content import Content
 from textual.widgets import Static
 
 from pxp_tui.app.css import beside
 from pxp_tui.app.widgets.picture import Picture
 
+def picture_bindings(screen: str) -> list[Binding]:
+    """The keys of a screen that shows an instance (ids ``<screen>.picture``, ``<screen>.open_picture``)."""
+    return [
+        Binding("f", "picture", "Picture full-screen", id=f"{screen}.picture"),
+        Binding("o", "open_picture", "Open in image viewer", id=f"{screen}.open_picture"),
+    ]
+
 
 def describe(task: Any, instance: Any) -> Content:
-    """The instance's name in bold, then its other metadata (formula, weight, SMILES...) one per line."""
+    """The instance's name in bold, then its other metadata (formula, weight, SMILES...), as one paragraph."""
     info = dict(task.describe(instance))
     name = info.pop("name", None) or getattr(instance, "name", str(instance.id))
-    lines = [Content.styled(str(name), "bold")]
-    lines += [Content.assemble((f"{key} ", "$text-muted"), str(value)) for key, value in info.items() if value]
-    return Content("\n").join(lines)
+    parts = [Content.assemble((f"{key} ", "$text-muted"), str(value)) for key, value in info.items() if value]
+    return Content.assemble(Content.styled(str(name), "bold"), "  ", Content(" · ").join(parts))
 
 
 class InstanceView(Vertical):
@@ -49,9 +58,8 @@ class InstanceView(Vertical):
         self._drawn: tuple[Any, Any] | None = None  # the (task, instance) whose picture is shown
 
     def compose(self) -> ComposeResult:
-        with Horizontal(id="instance-top"):
-            yield Picture(id="instance-picture")
-            yield Static(id="instance-meta")
+        yield Static(id="instance-meta")
+        yield Picture(id="instance-picture")
         yield Picture(id="prediction-picture")
 
     def on_mount(self) -> None:
@@ -66,16 +74,66 @@ class InstanceView(Vertical):
         if self._drawn != (task, instance):
             self._drawn = (task, instance)
             self.query_one("#instance-meta", Static).update(describe(task, instance))
-            self.query_one("#instance-picture", Picture).show(lambda size: task.draw_instance(instance, size))
+            self.query_one("#instance-picture", Picture).show(lambda surface: task.draw_instance(instance, surface))
         self.show_prediction(prediction, caption)
 
     def show_prediction(self, prediction: str | None, caption: str = "proposed") -> None:
         """Draw ``prediction`` for the current instance (if the task draws predictions), or hide it."""
         task, instance = self.pxp_task, self.instance
         self.prediction = prediction
+        self._caption = caption
         picture = self.query_one("#prediction-picture", Picture)
         if not prediction or task is None or not task.draws_predictions:
             picture.display = False
             return
         picture.display = True
-        picture.show(lambda size: task.draw_prediction(instance, prediction, size), caption=caption)
+        picture.show(lambda surface: task.draw_prediction(instance, prediction, surface), caption=caption)
+
+    # -- the picture full-screen, or in the desktop's viewer --------------------------------------
+    def on_picture_clicked(self, event: Picture.Clicked) -> None:
+        event.stop()
+        self.open_full("prediction" if event.picture.id == "prediction-picture" else "instance")
+
+    def open_full(self, which: str = "instance") -> None:
+        """Show the instance's picture (or, with ``which="prediction"``, the prediction's) on the whole screen."""
+        if self.pxp_task is None or self.instance is None:
+            self.notify("No picture yet.", severity="warning")
+            return
+        from pxp_tui.app.screens.picture_viewer import PictureScreen
+
+        prediction = self.prediction if self.query_one("#prediction-picture").display else None
+        self.app.push_screen(PictureScreen(self.pxp_task, self.instance, prediction, which=which, caption=self._caption))
+
+    def open_outside(self) -> None:
+        """Open the instance's picture in the desktop's image viewer (or say where it was written)."""
+        if self.pxp_task is None or self.instance is None:
+            self.notify("No picture yet.", severity="warning")
+            return
+        open_outside(self, self.pxp_task, self.instance, None)
+
+
+class PictureActions:
+    """The actions of :func:`picture_bindings`, for a screen with an :class:`InstanceView`."""
+
+    def action_picture(self) -> None:
+        views = self.query(InstanceView)  # type: ignore[attr-defined]
+        if views:
+            views.first().open_full()
+
+    def action_open_picture(self) -> None:
+        views = self.query(InstanceView)  # type: ignore[attr-defined]
+        if views:
+            views.first().open_outside()
+
+
+def open_outside(node: Any, task: Any, instance: Any, prediction: str | None) -> None:
+    """Write the picture (the original image, or a large drawing) to a file and open it, in a thread; ``node`` notifies."""
+
+    def run() -> None:
+        from pxp_tui.app import desktop
+
+        outcome = desktop.open_picture(task, instance, prediction)
+        severity = "information" if outcome.opened else "warning"
+        node.app.call_from_thread(node.notify, outcome.message, severity=severity, timeout=15)
+
+    node.run_worker(run, thread=True, group="open-picture")

@@ -10,6 +10,7 @@ from pxp_tui.agents.types import ParseError
 from pxp_tui.tasks.base import DatasetRow, Instance, Task
 from pxp_tui.tasks.drug import chem, dataset
 from pxp_tui.tasks.parsing import missing, sections
+from pxp_tui.tasks.pictures import Drawing, Surface
 
 SYSTEM_PROMPT = """You are a synthetic chemist. Always give molecules as SMILES strings.
 
@@ -87,15 +88,18 @@ class DrugTask(Task):
 
         return answer(messages)
 
-    def draw_instance(self, instance: Instance, size: tuple[int, int]) -> bytes | None:
-        from pxp_tui.tasks.drug.draw import molecule_png
+    def draw_instance(self, instance: Instance, surface: Surface | tuple[int, int]) -> Drawing:
+        from pxp_tui.tasks.drug.draw import molecule
 
-        return molecule_png(instance.input, size)
+        return molecule(instance.input, surface)
 
-    def draw_prediction(self, instance: Instance, prediction: str, size: tuple[int, int]) -> bytes | None:
-        from pxp_tui.tasks.drug.draw import reaction_png
+    def draw_prediction(self, instance: Instance, prediction: str, surface: Surface | tuple[int, int]) -> Drawing:
+        from pxp_tui.tasks.drug.draw import reaction
 
-        return reaction_png(prediction, instance.input, size)
+        return reaction(prediction, instance.input, surface)
+
+    def original_picture(self, instance: Instance) -> bytes | None:
+        return None  # molecules are drawn, at every size
 
 
 def target_of(content: str) -> str | None:

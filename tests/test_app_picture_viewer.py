@@ -1,0 +1,161 @@
+"""The picture full-screen: opened with f or a click, zoom and pan on the original X-ray, escape goes back.
+
+Also: molecules drawn in braille in the session at half-cell size, and the key in help.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from textual import events
+
+from pxp_tui.app.keys import key_rows
+from pxp_tui.app.review import ReviewApp
+from pxp_tui.app.review.replay_screen import ReplayScreen
+from pxp_tui.app.screens.picture_viewer import PictureScreen
+from pxp_tui.app.screens.session import SessionScreen
+from pxp_tui.app.widgets.picture import Picture
+from pxp_tui.app.widgets.tag_choice import TagChoice
+from pxp_tui.blackboard import Blackboard
+from pxp_tui.runs import RunConfig, create_run, execute
+
+from .app_helpers import expert_turn, live_app, wait_for
+
+PHANTOM = (256, 256)  # the RAD demo's phantoms
+
+
+async def drawn(pilot, screen: PictureScreen):
+    """Wait until the viewer shows its current view; (box of the original, size given to the renderer, pixels shown)."""
+    picture = screen.query_one(Picture)
+
+    def done() -> bool:
+        return screen.shown is not None and screen.shown_view == screen.view and picture.image_size == screen.shown[1]
+
+    await wait_for(pilot, done, "the crop drawn")
+    assert picture.surface is not None and screen.shown is not None
+    return screen.shown[0], screen.shown[1], picture.surface.pixels
+
+
+async def open_viewer(pilot, app, how: str = "key") -> PictureScreen:
+    await expert_turn(pilot, app, j=2)
+    if how == "key":
+        await pilot.press("f")
+    else:
+        await wait_for(pilot, lambda: app.screen.query("#instance-picture .picture-image"), "the X-ray drawn")
+        await pilot.click("#instance-picture")
+    return await wait_for(pilot, lambda: app.screen if isinstance(app.screen, PictureScreen) else None, "the viewer")
+
+
+@pytest.mark.parametrize("renderer", ["halfcell", "sixel", "tgp", "unicode"])
+async def test_f_shows_the_xray_full_screen_and_zoom_and_pan_crop_the_original(db_path: Path, monkeypatch, renderer: str) -> None:
+    monkeypatch.setenv("PXP_IMAGES", renderer)
+    async with live_app(db_path, (100, 30), task="rad") as (app, pilot, _):
+        viewer = await open_viewer(pilot, app)
+        box, size, pixels = await drawn(pilot, viewer)
+        assert box == (0, 0, *PHANTOM)  # the whole X-ray at first
+        assert size[1] == pixels[1] and size[0] <= pixels[0]  # as large as the screen allows, its shape kept
+        assert viewer.query_one(Picture).region.width == 100  # the terminal's full width
+
+        await pilot.press("plus", "plus")  # zoom 2: half the width and height of the original
+        box2, size2, _ = await drawn(pilot, viewer)
+        assert viewer.view.zoom == 2
+        assert box2[3] - box2[1] == pytest.approx(PHANTOM[1] / 2, abs=1)
+        assert size2[1] == pixels[1]  # the crop is scaled up to the pixels shown: the original's detail
+        assert "zoom 2×" in str(viewer.query_one("#viewer-status").render())
+
+        await pilot.press("down")  # a quarter of the region down
+        box3, _, _ = await drawn(pilot, viewer)
+        assert box3[1] - box2[1] == pytest.approx((box2[3] - box2[1]) / 4, abs=1) and box3[0] == box2[0]
+        await pilot.press("k", "k", "k", "k")  # up, to the top edge and no further
+        top, _, _ = await drawn(pilot, viewer)
+        assert top[1] == 0 and top[3] - top[1] == box2[3] - box2[1]
+
+        await pilot.press("0")
+        box4, _, _ = await drawn(pilot, viewer)
+        assert box4 == (0, 0, *PHANTOM) and viewer.view.zoom == 1
+
+
+async def test_escape_returns_to_the_session_with_the_focus_where_it_was(db_path: Path, monkeypatch) -> None:
+    monkeypatch.setenv("PXP_IMAGES", "halfcell")
+    async with live_app(db_path, (100, 30), task="rad") as (app, pilot, _):
+        await expert_turn(pilot, app, j=2)
+        focused = app.focused
+        assert isinstance(focused, TagChoice)
+        await pilot.press("f")
+        await wait_for(pilot, lambda: isinstance(app.screen, PictureScreen), "the viewer")
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: isinstance(app.screen, SessionScreen), "the session again")
+        assert app.focused is focused
+        await pilot.press("2")  # the tag keys work at once
+        assert focused.selected is not None and focused.selected.value == "REFUTE"
+
+
+async def test_a_click_on_the_picture_opens_it_and_the_mouse_zooms_and_drags(db_path: Path, monkeypatch) -> None:
+    monkeypatch.setenv("PXP_IMAGES", "halfcell")
+    async with live_app(db_path, (100, 30), task="rad") as (app, pilot, _):
+        viewer = await open_viewer(pilot, app, how="click")
+        await drawn(pilot, viewer)
+        wheel = events.MouseScrollUp(None, 50, 10, 0, 0, 0, False, False, False, screen_x=50, screen_y=10)
+        viewer._forward_event(wheel)  # as the driver delivers it (Pilot has no wheel)
+        await wait_for(pilot, lambda: viewer.view.zoom == 1.5, "the wheel zooming in")
+        await pilot.press("plus", "plus")
+        assert viewer.view.zoom == 3
+        box, _, _ = await drawn(pilot, viewer)
+        await pilot.mouse_down("#viewer-picture", offset=(50, 14))
+        await pilot.hover("#viewer-picture", offset=(40, 14))  # dragged 10 cells left: the view moves right
+        await pilot.mouse_up("#viewer-picture", offset=(40, 14))
+        moved, _, _ = await drawn(pilot, viewer)
+        assert moved[0] > box[0] and moved[1] == box[1]
+
+
+async def test_a_molecule_is_drawn_for_the_whole_screen_and_tab_shows_the_reaction(db_path: Path, monkeypatch) -> None:
+    monkeypatch.setenv("PXP_IMAGES", "halfcell")
+    async with live_app(db_path, (80, 24), task="drug") as (app, pilot, _):
+        await expert_turn(pilot, app, j=2)
+        inline = app.screen.query_one("#instance-picture", Picture)
+        await wait_for(pilot, lambda: inline.query(".picture-cells"), "the target drawn in braille")
+        assert "OH" in str(inline.query_one(".picture-cells").render())
+        await pilot.press("f")
+        viewer = await wait_for(pilot, lambda: app.screen if isinstance(app.screen, PictureScreen) else None, "the viewer")
+        picture = viewer.query_one(Picture)
+        await wait_for(pilot, lambda: picture.query(".picture-cells"), "the molecule full-screen")
+        assert picture.surface is not None and picture.surface.cols == 80 and picture.surface.rows == 22
+        text = str(picture.query_one(".picture-cells").render())
+        assert "OH" in text and "O" in text and ("NH" in text or "HN" in text)
+        await pilot.press("plus")
+        assert viewer.view.zoom == 1  # molecules are redrawn, not zoomed
+        await pilot.press("tab")
+        await wait_for(pilot, lambda: "→" in str(picture.query_one(".picture-cells").render()), "the reaction")
+        await pilot.press("q")  # q closes the viewer, it does not quit
+        await wait_for(pilot, lambda: isinstance(app.screen, SessionScreen), "the session again")
+        assert app.is_running
+
+
+async def test_the_replay_opens_the_picture_full_screen_too(db_path: Path, monkeypatch) -> None:
+    monkeypatch.setenv("PXP_IMAGES", "halfcell")
+    with Blackboard.open(db_path) as board:
+        await execute(board, create_run(board, RunConfig(task="rad", limit=1)))
+    async with ReviewApp(db_path).run_test(size=(120, 36)) as pilot:
+        app = pilot.app
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: app.screen.query("#sessions-table") and app.screen.query_one("#sessions-table").row_count, "sessions")
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: isinstance(app.screen, ReplayScreen) and app.screen.query("#instance-picture"), "the replay")
+        await pilot.press("f")
+        viewer = await wait_for(pilot, lambda: app.screen if isinstance(app.screen, PictureScreen) else None, "the viewer")
+        await drawn(pilot, viewer)
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: isinstance(app.screen, ReplayScreen), "the replay again")
+
+
+async def test_the_picture_keys_are_listed_with_their_ids(db_path: Path, monkeypatch) -> None:
+    monkeypatch.setenv("PXP_IMAGES", "none")
+    async with live_app(db_path, (100, 30), task="rad") as (app, pilot, _):
+        await expert_turn(pilot, app, j=2)
+        rows = {row.id: row for row in key_rows(app, app.screen)}
+        assert rows["session.picture"].keys == "f" and rows["session.open_picture"].keys == "o"
+        await pilot.press("f")
+        viewer = await wait_for(pilot, lambda: app.screen if isinstance(app.screen, PictureScreen) else None, "the viewer")
+        ids = {row.id for row in key_rows(app, viewer)}
+        assert {"viewer.zoom_in", "viewer.zoom_out", "viewer.reset", "viewer.close", "viewer.open"} <= ids

@@ -1,0 +1,54 @@
+"""Zoom and pan over an X-ray: which region of the original is cropped, and the size it is shown at."""
+
+from __future__ import annotations
+
+import pytest
+
+from pxp_tui.app.zoom import LEVELS, View
+
+XRAY = (630, 562)  # the papers' radiographs are about this size
+AREA = (160, 92)  # 160x46 cells of half-cell blocks
+
+
+def test_at_zoom_1_the_whole_image_fits_keeping_its_shape() -> None:
+    box, size = View().crop(XRAY, AREA)
+    assert box == (0, 0, 630, 562)
+    assert size[1] == AREA[1] and size[0] <= AREA[0]
+    assert size[0] / size[1] == pytest.approx(630 / 562, rel=0.02)
+
+
+def test_zooming_in_crops_a_smaller_region_of_the_original_about_the_same_centre() -> None:
+    (l1, t1, r1, b1), _ = View().zoomed(2).crop(XRAY, AREA)  # 1 -> 1.5 -> 2
+    assert View().zoomed(2).zoom == 2
+    assert (b1 - t1) == pytest.approx(562 / 2, abs=1)
+    assert (l1 + r1) / 2 == pytest.approx(315, abs=1) and (t1 + b1) / 2 == pytest.approx(281, abs=1)
+    (l2, t2, r2, b2), size = View(zoom=8).crop(XRAY, AREA)
+    assert (r2 - l2) < (r1 - l1) and (b2 - t2) < (b1 - t1)
+    assert size[0] <= AREA[0] and size[1] <= AREA[1]
+
+
+def test_zoom_levels_stop_at_both_ends() -> None:
+    assert View().zoomed(-3).zoom == 1
+    assert View().zoomed(100).zoom == LEVELS[-1]
+    assert View(zoom=4).zoomed(-1).zoom == 3
+
+
+def test_panning_moves_a_quarter_of_the_region_and_stays_in_the_image() -> None:
+    view = View(zoom=4)
+    (left, top, right, _), _ = view.crop(XRAY, AREA)
+    moved = view.panned(0.25, 0, XRAY, AREA)
+    (left2, top2, right2, _), _ = moved.crop(XRAY, AREA)
+    assert left2 - left == pytest.approx((right - left) / 4, abs=1) and top2 == top
+    for _ in range(20):
+        moved = moved.panned(0.25, 0.25, XRAY, AREA)
+    box, _ = moved.crop(XRAY, AREA)
+    assert box[2] == 630 and box[3] == 562  # at the bottom right corner, not beyond it
+
+
+def test_dragging_moves_the_picture_with_the_mouse() -> None:
+    view = View(zoom=4)
+    (left, top, _, _), _ = view.crop(XRAY, AREA)
+    _, _, scale = view.visible(XRAY, AREA)
+    dragged = view.dragged(10, 0, XRAY, AREA)  # the mouse moved 10 pixels right: the image follows it
+    (left2, top2, _, _), _ = dragged.crop(XRAY, AREA)
+    assert left - left2 == pytest.approx(10 / scale, abs=1) and top2 == top
