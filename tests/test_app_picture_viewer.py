@@ -138,6 +138,7 @@ async def test_the_replay_opens_the_picture_full_screen_too(db_path: Path, monke
         await execute(board, create_run(board, RunConfig(task="rad", limit=1)))
     async with ReviewApp(db_path).run_test(size=(120, 36)) as pilot:
         app = pilot.app
+        await wait_for(pilot, lambda: app.screen.query("#runs-table") and app.screen.query_one("#runs-table").row_count, "runs")
         await pilot.press("enter")
         await wait_for(pilot, lambda: app.screen.query("#sessions-table") and app.screen.query_one("#sessions-table").row_count, "sessions")
         await pilot.press("enter")
