@@ -38,25 +38,39 @@ from tests.crash_scenarios import SCENARIOS, Trial, reference, run_trial  # noqa
 
 
 def table(results: dict[str, list[Trial]], seconds: dict[str, float]) -> str:
-    header = ["scenario", "trials", "messages shown", "messages lost", "integrity failures", "resume failures",
-              "deleted fds seen", "failed trials", "outside reads", "minutes"]
+    header = [
+        "scenario",
+        "trials",
+        "messages shown",
+        "messages lost",
+        "integrity failures",
+        "resume failures",
+        "deleted fds seen",
+        "failed trials",
+        "outside reads",
+        "minutes",
+    ]
     rows = [header]
     for scenario, trials in results.items():
-        rows.append([
-            scenario,
-            len(trials),
-            sum(t.shown for t in trials),
-            sum(t.lost for t in trials),
-            sum(not t.integrity for t in trials),
-            sum(not t.resumed for t in trials),
-            sum(t.deleted for t in trials),
-            sum(not t.ok for t in trials),
-            sum(t.reads for t in trials),
-            f"{seconds[scenario] / 60:.1f}",
-        ])
+        rows.append(
+            [
+                scenario,
+                len(trials),
+                sum(t.shown for t in trials),
+                sum(t.lost for t in trials),
+                sum(not t.integrity for t in trials),
+                sum(not t.resumed for t in trials),
+                sum(t.deleted for t in trials),
+                sum(not t.ok for t in trials),
+                sum(t.reads for t in trials),
+                f"{seconds[scenario] / 60:.1f}",
+            ]
+        )
     widths = [max(len(str(row[i])) for row in rows) for i in range(len(header))]
-    lines = ["| " + " | ".join(str(v).rjust(w) if i else str(v).ljust(w) for i, (v, w) in enumerate(zip(row, widths))) + " |"
-             for row in rows]
+    lines = [
+        "| " + " | ".join(str(v).rjust(w) if i else str(v).ljust(w) for i, (v, w) in enumerate(zip(row, widths))) + " |"
+        for row in rows
+    ]
     lines.insert(1, "|" + "|".join("-" * (w + 2) for w in widths) + "|")
     return "\n".join(lines)
 
@@ -93,8 +107,11 @@ def main() -> int:
                     trial = run_trial(scenario, folder, seed, limit=args.limit, expected=expected)
                 results[scenario].append(trial)
                 verdict = "ok" if trial.ok else "FAILED: " + "; ".join(trial.problems or ["lost or damaged"])
-                print(f"{scenario:<8} seed {seed}: killed {trial.killed}; shown {trial.shown}, lost {trial.lost}, "
-                      f"{trial.reads} outside reads; {verdict}", flush=True)
+                print(
+                    f"{scenario:<8} seed {seed}: killed {trial.killed}; shown {trial.shown}, lost {trial.lost}, "
+                    f"{trial.reads} outside reads; {verdict}",
+                    flush=True,
+                )
             seconds[scenario] = time.monotonic() - started
     finally:
         if args.keep is None:

@@ -26,13 +26,13 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 os.environ.setdefault("PXP_OFFLINE_LATENCY", "0")
 
-from pxp_tui.blackboard import Blackboard, now  # noqa: E402
-from pxp_tui.engine import Reply, RunSpec, interact  # noqa: E402
-from pxp_tui.protocol import Tag  # noqa: E402
-from pxp_tui.runs import RunConfig, build_machine, create_run, ensure_dataset  # noqa: E402
-from pxp_tui.agents.proxy import ProxyHuman  # noqa: E402
-from pxp_tui.tasks import get_task  # noqa: E402
-from pxp_tui.tasks.base import DatasetRow  # noqa: E402
+from pxp_tui.agents.proxy import ProxyHuman
+from pxp_tui.blackboard import Blackboard, now
+from pxp_tui.engine import Reply, RunSpec, interact
+from pxp_tui.protocol import Tag
+from pxp_tui.runs import RunConfig, build_machine, create_run, ensure_dataset
+from pxp_tui.tasks import get_task
+from pxp_tui.tasks.base import DatasetRow
 
 
 class Timed:
@@ -55,19 +55,50 @@ def prefill(board: Blackboard, sessions: int) -> None:
     board.add_dataset("prefill", "drug", [DatasetRow("p", "train", "C", "C", "e")])
     (instance,) = board.instance_ids("prefill")
     run_id = board.create_run(
-        {"task": "drug", "dataset": "prefill", "model": "x", "human": "proxy", "human_kind": "proxy",
-         "n": 10, "k": 3, "context": "all"}, [instance] * sessions)
+        {
+            "task": "drug",
+            "dataset": "prefill",
+            "model": "x",
+            "human": "proxy",
+            "human_kind": "proxy",
+            "n": 10,
+            "k": 3,
+            "context": "all",
+        },
+        [instance] * sessions,
+    )
     stamp = now()
     tags = ["INIT", "REFUTE", "REVISE", "RATIFY", "RATIFY"]
     with board.db.atomic():
         for order in range(sessions):
-            sid = board.db["data"].insert({"run_id": run_id, "instance_id": instance, "ord": order, "started_at": stamp,
-                                           "ended_at": stamp, "stop_reason": "ratified", "n_messages": 5}).last_pk
+            sid = (
+                board.db["data"]
+                .insert(
+                    {
+                        "run_id": run_id,
+                        "instance_id": instance,
+                        "ord": order,
+                        "started_at": stamp,
+                        "ended_at": stamp,
+                        "stop_reason": "ratified",
+                        "n_messages": 5,
+                    }
+                )
+                .last_pk
+            )
             board.db["messages"].insert_all(
-                {"session_id": sid, "j": j, "sender": "machine" if j % 2 else "human",
-                 "receiver": "human" if j % 2 else "machine", "tag": tag, "prediction": "CCO.CC(=O)O",
-                 "explanation": "an explanation of moderate length " * 6, "created_at": stamp}
-                for j, tag in enumerate(tags, start=1))
+                {
+                    "session_id": sid,
+                    "j": j,
+                    "sender": "machine" if j % 2 else "human",
+                    "receiver": "human" if j % 2 else "machine",
+                    "tag": tag,
+                    "prediction": "CCO.CC(=O)O",
+                    "explanation": "an explanation of moderate length " * 6,
+                    "created_at": stamp,
+                }
+                for j, tag in enumerate(tags, start=1)
+            )
             board.db["context"].insert_all({"session_id": sid, "j": j, "context": "{}"} for j in range(1, 6))
     board.set_status(run_id, "done")
 
@@ -78,9 +109,15 @@ def offline_run(path: Path, sessions: int, prefilled: int) -> dict[str, float]:
         prefill(board, prefilled)
     task = get_task("drug")
     rows = task.demo_rows()
-    board.add_dataset("bench", "drug", [DatasetRow(f"{r.key}-{i}", "train", r.input, r.reference_prediction,
-                                                   r.reference_explanation, meta=r.meta)
-                                        for i in range(sessions // len(rows) + 1) for r in rows][:sessions])
+    board.add_dataset(
+        "bench",
+        "drug",
+        [
+            DatasetRow(f"{r.key}-{i}", "train", r.input, r.reference_prediction, r.reference_explanation, meta=r.meta)
+            for i in range(sessions // len(rows) + 1)
+            for r in rows
+        ][:sessions],
+    )
     config = RunConfig(task="drug", dataset="bench", context="last:5")
     ensure_dataset(board, config)
     run_id = create_run(board, config)
@@ -94,12 +131,17 @@ def offline_run(path: Path, sessions: int, prefilled: int) -> dict[str, float]:
     started = time.perf_counter()
     asyncio.run(interact(spec, instances, machine, human, board))
     wall = time.perf_counter() - started
-    messages = board.db.execute("SELECT COUNT(*) FROM messages m JOIN data d USING (session_id) WHERE d.run_id = ?",
-                                [run_id]).fetchone()[0]
+    messages = board.db.execute(
+        "SELECT COUNT(*) FROM messages m JOIN data d USING (session_id) WHERE d.run_id = ?", [run_id]
+    ).fetchone()[0]
     board.close()
     agents = machine.seconds + human.seconds
-    return {"messages": messages, "wall_ms": wall / messages * 1000, "agents_ms": agents / messages * 1000,
-            "engine_ms": (wall - agents) / messages * 1000}
+    return {
+        "messages": messages,
+        "wall_ms": wall / messages * 1000,
+        "agents_ms": agents / messages * 1000,
+        "engine_ms": (wall - agents) / messages * 1000,
+    }
 
 
 def _turn(instance):
@@ -132,8 +174,19 @@ def long_run(path: Path, sessions: int) -> tuple[float, float]:
     board = Blackboard.open(path)
     board.add_dataset("long", "drug", [DatasetRow("x", "train", "C", "C", "e")])
     (instance,) = board.instance_ids("long")
-    run_id = board.create_run({"task": "drug", "dataset": "long", "model": "instant", "human": "proxy",
-                               "human_kind": "proxy", "n": 10, "k": 3, "context": "all"}, [instance] * sessions)
+    run_id = board.create_run(
+        {
+            "task": "drug",
+            "dataset": "long",
+            "model": "instant",
+            "human": "proxy",
+            "human_kind": "proxy",
+            "n": 10,
+            "k": 3,
+            "context": "all",
+        },
+        [instance] * sessions,
+    )
     instances = board.instances([instance]) * sessions
     clock = Clock()
     asyncio.run(interact(RunSpec(run_id, context="all"), instances, Instant(), Instant(), board, observer=clock))
@@ -156,8 +209,10 @@ def main() -> None:
             r = offline_run(Path(tmp) / f"b{prefilled}.db", args.sessions, prefilled)
             print(f"{label:<28}{r['messages']:>9}{r['wall_ms']:>9.2f}ms{r['agents_ms']:>10.2f}ms{r['engine_ms']:>10.3f}ms")
         first, last = long_run(Path(tmp) / "long.db", args.long)
-        print(f"instant agents, one run of {args.long:,} sessions (context: all): "
-              f"first tenth {first:.3f} ms/msg, last tenth {last:.3f} ms/msg")
+        print(
+            f"instant agents, one run of {args.long:,} sessions (context: all): "
+            f"first tenth {first:.3f} ms/msg, last tenth {last:.3f} ms/msg"
+        )
 
 
 if __name__ == "__main__":

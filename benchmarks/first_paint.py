@@ -15,6 +15,7 @@ whose screen is read every 5 ms; the times then include starting tmux (a few mil
 from __future__ import annotations
 
 import argparse
+import contextlib
 import fcntl
 import os
 import pty
@@ -70,7 +71,10 @@ def first_paint_tmux(command: list[str], marker: bytes, cwd: str, limit: float =
 
     tmux = ["tmux", "-L", f"pxp-bench-{uuid.uuid4().hex[:8]}"]
     started = time.perf_counter()
-    subprocess.run([*tmux, "new-session", "-d", "-c", cwd, "-x", "160", "-y", "48", "env", "-u", "COLUMNS", "-u", "LINES", *command], check=True)
+    subprocess.run(
+        [*tmux, "new-session", "-d", "-c", cwd, "-x", "160", "-y", "48", "env", "-u", "COLUMNS", "-u", "LINES", *command],
+        check=True,
+    )
     try:
         while time.perf_counter() - started < limit:
             screen = subprocess.run([*tmux, "capture-pane", "-p"], capture_output=True, check=False).stdout
@@ -90,10 +94,8 @@ def _stop(pid: int, fd: int) -> None:
             if os.waitpid(pid, os.WNOHANG) != (0, 0):
                 return
             select.select([fd], [], [], 0.05)
-            try:
+            with contextlib.suppress(OSError):
                 os.read(fd, 65536)
-            except OSError:
-                pass
         os.kill(pid, signal.SIGKILL)
         os.waitpid(pid, 0)
     finally:

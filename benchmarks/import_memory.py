@@ -48,7 +48,9 @@ def main() -> int:
     print("|---|---:|---:|---:|---:|")
     try:
         cases = [("drug", f"{n:,} DRUG rows", lambda n=n: drug_csv(work / f"drug{n}.csv", n)) for n in args.rows]
-        cases += [("rad", f"{n:,} RAD images", lambda n=n: rad_csv(work / f"rad{n}", n, side=1000, noise=True)) for n in args.images]
+        cases += [
+            ("rad", f"{n:,} RAD images", lambda n=n: rad_csv(work / f"rad{n}", n, side=1000, noise=True)) for n in args.images
+        ]
         for task, label, make in cases:
             csv = make()
             size = csv.stat().st_size + sum(p.stat().st_size for p in csv.parent.glob("*.png") if task == "rad")
@@ -56,7 +58,10 @@ def main() -> int:
             seconds, peak, code = measure(["import", task, str(csv), "--db", str(db)], work)
             if code:
                 raise SystemExit(f"{label}: pxp import exited with {code}")
-            print(f"| {label} | {size / 2**20:,.0f} MB | {seconds:.1f} | {peak:,.0f} MB | {db.stat().st_size / 2**20:,.0f} MB |", flush=True)
+            print(
+                f"| {label} | {size / 2**20:,.0f} MB | {seconds:.1f} | {peak:,.0f} MB | {db.stat().st_size / 2**20:,.0f} MB |",
+                flush=True,
+            )
     finally:
         if args.keep is None:
             shutil.rmtree(work, ignore_errors=True)

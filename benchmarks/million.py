@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import argparse
 import random
+import shutil
 import statistics
 import sys
-import shutil
 import tempfile
 import time
 from pathlib import Path
@@ -34,7 +34,20 @@ SCRIPTS = (
     ["INIT"] + ["REFUTE"] * 9,
     ["INIT", "REFUTE", "REVISE", "REFUTE", "REVISE", "REJECT"],
 )
-WORDS = "amide ester ether coupling acylation alkylation reduction oxidation amine acid chloride boronic".split()
+WORDS = [
+    "amide",
+    "ester",
+    "ether",
+    "coupling",
+    "acylation",
+    "alkylation",
+    "reduction",
+    "oxidation",
+    "amine",
+    "acid",
+    "chloride",
+    "boronic",
+]
 
 
 def build(path: Path, runs: int, sessions: int, seed: int = 0) -> int:
@@ -49,9 +62,18 @@ def build(path: Path, runs: int, sessions: int, seed: int = 0) -> int:
     for r in range(runs):
         humans = ("proxy", "alice", "bob")
         run_id = board.create_run(
-            {"task": "drug", "dataset": "bench", "model": "offline", "checker": "offline", "human": humans[r % 3],
-             "human_kind": "proxy" if r % 3 == 0 else "live", "n": 10, "k": 3, "context": "all",
-             "experiment": f"exp{r // 5}"},
+            {
+                "task": "drug",
+                "dataset": "bench",
+                "model": "offline",
+                "checker": "offline",
+                "human": humans[r % 3],
+                "human_kind": "proxy" if r % 3 == 0 else "live",
+                "n": 10,
+                "k": 3,
+                "context": "all",
+                "experiment": f"exp{r // 5}",
+            },
             ids,
         )
         data, messages = [], []
@@ -59,15 +81,32 @@ def build(path: Path, runs: int, sessions: int, seed: int = 0) -> int:
             session_id += 1
             tags = rng.choice(SCRIPTS)
             stop = "rejected" if tags[-1] == "REJECT" else ("ratified" if tags[-1] == "RATIFY" else "bound")
-            data.append({"session_id": session_id, "run_id": run_id, "instance_id": instance, "ord": order,
-                         "started_at": "2025-01-01T00:00:00", "ended_at": "2025-01-01T00:01:00",
-                         "stop_reason": stop, "n_messages": len(tags)})
+            data.append(
+                {
+                    "session_id": session_id,
+                    "run_id": run_id,
+                    "instance_id": instance,
+                    "ord": order,
+                    "started_at": "2025-01-01T00:00:00",
+                    "ended_at": "2025-01-01T00:01:00",
+                    "stop_reason": stop,
+                    "n_messages": len(tags),
+                }
+            )
             for j, tag in enumerate(tags, start=1):
                 sender = "machine" if j % 2 else "human"
-                messages.append({"session_id": session_id, "j": j, "sender": sender,
-                                 "receiver": "human" if j % 2 else "machine", "tag": tag,
-                                 "prediction": "CC.O", "explanation": " ".join(rng.choices(WORDS, k=12)),
-                                 "created_at": "2025-01-01T00:00:30"})
+                messages.append(
+                    {
+                        "session_id": session_id,
+                        "j": j,
+                        "sender": sender,
+                        "receiver": "human" if j % 2 else "machine",
+                        "tag": tag,
+                        "prediction": "CC.O",
+                        "explanation": " ".join(rng.choices(WORDS, k=12)),
+                        "created_at": "2025-01-01T00:00:30",
+                    }
+                )
         with db.atomic():
             db["data"].insert_all(data, batch_size=2000)
             db["messages"].insert_all(messages, batch_size=2000)
@@ -79,7 +118,7 @@ def build(path: Path, runs: int, sessions: int, seed: int = 0) -> int:
     return total
 
 
-def timed(label: str, fn, repeat: int = 5) -> float:  # noqa: ANN001
+def timed(label: str, fn, repeat: int = 5) -> float:
     """Print the first call's time (cold caches) and the median of ``repeat`` calls; return the first."""
     times = []
     for _ in range(repeat):
@@ -114,26 +153,33 @@ def measure(path: Path) -> dict[str, float]:
     five = [r for r in runs if board.run(r)["experiment"] == experiment]
     results = {
         "metrics: every run's table (run_intelligibility view)": timed(
-            "metrics: every run's table (`run_intelligibility`)", lambda: run_rows(board)),
+            "metrics: every run's table (`run_intelligibility`)", lambda: run_rows(board)
+        ),
         "metrics: one run": timed("metrics: one run", lambda: run_rows(board, [last])),
         "review: runs list with counts": timed("review: runs list with counts", lambda: review.runs(board)),
         "review: a run's sessions, first page": timed(
-            "review: a run's sessions, first page", lambda: review.sessions(board, last)),
+            "review: a run's sessions, first page", lambda: review.sessions(board, last)
+        ),
         "review: one run's row": timed("review: one run's row", lambda: review.runs_row(board, last)),
         "review: sorted by tag sequence, last page": timed(
             "review: sorted by tag sequence, last page",
-            lambda: review.sessions(board, last, review.Query(sort="tags", descending=True, offset=sessions // len(runs) - 50))),
+            lambda: review.sessions(board, last, review.Query(sort="tags", descending=True, offset=sessions // len(runs) - 50)),
+        ),
         "review: filter two-way": timed(
-            "review: filter two-way", lambda: review.sessions(board, last, review.Query(kind="two_way"))),
+            "review: filter two-way", lambda: review.sessions(board, last, review.Query(kind="two_way"))
+        ),
         "review: filter text in explanations": timed(
-            "review: text filter 'boronic acid'",
-            lambda: review.sessions(board, last, review.Query(text="boronic acid"))),
+            "review: text filter 'boronic acid'", lambda: review.sessions(board, last, review.Query(text="boronic acid"))
+        ),
         "review: one session replayed": timed(
-            "review: one session replayed", lambda: review.replay(board, review.sessions(board, last).rows[0].session_id)),
+            "review: one session replayed", lambda: review.replay(board, review.sessions(board, last).rows[0].session_id)
+        ),
         "report: curves of an experiment of 5 runs": timed(
-            f"report: curves of an experiment of {len(five)} run(s)", lambda: run_curves(board, five)),
+            f"report: curves of an experiment of {len(five)} run(s)", lambda: run_curves(board, five)
+        ),
         "report: every column of the report by experiment": timed(
-            "report: table and curves, one column per experiment", lambda: report_all(board)),
+            "report: table and curves, one column per experiment", lambda: report_all(board)
+        ),
     }
     board.close()
     return results
@@ -154,8 +200,7 @@ def main() -> int:
             path.unlink()
         started = time.perf_counter()
         messages = build(path, args.runs, args.sessions)
-        print(f"built {messages:,} messages in {time.perf_counter() - started:.1f} s "
-              f"({path.stat().st_size / 2**20:.0f} MiB)")
+        print(f"built {messages:,} messages in {time.perf_counter() - started:.1f} s ({path.stat().st_size / 2**20:.0f} MiB)")
     measure(path)
     if workdir is not None and not args.keep:
         shutil.rmtree(workdir)

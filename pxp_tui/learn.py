@@ -55,7 +55,7 @@ class Learn:
         learn_gate: bool,
         evaluate: bool,
         report: Report | None = None,
-    ):
+    ) -> None:
         self.board = board
         self.run_id = run["id"]
         self.policy = ContextPolicy.parse(run["context"])
@@ -71,8 +71,14 @@ class Learn:
         }
 
     async def _measure(
-        self, phase: str, split: str, context: Sequence[SessionRecord], sessions: int, session_id: int | None = None,
-        *, gate: bool = False,
+        self,
+        phase: str,
+        split: str,
+        context: Sequence[SessionRecord],
+        sessions: int,
+        session_id: int | None = None,
+        *,
+        gate: bool = False,
     ) -> dict[str, Any]:
         """One measurement, taken once (a resumed run finds it stored); with ``gate``, the LEARN decision."""
         found = stored.find(self.board, self.run_id, phase, split, session_id)

@@ -172,7 +172,9 @@ def build_machine(task: Task, config: RunConfig) -> tuple[MachineAgent, Checker]
     checker_model = "pxp-offline/checker" if config.checker_model == OFFLINE else config.checker_model
     same = config.checker is None or config.checker == config.model
     checker_base = config.checker_api_base or (config.api_base if same else None)
-    settings = {k: v for k, v in (("max_tokens", config.checker_max_tokens), ("temperature", config.checker_temperature)) if v is not None}
+    settings = {
+        k: v for k, v in (("max_tokens", config.checker_max_tokens), ("temperature", config.checker_temperature)) if v is not None
+    }
     checker = Checker(_client(checker_model, config, checker_base), noun=task.explanation_noun, settings=settings)
     generation = dict(task.generation)
     if config.max_tokens is not None:

@@ -78,7 +78,7 @@ class Canvas:
         return x * self.c + y * self.s + 0.5, -x * self.s + y * self.c + 0.5
 
     def px(self, length: float) -> int:
-        return max(1, int(round(length * W * self.sc)))
+        return max(1, round(length * W * self.sc))
 
     @staticmethod
     def blank() -> Image.Image:
@@ -315,8 +315,8 @@ def draw_case(case: Case) -> np.ndarray:
         dist = np.clip((side * (X - cx) - d0) / (an.tw - d0), 0.0, 1.2)
         top = level - men * dist**1.8 - 0.06 * np.clip((dist - 0.8) / 0.2, 0.0, 1.0) ** 2  # fluid tracks up the wall
         ramp = np.clip((Y - top) / 0.045, 0.0, 1.0)
-        fluid = arr(to_img(eff[side] * (Y > top) * (0.3 + 0.7 * ramp**0.7)), 0.006)
-        f["pct"] = pct = int(round(frac * 20)) * 5
+        fluid = arr(to_img(eff[side] * (top < Y) * (0.3 + 0.7 * ramp**0.7)), 0.006)
+        f["pct"] = pct = round(frac * 20) * 5
         f["size"] = "small" if pct < 30 else ("moderate" if pct <= 40 else "large")
 
     # lung parenchyma: lucency + vessel markings + mottled texture

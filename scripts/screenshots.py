@@ -44,7 +44,9 @@ async def drug_session(pilot, app: PXPApp) -> None:
     """The expert refuted with their own reactants; the machine revised; the expert's turn at j = 4."""
     await expert_turn(pilot, app, j=2)
     await pilot.press("2")
-    await type_answer(pilot, app, "CC(=O)Cl.Nc1ccc(O)cc1", "Acetyl chloride acylates the amine; it is more nucleophilic than the phenol.")
+    await type_answer(
+        pilot, app, "CC(=O)Cl.Nc1ccc(O)cc1", "Acetyl chloride acylates the amine; it is more nucleophilic than the phenol."
+    )
     await pilot.press("ctrl+s")
     await expert_turn(pilot, app, j=4)
     await type_answer(pilot, app, "CC(=O)Cl.Nc1ccc(O)cc1")

@@ -25,7 +25,7 @@ def drug_csv(path: Path, rows: int, *, newline: str = "\n", encoding: str = "utf
         out.write(DRUG_HEADER + newline)
         for i in range(rows):
             target = drug_target(i)
-            out.write(f"m{i},,{target},ClC(=O){target[6:]}.O,\"{EXPLANATION}\",train{newline}")
+            out.write(f'm{i},,{target},ClC(=O){target[6:]}.O,"{EXPLANATION}",train{newline}')
     return path
 
 

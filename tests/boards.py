@@ -48,14 +48,22 @@ async def scripted_run(
         board.add_dataset(dataset, "drug", get_task("drug").demo_rows(), source="bundled demo")
     ids = board.instance_ids(dataset)[: len(scripts)]
     run_id = board.create_run(
-        {"task": "drug", "dataset": dataset, "model": "script", "checker": "script", "human": human,
-         "human_kind": "proxy" if human == "proxy" else "live", "n": n, "k": 3, "context": "all",
-         "experiment": experiment},
+        {
+            "task": "drug",
+            "dataset": dataset,
+            "model": "script",
+            "checker": "script",
+            "human": human,
+            "human_kind": "proxy" if human == "proxy" else "live",
+            "n": n,
+            "k": 3,
+            "context": "all",
+            "experiment": experiment,
+        },
         ids,
     )
     machine_scripts, human_scripts = zip(*(split_script(s) for s in scripts))
-    await interact(RunSpec(run_id, n=n, k=3), board.instances(ids), WordyAgent(machine_scripts),
-                   WordyAgent(human_scripts), board)
+    await interact(RunSpec(run_id, n=n, k=3), board.instances(ids), WordyAgent(machine_scripts), WordyAgent(human_scripts), board)
     return run_id
 
 

@@ -9,6 +9,7 @@ Used by tests/test_durability.py (a few trials) and benchmarks/crash_campaign.py
 
 from __future__ import annotations
 
+import contextlib
 import os
 import random
 import re
@@ -83,8 +84,12 @@ def integrity(db: Path) -> bool:
 
 def sequences(db: Path, run_id: int) -> list[tuple[int, int, str, str, str]]:
     """(session order, j, sender, tag, prediction) of every message of run ``run_id``."""
-    return query(db, """SELECT d.ord, m.j, m.sender, m.tag, m.prediction FROM messages m JOIN data d USING (session_id)
-                        WHERE d.run_id = ? ORDER BY d.ord, m.j""", (run_id,))
+    return query(
+        db,
+        """SELECT d.ord, m.j, m.sender, m.tag, m.prediction FROM messages m JOIN data d USING (session_id)
+                        WHERE d.run_id = ? ORDER BY d.ord, m.j""",
+        (run_id,),
+    )
 
 
 def complete(db: Path, run_id: int) -> list[str]:
@@ -105,10 +110,8 @@ def complete(db: Path, run_id: int) -> list[str]:
 
 
 def kill(pid: int) -> None:
-    try:
+    with contextlib.suppress(ProcessLookupError):
         os.kill(pid, signal.SIGKILL)
-    except ProcessLookupError:
-        pass
 
 
 # -- headless: one run, or --repeat 3 -----------------------------------------------------------------
@@ -129,8 +132,23 @@ def printed_sessions(lines: list[str]) -> dict[tuple[int, int], list[tuple[int, 
 
 
 def headless_command(db: Path, repeat: int, limit: int) -> list[str]:
-    command = [sys.executable, "-m", "pxp_tui", "run", "--headless", "--task", "drug", "--model", "offline",
-               "--human", "proxy", "--limit", str(limit), "--db", str(db)]
+    command = [
+        sys.executable,
+        "-m",
+        "pxp_tui",
+        "run",
+        "--headless",
+        "--task",
+        "drug",
+        "--model",
+        "offline",
+        "--human",
+        "proxy",
+        "--limit",
+        str(limit),
+        "--db",
+        str(db),
+    ]
     return command + (["--repeat", str(repeat)] if repeat > 1 else [])
 
 
@@ -138,20 +156,32 @@ def reference(folder: Path, limit: int) -> list[tuple]:
     """The messages of an uninterrupted run of the same configuration (the offline machine is deterministic)."""
     db = folder / f"reference-{limit}.db"
     if not db.exists():
-        done = subprocess.run([*headless_command(db, 1, limit), "--quiet"], env={**env(), "PXP_OFFLINE_LATENCY": "0"},
-                              capture_output=True, text=True, timeout=600)
+        done = subprocess.run(
+            [*headless_command(db, 1, limit), "--quiet"],
+            env={**env(), "PXP_OFFLINE_LATENCY": "0"},
+            capture_output=True,
+            text=True,
+            timeout=600,
+        )
         assert done.returncode == 0, done.stderr
     return sequences(db, 1)
 
 
-def headless_trial(folder: Path, seed: int, *, repeat: int = 1, limit: int = 12, latency: float = 0.02,
-                   expected: list[tuple] | None = None) -> Trial:
+def headless_trial(
+    folder: Path, seed: int, *, repeat: int = 1, limit: int = 12, latency: float = 0.02, expected: list[tuple] | None = None
+) -> Trial:
     """``pxp run --headless`` (``--repeat``), outside readers, kill -9 after a random number of session lines."""
     rng = random.Random(seed)
     trial = Trial("repeat" if repeat > 1 else "headless", seed)
     db = folder / f"{trial.scenario}-{seed}.db"
-    process = subprocess.Popen(headless_command(db, repeat, limit), env={**env(), "PXP_OFFLINE_LATENCY": str(latency)},
-                               stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, bufsize=1)
+    process = subprocess.Popen(
+        headless_command(db, repeat, limit),
+        env={**env(), "PXP_OFFLINE_LATENCY": str(latency)},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+        bufsize=1,
+    )
     lines: list[str] = []
     reader = threading.Thread(target=_collect, args=(process.stdout, lines), daemon=True)
     reader.start()
@@ -185,9 +215,13 @@ def headless_trial(folder: Path, seed: int, *, repeat: int = 1, limit: int = 12,
     runs = [r[0] for r in query(db, "SELECT id FROM runs ORDER BY id")] if _has_runs(db) else []
     for run in runs:
         if query(db, "SELECT status FROM runs WHERE id = ?", (run,))[0][0] != "done":
-            done = subprocess.run([sys.executable, "-m", "pxp_tui", "run", "--headless", "--resume", str(run), "--db", str(db),
-                                   "--quiet"], env={**env(), "PXP_OFFLINE_LATENCY": "0"}, capture_output=True, text=True,
-                                  timeout=600)
+            done = subprocess.run(
+                [sys.executable, "-m", "pxp_tui", "run", "--headless", "--resume", str(run), "--db", str(db), "--quiet"],
+                env={**env(), "PXP_OFFLINE_LATENCY": "0"},
+                capture_output=True,
+                text=True,
+                timeout=600,
+            )
             if done.returncode != 0:
                 trial.problems.append(f"resume {run}: {done.stderr.strip()[-300:]}")
         wrong = complete(db, run)
@@ -259,8 +293,23 @@ def app_trial(folder: Path, seed: int, *, limit: int = 6, review: bool = True) -
     db = run_folder / "live.db"
     tmux = Tmux(run_folder)
     try:
-        tmux.start("app", [str(PXP), "run", "--task", "drug", "--model", "offline", "--human", "expert",
-                           "--limit", str(limit), "--db", str(db)])
+        tmux.start(
+            "app",
+            [
+                str(PXP),
+                "run",
+                "--task",
+                "drug",
+                "--model",
+                "offline",
+                "--human",
+                "expert",
+                "--limit",
+                str(limit),
+                "--db",
+                str(db),
+            ],
+        )
         turn, after = rng.randint(1, limit), rng.random() < 0.5
         delay = rng.uniform(0, 0.5)
         with Readers(db, rng) as readers:

@@ -66,7 +66,7 @@ class Readers:
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._loop, daemon=True)
 
-    def __enter__(self) -> "Readers":
+    def __enter__(self) -> Readers:
         self._thread.start()
         return self
 

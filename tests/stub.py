@@ -79,7 +79,7 @@ class Injected:
 
 @dataclass
 class StubServer:
-    reply: Callable[[Request], "str | Injected"] = field(default=lambda request: "Yes")
+    reply: Callable[[Request], str | Injected] = field(default=lambda request: "Yes")
     fail_every: int = 0
     rate_limit_every: int = 0
     script: dict[int, Injected] = field(default_factory=dict)
@@ -96,7 +96,7 @@ class StubServer:
     def url(self) -> str:
         return f"http://127.0.0.1:{self._server.server_address[1]}/v1"
 
-    def __enter__(self) -> "StubServer":
+    def __enter__(self) -> StubServer:
         self._thread.start()
         return self
 
@@ -164,7 +164,7 @@ def _handler(stub: StubServer) -> type[BaseHTTPRequestHandler]:
         def log_message(self, *args: Any) -> None:
             pass
 
-        def do_POST(self) -> None:  # noqa: N802 - the http.server name
+        def do_POST(self) -> None:
             length = int(self.headers.get("content-length") or 0)
             try:
                 body = json.loads(self.rfile.read(length) or b"{}")

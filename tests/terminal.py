@@ -17,7 +17,7 @@ PXP = Path(sys.executable).with_name("pxp")
 PATIENCE = 60.0  # a bound against hanging, not a timing assertion
 
 
-def needs_tmux(test):  # noqa: ANN001, ANN201 - a pytest mark
+def needs_tmux(test):
     """Skip ``test`` where tmux or the installed ``pxp`` command is missing."""
     import pytest
 
@@ -47,7 +47,9 @@ class Tmux:
         }
         exports = " ".join(f"{k}={shlex.quote(v)}" for k, v in env.items())
         rc = self.tmp_path / f"{name}.rc"
-        shell = f"cd {shlex.quote(str(self.tmp_path))} && env -i {exports} {shlex.join(command)}; echo $? > {shlex.quote(str(rc))}"
+        shell = (
+            f"cd {shlex.quote(str(self.tmp_path))} && env -i {exports} {shlex.join(command)}; echo $? > {shlex.quote(str(rc))}"
+        )
         self.tmux("new-session", "-d", "-s", name, "-x", "160", "-y", "48", shell)
 
     def screen(self, name: str) -> str:

@@ -148,7 +148,7 @@ async def test_header_names_run_task_model_session_and_message(db_path) -> None:
 
 
 async def test_metrics_and_conversation_views_fill_the_screen_at_80x24(db_path) -> None:
-    async with live_app(db_path, size=(80, 24), limit=2) as (app, pilot, run_id):
+    async with live_app(db_path, size=(80, 24), limit=2) as (app, pilot, _run_id):
         screen = await expert_turn(pilot, app, j=2)
         metrics = screen.query_one("#metrics")
         assert metrics.region.area == 0  # no room for it beside the rest at 80 x 24

@@ -43,7 +43,7 @@ def test_every_binding_has_an_id_and_a_description() -> None:
 
 
 async def test_help_lists_every_key_of_the_session_screen_with_its_id(db_path) -> None:
-    async with live_app(db_path) as (app, pilot, run_id):
+    async with live_app(db_path) as (app, pilot, _run_id):
         session = await expert_turn(pilot, app, j=2)
         await pilot.press("question_mark")
         table = await wait_for(pilot, lambda: app.screen.query(DataTable) and app.screen.query_one(DataTable), "help")
@@ -61,7 +61,7 @@ async def test_help_lists_every_key_of_the_session_screen_with_its_id(db_path) -
 
 
 async def test_tags_are_chosen_with_1_to_4_and_the_footer_shows_send(db_path) -> None:
-    async with live_app(db_path, k=1) as (app, pilot, run_id):
+    async with live_app(db_path, k=1) as (app, pilot, _run_id):
         session = await expert_turn(pilot, app, j=2)
         choice = session.query_one("TagChoice")
         assert app.focused is choice  # the tag picker has the focus at the expert's turn
@@ -73,7 +73,7 @@ async def test_tags_are_chosen_with_1_to_4_and_the_footer_shows_send(db_path) ->
 
 
 async def test_the_command_palette_runs_screen_commands(db_path) -> None:
-    async with live_app(db_path) as (app, pilot, run_id):
+    async with live_app(db_path) as (app, pilot, _run_id):
         session = await expert_turn(pilot, app, j=2)
         titles = [c.title for c in app.get_system_commands(session)]
         assert {"Send", "Metrics", "Conversation", "New run", "Review past runs"} <= set(titles)

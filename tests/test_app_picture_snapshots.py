@@ -36,7 +36,9 @@ def test_an_xray_zoomed_in_at_80x24(snap_compare, db_path: Path) -> None:
         viewer = await full_screen(pilot)
         await pilot.press("plus", "plus", "right")
         picture = viewer.query_one(Picture)
-        await wait_for(pilot, lambda: viewer.shown_view == viewer.view and picture.image_size == viewer.shown[1], "the zoomed crop")
+        await wait_for(
+            pilot, lambda: viewer.shown_view == viewer.view and picture.image_size == viewer.shown[1], "the zoomed crop"
+        )
         await pilot.pause(0.3)
 
     app = PXPApp(db_path, run_id=make_run(db_path, task="rad"))

@@ -140,9 +140,13 @@ async def test_the_replay_opens_the_picture_full_screen_too(db_path: Path, monke
         app = pilot.app
         await wait_for(pilot, lambda: app.screen.query("#runs-table") and app.screen.query_one("#runs-table").row_count, "runs")
         await pilot.press("enter")
-        await wait_for(pilot, lambda: app.screen.query("#sessions-table") and app.screen.query_one("#sessions-table").row_count, "sessions")
+        await wait_for(
+            pilot, lambda: app.screen.query("#sessions-table") and app.screen.query_one("#sessions-table").row_count, "sessions"
+        )
         await pilot.press("enter")
-        await wait_for(pilot, lambda: isinstance(app.screen, ReplayScreen) and app.screen.query("#instance-picture"), "the replay")
+        await wait_for(
+            pilot, lambda: isinstance(app.screen, ReplayScreen) and app.screen.query("#instance-picture"), "the replay"
+        )
         await pilot.press("f")
         viewer = await wait_for(pilot, lambda: app.screen if isinstance(app.screen, PictureScreen) else None, "the viewer")
         await drawn(pilot, viewer)

@@ -15,7 +15,7 @@ _AFTER_INIT = st.sampled_from([Tag.RATIFY, Tag.REFUTE, Tag.REVISE, Tag.REJECT])
 
 @st.composite
 def sessions(draw: st.DrawFn) -> list[tuple[Sender, Tag]]:
-    tags = [Tag.INIT] + draw(st.lists(_AFTER_INIT, max_size=9))
+    tags = [Tag.INIT, *draw(st.lists(_AFTER_INIT, max_size=9))]
     return [(Sender.MACHINE if j % 2 else Sender.HUMAN, tag) for j, tag in enumerate(tags, start=1)]
 
 

@@ -69,4 +69,3 @@ def test_a_crash_loses_nothing_shown_and_the_run_resumes_at_the_next_message(tmu
     assert tmux.exit_code("again") == 0
     third = query(db, "SELECT m.j, m.sender, m.tag FROM messages m JOIN data d USING (session_id) WHERE d.ord = 2 ORDER BY m.j")
     assert third == [(1, "machine", "INIT"), (2, "human", "RATIFY"), (3, "machine", "RATIFY")]  # INIT not asked again
-

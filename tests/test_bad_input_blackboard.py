@@ -50,7 +50,9 @@ asyncio.run(main())
 
 def command(prefix: list[str], *argv: object, cwd: Path) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "PYTHONPATH": str(ROOT), "PXP_OFFLINE_LATENCY": "0"}
-    return subprocess.run([*prefix, sys.executable, *map(str, argv)], capture_output=True, text=True, env=env, cwd=cwd, timeout=120)
+    return subprocess.run(
+        [*prefix, sys.executable, *map(str, argv)], capture_output=True, text=True, env=env, cwd=cwd, timeout=120
+    )
 
 
 @pytest.fixture(scope="module")
@@ -105,7 +107,9 @@ def test_a_read_only_blackboard_refuses_writers_in_one_line_and_is_still_read(
         metrics = command(unprivileged, "-m", "pxp_tui", "metrics", "--db", db, "--json", cwd=work)
         assert metrics.returncode == 0, metrics.stderr
         assert [run["run_id"] for run in json.loads(metrics.stdout)] == [1]
-        exported = command(unprivileged, "-m", "pxp_tui", "export", "--db", db, "--format", "csv", "--out", work / "out", cwd=work)
+        exported = command(
+            unprivileged, "-m", "pxp_tui", "export", "--db", db, "--format", "csv", "--out", work / "out", cwd=work
+        )
         assert exported.returncode == 0, exported.stderr
         assert (work / "out" / "messages.csv").read_text().count("\n") > 2
         review = command(unprivileged, "-c", REVIEW, db, cwd=work)
@@ -130,7 +134,9 @@ def test_an_unreadable_blackboard_and_an_unmakeable_one_are_one_line(unprivilege
     assert result.returncode == 2 and result.stderr == f"pxp: error: {db} cannot be read (permission denied)\n"
     locked = work / "locked"
     locked.mkdir(mode=0o555)
-    result = command(unprivileged, "-m", "pxp_tui", "import", "drug", work / "more.csv", "--db", locked / "new" / "x.db", cwd=work)
+    result = command(
+        unprivileged, "-m", "pxp_tui", "import", "drug", work / "more.csv", "--db", locked / "new" / "x.db", cwd=work
+    )
     assert result.returncode == 2
     assert result.stderr == f"pxp: error: cannot make {locked / 'new' / 'x.db'}: the folder {locked} is read-only\n"
     assert not (locked / "new").exists()
@@ -142,7 +148,13 @@ def test_a_blackboard_from_a_newer_pxp_is_refused_by_every_command_unchanged(cap
     conn.commit()
     conn.close()
     before = digest(recorded)
-    for argv in (["run", "--headless"], ["import", "drug", recorded.parent.parent / "more.csv"], ["metrics"], ["review"], ["export", "--format", "csv"]):
+    for argv in (
+        ["run", "--headless"],
+        ["import", "drug", recorded.parent.parent / "more.csv"],
+        ["metrics"],
+        ["review"],
+        ["export", "--format", "csv"],
+    ):
         code, out, err = pxp(capsys, *argv, "--db", recorded)
         assert code == 2 and not out, argv
         assert err == (
@@ -160,7 +172,7 @@ def small_disk(monkeypatch: pytest.MonkeyPatch):
     def allow(pages: int) -> None:
         opened = Blackboard.open.__func__  # type: ignore[attr-defined]
 
-        def open_small(cls, path, *args, **kwargs):  # noqa: ANN001, ANN202
+        def open_small(cls, path, *args, **kwargs):
             board = opened(cls, path, *args, **kwargs)
             if not kwargs.get("readonly"):
                 used = board.db.execute("PRAGMA page_count").fetchone()[0]
@@ -242,8 +254,17 @@ def test_a_really_full_disk_pauses_the_run_and_it_resumes_once_there_is_space(tm
     disk, out = tmp_path / "disk", tmp_path / "out"
     disk.mkdir()
     out.mkdir()
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "PXP_OFFLINE_LATENCY": "0", "DISK": str(disk), "OUT": str(out), "PY": sys.executable}
-    result = subprocess.run([unshare, "-m", "--propagation", "private", "sh", "-c", FULL_TMPFS], env=env, capture_output=True, text=True, timeout=300)
+    env = {
+        **os.environ,
+        "PYTHONPATH": str(ROOT),
+        "PXP_OFFLINE_LATENCY": "0",
+        "DISK": str(disk),
+        "OUT": str(out),
+        "PY": sys.executable,
+    }
+    result = subprocess.run(
+        [unshare, "-m", "--propagation", "private", "sh", "-c", FULL_TMPFS], env=env, capture_output=True, text=True, timeout=300
+    )
     if "mount" in result.stderr and not (out / "code").exists():
         pytest.skip(f"tmpfs cannot be mounted here: {result.stderr.strip()}")
     assert (out / "code").read_text().split() == ["1", "0"], (out / "stderr").read_text()

@@ -49,7 +49,9 @@ def instances(db: Path, dataset: str) -> list:
 @pytest.mark.parametrize("newline", ["\r\n", "\r", "\n"], ids=["crlf", "cr", "lf"])
 def test_utf8_with_a_byte_order_mark_and_any_line_ends_is_read(capsys, tmp_path: Path, db_path: Path, newline: str) -> None:
     csv = tmp_path / "mols.csv"
-    text = newline.join([MOLS.strip(), "a,Ester,CCOC(C)=O,CC(=O)Cl.OCC,Ester — café.", "b,,CC(=O)Nc1ccccc1,CC(=O)Cl.Nc1ccccc1,Amide."])
+    text = newline.join(
+        [MOLS.strip(), "a,Ester,CCOC(C)=O,CC(=O)Cl.OCC,Ester — café.", "b,,CC(=O)Nc1ccccc1,CC(=O)Cl.Nc1ccccc1,Amide."]
+    )
     csv.write_bytes(b"\xef\xbb\xbf" + (text + newline).encode("utf-8"))
     code, out, err = pxp(capsys, "import", "drug", csv, "--db", db_path)
     assert code == 0, err
@@ -67,7 +69,7 @@ def test_latin1_bytes_are_refused_at_their_line_and_read_with_encoding(capsys, t
     err = refused(capsys, board, "drug", csv)
     assert "line 2: byte 0x93 (column 42) is not UTF-8 text" in err
     assert "--encoding cp1252" in err
-    code, out, err = pxp(capsys, "import", "drug", csv, "--db", board, "--encoding", "cp1252")
+    code, _out, err = pxp(capsys, "import", "drug", csv, "--db", board, "--encoding", "cp1252")
     assert code == 0, err
     (row,) = instances(board, "excel")
     assert row.reference_explanation == "Acylation “cold” at 0 °C, café."
@@ -169,7 +171,8 @@ def xrays(tmp_path: Path) -> Path:
 
 
 @pytest.mark.parametrize(
-    "image", ["../../../../../../etc/passwd", "/etc/hostname", "link.png", "sub/../../outside.png"],
+    "image",
+    ["../../../../../../etc/passwd", "/etc/hostname", "link.png", "sub/../../outside.png"],
     ids=["dot-dot", "absolute", "symlink", "dot-dot-inside"],
 )
 def test_an_image_path_leading_outside_the_images_folder_is_refused(capsys, xrays: Path, board: Path, image: str) -> None:
@@ -236,7 +239,7 @@ def test_an_image_changed_between_the_check_and_the_write_rolls_the_import_back(
     png(xrays / "second.png", 64, 64, shade=9)
     opened = Blackboard.open.__func__  # type: ignore[attr-defined]
 
-    def open_then_change(cls, path, *args, **kwargs):  # noqa: ANN001, ANN202 - the check is over when the file opens
+    def open_then_change(cls, path, *args, **kwargs):
         png(xrays / "second.png", 64, 64, shade=200)
         return opened(cls, path, *args, **kwargs)
 

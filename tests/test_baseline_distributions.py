@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import math
 import re
 
@@ -25,7 +26,18 @@ RAD, DRUG = get_task("rad"), get_task("drug")
 
 def instances(task) -> list[Instance]:
     return [
-        Instance(i, "demo", r.key, r.split, r.input, r.image_bytes(), r.image_mime, r.reference_prediction, r.reference_explanation, r.meta)
+        Instance(
+            i,
+            "demo",
+            r.key,
+            r.split,
+            r.input,
+            r.image_bytes(),
+            r.image_mime,
+            r.reference_prediction,
+            r.reference_explanation,
+            r.meta,
+        )
         for i, r in enumerate(task.demo_rows(), start=1)
     ]
 
@@ -70,7 +82,9 @@ def test_rad_is_a_softmax_over_the_nearest_case_of_each_condition(phantoms: list
         assert max(dist, key=dist.__getitem__) == label
         assert all(dist[x] == 0 for x in LABELS if x not in given)
         for x in given:  # e times less probable per temperature of extra distance
-            assert dist[x] / dist[label] == pytest.approx(math.exp(-(nearest[x] - nearest[label]) / rad_baseline.DISTANCE_TEMPERATURE))
+            assert dist[x] / dist[label] == pytest.approx(
+                math.exp(-(nearest[x] - nearest[label]) / rad_baseline.DISTANCE_TEMPERATURE)
+            )
         assert 0 < entropy(dist) < math.log2(len(given))
 
 
@@ -99,7 +113,7 @@ def test_drug_ranks_its_answer_first_for_every_demo_target() -> None:
         assert ranked[0] == DRUG.normalise(pathway), target.key
         assert 1 <= len(ranked) <= 3 and all(DRUG.normalise(s) == s for s in ranked)
         assert math.fsum(dist.values()) == pytest.approx(1)
-        for a, b in zip(ranked, ranked[1:]):
+        for a, b in itertools.pairwise(ranked):
             assert dist[a] / dist[b] == pytest.approx(math.e)
 
 

@@ -93,7 +93,16 @@ def fill(board: Blackboard, sessions: list[list[Tag]], *, unfinished: int = 0) -
     board.add_dataset("d", "drug", [DatasetRow(f"k{i}", "train", "C", "C", "e") for i in range(len(sessions) + unfinished)])
     ids = board.instance_ids("d")
     run_id = board.create_run(
-        {"task": "drug", "dataset": "d", "model": "m", "human": "proxy", "human_kind": "proxy", "n": 10, "k": 3, "context": "all"},
+        {
+            "task": "drug",
+            "dataset": "d",
+            "model": "m",
+            "human": "proxy",
+            "human_kind": "proxy",
+            "n": 10,
+            "k": 3,
+            "context": "all",
+        },
         ids,
     )
     for order, tags in enumerate(sessions + [[Tag.INIT, Tag.RATIFY]] * unfinished):
@@ -112,7 +121,9 @@ def test_views_agree_with_the_python_definitions_on_random_sessions() -> None:
     board = Blackboard.memory()
     run_id = fill(board, sessions, unfinished=3)
     # per session
-    python_flags = [session_flags([(Sender.MACHINE if j % 2 == 0 else Sender.HUMAN, t) for j, t in enumerate(s)]) for s in sessions]
+    python_flags = [
+        session_flags([(Sender.MACHINE if j % 2 == 0 else Sender.HUMAN, t) for j, t in enumerate(s)]) for s in sessions
+    ]
     rows = list(board.db.query("SELECT * FROM session_intelligibility WHERE finished ORDER BY ord"))
     assert len(rows) == len(sessions)
     for flags, row in zip(python_flags, rows):

@@ -31,8 +31,18 @@ def record(board: Blackboard, runs: list[list[list[Tag]]], *, unfinished_last: b
     ids = []
     for sessions in runs:
         run_id = board.create_run(
-            {"task": "drug", "dataset": "d", "model": "m", "human": "proxy", "human_kind": "proxy", "n": 10, "k": 3,
-             "context": "all"}, [1] * len(sessions))
+            {
+                "task": "drug",
+                "dataset": "d",
+                "model": "m",
+                "human": "proxy",
+                "human_kind": "proxy",
+                "n": 10,
+                "k": 3,
+                "context": "all",
+            },
+            [1] * len(sessions),
+        )
         ids.append(run_id)
         for order, tags in enumerate(sessions):
             sid = board.start_session(run_id, 1, order)
@@ -71,8 +81,10 @@ def test_deleting_a_message_takes_it_out_of_the_counts() -> None:
     record(board, [[[Tag.INIT, Tag.REFUTE, Tag.REJECT]]])
     assert counts_of(run_rows(board)[0]).one_way_machine == 0
     board.db.execute("DELETE FROM messages WHERE j = 3")
-    board.db.execute("INSERT INTO messages (session_id, j, sender, receiver, tag, created_at) "
-                     "VALUES (1, 3, 'machine', 'human', 'REVISE', 'now')")
+    board.db.execute(
+        "INSERT INTO messages (session_id, j, sender, receiver, tag, created_at) "
+        "VALUES (1, 3, 'machine', 'human', 'REVISE', 'now')"
+    )
     assert counts_of(run_rows(board)[0]).ultra_strong_machine == 1
     assert run_curves(board, [1])[1][2].ultra_strong_machine == 1
 

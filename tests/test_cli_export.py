@@ -81,7 +81,7 @@ def test_markdown_of_one_view_to_standard_output(run_db: Path, capsys) -> None:
 )
 def test_bad_input_is_one_line_exit_2_and_nothing_changes(run_db: Path, tmp_path: Path, capsys, argv, message) -> None:
     before = digest(run_db)
-    code, out, err = pxp(capsys, "export", "--db", run_db, *argv)
+    code, _out, err = pxp(capsys, "export", "--db", run_db, *argv)
     assert code == 2 and message in err and len(err.strip().splitlines()) == 1
     assert digest(run_db) == before and not (tmp_path / "export").exists()
 

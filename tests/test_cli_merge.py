@@ -7,15 +7,22 @@ from pathlib import Path
 
 import pytest
 
-from pxp_tui.blackboard import Blackboard
-from pxp_tui.blackboard import review
+from pxp_tui.blackboard import Blackboard, review
 from pxp_tui.tasks.base import DatasetRow
 
 from .boards import EVERY_CLASS, scripted_run
 from .cli_helpers import digest, offline_run, pxp
 
-COUNTED = ("sessions", "one_way_human", "one_way_machine", "two_way", "strong_human", "strong_machine",
-           "ultra_strong_human", "ultra_strong_machine")
+COUNTED = (
+    "sessions",
+    "one_way_human",
+    "one_way_machine",
+    "two_way",
+    "strong_human",
+    "strong_machine",
+    "ultra_strong_human",
+    "ultra_strong_machine",
+)
 
 
 def metrics(capsys, db: Path) -> list[dict]:
@@ -29,7 +36,7 @@ def test_a_merged_blackboard_reports_both_runs_with_unchanged_counts(tmp_path: P
     offline_run(capsys, a, "--limit", "4")
     offline_run(capsys, b, "--limit", "6", "--seed", "3")
     before = [metrics(capsys, a)[0], metrics(capsys, b)[0]]
-    code, printed, err = pxp(capsys, "merge", out, a, b)
+    code, _printed, err = pxp(capsys, "merge", out, a, b)
     assert code == 0, err
     after = metrics(capsys, out)
     assert [r["run_id"] for r in after] == [1, 2]  # both files had a run 1: no clash
@@ -42,10 +49,14 @@ def test_a_merged_blackboard_reports_both_runs_with_unchanged_counts(tmp_path: P
         for source, (uid, _) in zip((a, b), runs):
             with Blackboard.open(source, create=False, readonly=True) as original:
                 assert original.db.execute("SELECT uid FROM runs").fetchone()[0] == uid
-                theirs = original.db.execute("SELECT tag, prediction, explanation FROM messages ORDER BY session_id, j").fetchall()
+                theirs = original.db.execute(
+                    "SELECT tag, prediction, explanation FROM messages ORDER BY session_id, j"
+                ).fetchall()
             ours = merged.db.execute(
                 "SELECT tag, prediction, explanation FROM messages m JOIN data d USING (session_id) "
-                "JOIN runs r ON r.id = d.run_id WHERE r.uid = ? ORDER BY m.session_id, m.j", [uid]).fetchall()
+                "JOIN runs r ON r.id = d.run_id WHERE r.uid = ? ORDER BY m.session_id, m.j",
+                [uid],
+            ).fetchall()
             assert ours == theirs
         assert merged.db.execute("SELECT COUNT(*) FROM datasets").fetchone()[0] == 1  # the same demo, shared
 
@@ -77,15 +88,27 @@ def test_a_dataset_that_differs_is_copied_under_a_new_name(tmp_path: Path, capsy
         path = tmp_path / f"{name}.db"
         with Blackboard.open(path) as board:
             board.add_dataset("mine", "drug", [DatasetRow("k", "train", "CCO", reference, "e")])
-            board.create_run({"task": "drug", "dataset": "mine", "model": "m", "human": name, "human_kind": "live",
-                              "n": 10, "k": 3, "context": "all"}, board.instance_ids("mine"))
+            board.create_run(
+                {
+                    "task": "drug",
+                    "dataset": "mine",
+                    "model": "m",
+                    "human": name,
+                    "human_kind": "live",
+                    "n": 10,
+                    "k": 3,
+                    "context": "all",
+                },
+                board.instance_ids("mine"),
+            )
         paths.append(path)
     out = tmp_path / "all.db"
-    code, printed, _ = pxp(capsys, "merge", out, *paths)
+    _code, printed, _ = pxp(capsys, "merge", out, *paths)
     assert "copied as 'mine@two'" in printed
     with Blackboard.open(out, create=False, readonly=True) as merged:
-        rows = merged.db.execute("SELECT r.human, i.reference_prediction FROM runs r JOIN instances i "
-                                 "ON i.dataset = r.dataset ORDER BY r.id").fetchall()
+        rows = merged.db.execute(
+            "SELECT r.human, i.reference_prediction FROM runs r JOIN instances i ON i.dataset = r.dataset ORDER BY r.id"
+        ).fetchall()
     assert rows == [("one", "CC.O"), ("two", "CCC.O")]
 
 

@@ -40,7 +40,7 @@ def test_report_prints_the_counts_of_metrics_json(db_path: Path, capsys) -> None
         for name in CLASSES:
             assert int(mine[name]["median"]) == run[name]
             assert float(mine[name]["proportion"]) == pytest.approx(run[f"p_{name}"], abs=1e-4)
-    code, markdown, _ = pxp(capsys, "report", "--db", db_path)
+    _code, markdown, _ = pxp(capsys, "report", "--db", db_path)
     line = next(line for line in markdown.splitlines() if line.startswith("| 2-way"))
     cells = [c.strip() for c in line.strip("|").split("|")][2:]
     assert cells == [f"{r['two_way']} ({r['p_two_way']:.2f})" for r in metrics]
@@ -60,7 +60,7 @@ async def every_experiment(db: Path) -> None:
 async def test_an_experiment_column_is_the_median_with_min_and_max(db_path: Path, capsys) -> None:
     await every_experiment(db_path)
     runs = [m for m in metrics_json(capsys, db_path) if m["run_id"] <= 3]
-    code, out, _ = pxp(capsys, "report", "--db", db_path, "--experiment", "E", "--format", "csv")
+    _code, out, _ = pxp(capsys, "report", "--db", db_path, "--experiment", "E", "--format", "csv")
     rows = {r["measure"]: r for r in table(out)}
     assert {r["column"] for r in table(out)} == {"DRUG E (3 runs)"}
     for name in ("sessions", *CLASSES):
@@ -71,7 +71,7 @@ async def test_an_experiment_column_is_the_median_with_min_and_max(db_path: Path
 
 async def test_two_experts_sit_side_by_side(db_path: Path, capsys) -> None:
     await every_experiment(db_path)
-    code, out, _ = pxp(capsys, "report", "--db", db_path, "--runs", "4", "5", "--by", "expert")
+    _code, out, _ = pxp(capsys, "report", "--db", db_path, "--runs", "4", "5", "--by", "expert")
     header = next(line for line in out.splitlines() if line.startswith("| Count"))
     assert [c.strip() for c in header.strip("|").split("|")][2:] == ["DRUG h1", "DRUG h2"]
 
@@ -79,7 +79,7 @@ async def test_two_experts_sit_side_by_side(db_path: Path, capsys) -> None:
 async def test_out_writes_markdown_csv_and_the_figure(db_path: Path, tmp_path: Path, capsys) -> None:
     await every_experiment(db_path)
     out = tmp_path / "report"
-    code, printed, err = pxp(capsys, "report", "--db", db_path, "--by", "experiment", "--out", out)
+    code, _printed, _err = pxp(capsys, "report", "--db", db_path, "--by", "experiment", "--out", out)
     assert code == 0
     assert {p.name for p in out.iterdir()} == {"report.md", "intelligibility.csv", "curves.csv", "curves.png"}
     with Image.open(out / "curves.png") as image:
@@ -99,7 +99,7 @@ async def test_machine_performance_is_reported_when_evaluated(db_path: Path, cap
         for phase, correct in (("start", [True, False, False, False, False]), ("end", [True, True, True, False, False])):
             items = [{"instance_id": i, "correct": c, "agreed": c} for i, c in zip(ids, correct)]
             evaluations.record(board, 4, phase, "test", items, sessions=0 if phase == "start" else 6, context_sessions=0)
-    code, out, _ = pxp(capsys, "report", "--db", db_path, "--runs", "4")
+    _code, out, _ = pxp(capsys, "report", "--db", db_path, "--runs", "4")
     section = out.split("## Machine performance", 1)[1]
     assert "`evaluations`" in section and "| 4 | start | test | 0 | 0 | 5 | 0.2 |" in section
     assert "| 4 | end | test | 6 | 0 | 5 | 0.6 |" in section
@@ -117,6 +117,6 @@ async def test_machine_performance_is_reported_when_evaluated(db_path: Path, cap
 async def test_bad_input_is_one_line_exit_2_and_nothing_changes(db_path: Path, capsys, argv, message) -> None:
     await every_experiment(db_path)
     before = digest(db_path)
-    code, out, err = pxp(capsys, "report", "--db", db_path, *argv)
+    code, _out, err = pxp(capsys, "report", "--db", db_path, *argv)
     assert code == 2 and message in err and len(err.strip().splitlines()) == 1
     assert digest(db_path) == before

@@ -42,8 +42,12 @@ def test_kill_9_then_resume_matches_an_uninterrupted_run(tmp_path: Path) -> None
 
     crashed = tmp_path / "crashed.db"
     env = {**os.environ, "PYTHONPATH": str(ROOT), "PXP_OFFLINE_LATENCY": "0.05"}
-    process = subprocess.Popen([sys.executable, "-m", "pxp_tui", *args, "--db", str(crashed)], env=env,
-                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    process = subprocess.Popen(
+        [sys.executable, "-m", "pxp_tui", *args, "--db", str(crashed)],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     deadline = time.monotonic() + 120
     try:
         while message_count(crashed) < 30:  # well into the run: several sessions done, one open

@@ -50,8 +50,13 @@ def test_an_xray_is_opened_as_its_original_file_without_waiting(tmp_path: Path) 
     launched: list[list[str]] = []
     instance = xray()
     outcome = desktop.open_picture(
-        get_task("rad"), instance, env={"DISPLAY": ":0"}, platform="linux", which=has("xdg-open"),
-        opener=launched.append, where=tmp_path,
+        get_task("rad"),
+        instance,
+        env={"DISPLAY": ":0"},
+        platform="linux",
+        which=has("xdg-open"),
+        opener=launched.append,
+        where=tmp_path,
     )
     assert outcome.opened and outcome.path == tmp_path / "xray-case_1.jpg"
     assert outcome.path.read_bytes() == instance.image  # the original bytes, not a copy shrunk for the screen
@@ -62,8 +67,13 @@ def test_an_xray_is_opened_as_its_original_file_without_waiting(tmp_path: Path) 
 def test_over_ssh_the_file_is_written_and_its_path_given_for_scp(tmp_path: Path) -> None:
     launched: list[list[str]] = []
     outcome = desktop.open_picture(
-        get_task("rad"), xray(), env={"SSH_CONNECTION": "1 2 3 4"}, platform="linux", which=has("xdg-open"),
-        opener=launched.append, where=tmp_path,
+        get_task("rad"),
+        xray(),
+        env={"SSH_CONNECTION": "1 2 3 4"},
+        platform="linux",
+        which=has("xdg-open"),
+        opener=launched.append,
+        where=tmp_path,
     )
     assert not outcome.opened and not launched
     assert outcome.path is not None and outcome.path.exists()
@@ -77,7 +87,9 @@ def test_a_molecule_is_drawn_large_by_rdkit_and_a_reaction_too(tmp_path: Path) -
     assert outcome.opened and launched == [["open", str(outcome.path)]]
     with Image.open(outcome.path) as image:
         assert image.format == "PNG" and max(image.size) >= 1000
-    reaction = desktop.open_picture(task, PARACETAMOL, "CC(=O)Cl.Nc1ccc(O)cc1", platform="darwin", opener=launched.append, where=tmp_path)
+    reaction = desktop.open_picture(
+        task, PARACETAMOL, "CC(=O)Cl.Nc1ccc(O)cc1", platform="darwin", opener=launched.append, where=tmp_path
+    )
     assert reaction.path is not None and reaction.path.name == "demo-drug-paracetamol-proposal.png"
     assert reaction.path.read_bytes() != outcome.path.read_bytes()
 

@@ -21,25 +21,50 @@ def rad(text: str, prediction: str = "Pneumonia") -> dict[str, float]:
     "text, expected",
     [
         (
-            REPLY + "Distribution: Atelectasis: 0.1, Pneumonia: 0.6, Pleural Effusion: 0.2, Cardiomegaly: 0.05, Pneumothorax: 0.05",
+            REPLY
+            + "Distribution: Atelectasis: 0.1, Pneumonia: 0.6, Pleural Effusion: 0.2, Cardiomegaly: 0.05, Pneumothorax: 0.05",
             {"Atelectasis": 0.1, "Pneumonia": 0.6, "Pleural Effusion": 0.2, "Cardiomegaly": 0.05, "Pneumothorax": 0.05},
         ),
         (REPLY + "Distribution: Pneumonia 60%, Atelectasis 40%", {"Pneumonia": 0.6, "Atelectasis": 0.4}),
-        (REPLY + "Distribution: Pneumonia (0.7), pleural effusion (0.2), PTX (0.1)", {"Pneumonia": 0.7, "Pleural Effusion": 0.2, "Pneumothorax": 0.1}),
+        (
+            REPLY + "Distribution: Pneumonia (0.7), pleural effusion (0.2), PTX (0.1)",
+            {"Pneumonia": 0.7, "Pleural Effusion": 0.2, "Pneumothorax": 0.1},
+        ),
         (
             REPLY + "**Distribution:**\n- **Pneumonia**: 0.5\n- *Atelectasis*: 0.3\n- Effusion: 0.2\n\nThat is all.",
             {"Pneumonia": 0.5, "Atelectasis": 0.3, "Pleural Effusion": 0.2},
         ),
-        (REPLY + "Distribution:\n1. Pneumonia - 50%\n2. Atelectasis - 30%\n3. Cardiomegaly - 20%", {"Pneumonia": 0.5, "Atelectasis": 0.3, "Cardiomegaly": 0.2}),
-        (REPLY + "Distribution: 60% pneumonia, 30% atelectasis, 10% cardiac enlargement", {"Pneumonia": 0.6, "Atelectasis": 0.3, "Cardiomegaly": 0.1}),
-        (REPLY + "### Distribution\n| Condition | Probability |\n|---|---|\n| Pneumonia | 0.7 |\n| Atelectasis | 0.3 |", {"Pneumonia": 0.7, "Atelectasis": 0.3}),
-        (REPLY + "Probabilities: Pneumonia: 60, Atelectasis: 20", {"Pneumonia": 0.75, "Atelectasis": 0.25}),  # percent, renormalised
+        (
+            REPLY + "Distribution:\n1. Pneumonia - 50%\n2. Atelectasis - 30%\n3. Cardiomegaly - 20%",
+            {"Pneumonia": 0.5, "Atelectasis": 0.3, "Cardiomegaly": 0.2},
+        ),
+        (
+            REPLY + "Distribution: 60% pneumonia, 30% atelectasis, 10% cardiac enlargement",
+            {"Pneumonia": 0.6, "Atelectasis": 0.3, "Cardiomegaly": 0.1},
+        ),
+        (
+            REPLY + "### Distribution\n| Condition | Probability |\n|---|---|\n| Pneumonia | 0.7 |\n| Atelectasis | 0.3 |",
+            {"Pneumonia": 0.7, "Atelectasis": 0.3},
+        ),
+        (
+            REPLY + "Probabilities: Pneumonia: 60, Atelectasis: 20",
+            {"Pneumonia": 0.75, "Atelectasis": 0.25},
+        ),  # percent, renormalised
         # a number in a remark is not a probability, even after a condition's name
-        (REPLY + "Distribution: Atelectasis: 0.6 (pneumonia less likely, 2 lobes), Pneumonia: 0.4", {"Atelectasis": 0.6, "Pneumonia": 0.4}),
+        (
+            REPLY + "Distribution: Atelectasis: 0.6 (pneumonia less likely, 2 lobes), Pneumonia: 0.4",
+            {"Atelectasis": 0.6, "Pneumonia": 0.4},
+        ),
         (REPLY + "Distribution: Pneumonia: 0.5, Atelectasis: 0.3", {"Pneumonia": 0.625, "Atelectasis": 0.375}),
-        (REPLY + "Distribution: Pleural effusion: 0.2, Effusion: 0.1, Pneumonia: 0.7", {"Pleural Effusion": 0.3, "Pneumonia": 0.7}),
+        (
+            REPLY + "Distribution: Pleural effusion: 0.2, Effusion: 0.1, Pneumonia: 0.7",
+            {"Pleural Effusion": 0.3, "Pneumonia": 0.7},
+        ),
         # before the prediction: the block ends at the next section
-        ("Distribution: Pneumonia: 0.8, Atelectasis: 0.2\nPrediction: Pneumonia\nExplanation: 45 degree line, 2 cm.", {"Pneumonia": 0.8, "Atelectasis": 0.2}),
+        (
+            "Distribution: Pneumonia: 0.8, Atelectasis: 0.2\nPrediction: Pneumonia\nExplanation: 45 degree line, 2 cm.",
+            {"Pneumonia": 0.8, "Atelectasis": 0.2},
+        ),
     ],
 )
 def test_rad_distributions_are_read_as_models_write_them(text: str, expected: dict[str, float]) -> None:
@@ -49,17 +74,27 @@ def test_rad_distributions_are_read_as_models_write_them(text: str, expected: di
 def test_every_condition_is_listed_in_the_fixed_order_and_the_rest_is_zero() -> None:
     read = read_rad(REPLY + "Distribution: Pneumothorax: 0.5, Atelectasis: 0.5", "Pneumothorax")
     assert list(read.probabilities) == list(LABELS)
-    assert read.probabilities == {"Atelectasis": 0.5, "Pneumonia": 0.0, "Pleural Effusion": 0.0, "Cardiomegaly": 0.0, "Pneumothorax": 0.5}
+    assert read.probabilities == {
+        "Atelectasis": 0.5,
+        "Pneumonia": 0.0,
+        "Pleural Effusion": 0.0,
+        "Cardiomegaly": 0.0,
+        "Pneumothorax": 0.5,
+    }
     assert read.top == "Atelectasis"  # a tie goes to the first in order
 
 
 def test_mass_on_unknown_conditions_is_dropped_and_reported() -> None:
     read = read_rad(REPLY + "Distribution: Pneumonia: 0.5, Rib fracture: 0.3, Atelectasis: 0.2", "Pneumonia")
-    assert read.probabilities["Pneumonia"] == pytest.approx(0.5 / 0.7) and read.probabilities["Atelectasis"] == pytest.approx(0.2 / 0.7)
+    assert read.probabilities["Pneumonia"] == pytest.approx(0.5 / 0.7) and read.probabilities["Atelectasis"] == pytest.approx(
+        0.2 / 0.7
+    )
     assert read.unread == ("Rib fracture",) and not read.fallback
 
 
-@pytest.mark.parametrize("text", [REPLY, REPLY + "Distribution: I cannot say.", REPLY + "Distribution: Pneumonia: 0, Atelectasis: 0"])
+@pytest.mark.parametrize(
+    "text", [REPLY, REPLY + "Distribution: I cannot say.", REPLY + "Distribution: Pneumonia: 0, Atelectasis: 0"]
+)
 def test_without_a_readable_distribution_it_falls_back_to_a_one_hot_on_the_prediction(text: str) -> None:
     read = read_rad(text, "consolidation")  # a synonym of Pneumonia
     assert read.fallback and read.top == "Pneumonia" and read.probabilities["Pneumonia"] == 1.0
@@ -115,7 +150,9 @@ def test_the_instructions_ask_for_what_is_read_back() -> None:
     asked = drug_instruction(3)
     assert "at most 3 candidate reactant sets" in asked
     template = asked.split("\n")[-1]
-    answered = "Pathway: CCO.CC(=O)Cl\nExplanation: x\nDistribution:\n" + template.replace("<reactant SMILES separated by '.'>", "CCO.CC(=O)Cl").replace("<p>", "1")
+    answered = "Pathway: CCO.CC(=O)Cl\nExplanation: x\nDistribution:\n" + template.replace(
+        "<reactant SMILES separated by '.'>", "CCO.CC(=O)Cl"
+    ).replace("<p>", "1")
     assert read_drug(answered, ACYL).probabilities == {ACYL: 1.0}
     for bad in (lambda: rad_instruction(0), lambda: rad_instruction(6), lambda: drug_instruction(0)):
         with pytest.raises(ValueError):

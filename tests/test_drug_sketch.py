@@ -16,7 +16,9 @@ FLUTAMIDE = "CC(C)C(=O)Nc1ccc([N+](=O)[O-])c(C(F)(F)F)c1"
 
 
 def drawn(smiles: str, cols: int = 38, rows: int = 9, renderer: str = "halfcell") -> CellPicture:
-    picture = get_task("drug").draw_instance(Instance(1, "demo", "m", input=smiles), Surface(cols, rows, (cols, 2 * rows), renderer))
+    picture = get_task("drug").draw_instance(
+        Instance(1, "demo", "m", input=smiles), Surface(cols, rows, (cols, 2 * rows), renderer)
+    )
     assert isinstance(picture, CellPicture)
     return picture
 

@@ -8,7 +8,6 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from .conftest import SHARED_DATA
 from pxp_tui.tasks.drug.templates import (
     TEMPLATES,
     TEMPLATES_BY_NAME,
@@ -19,6 +18,8 @@ from pxp_tui.tasks.drug.templates import (
     explain,
     identify,
 )
+
+from .conftest import SHARED_DATA
 
 PARACETAMOL = "CC(=O)Nc1ccc(O)cc1"
 
@@ -61,13 +62,16 @@ EXAMPLES: dict[str, tuple[str, str]] = {
     "carbonyl_reduction": ("OCc1ccccc1", "O=Cc1ccccc1"),
 }
 
-TARGETS = sorted({t for t, _ in EXAMPLES.values()} | {
-    "CCCCNC(=O)NS(=O)(=O)c1ccc(C)cc1",  # tolbutamide
-    "C#CCN(C)[C@H](C)Cc1ccccc1",  # selegiline
-    "O=C(O)c1cc(-c2ccc(F)cc2F)ccc1O",  # diflunisal
-    "COc1ccccc1OCC(O)COC(N)=O",  # methocarbamol
-    "Nc1cc(N2CCCCC2)nc(N)[n+]1[O-]",  # minoxidil
-})
+TARGETS = sorted(
+    {t for t, _ in EXAMPLES.values()}
+    | {
+        "CCCCNC(=O)NS(=O)(=O)c1ccc(C)cc1",  # tolbutamide
+        "C#CCN(C)[C@H](C)Cc1ccccc1",  # selegiline
+        "O=C(O)c1cc(-c2ccc(F)cc2F)ccc1O",  # diflunisal
+        "COc1ccccc1OCC(O)COC(N)=O",  # methocarbamol
+        "Nc1cc(N2CCCCC2)nc(N)[n+]1[O-]",  # minoxidil
+    }
+)
 
 
 def test_template_table_is_well_formed():
@@ -195,8 +199,7 @@ def test_identify_ignores_reactant_order_and_spelling(target, rnd):
     from rdkit import Chem
 
     for d in disconnections(target):
-        parts = [Chem.MolToSmiles(Chem.MolFromSmiles(s), doRandom=True, canonical=False)
-                 for s in d.reactants]
+        parts = [Chem.MolToSmiles(Chem.MolFromSmiles(s), doRandom=True, canonical=False) for s in d.reactants]
         rnd.shuffle(parts)
         assert identify(target, ".".join(parts)) is d.template
 

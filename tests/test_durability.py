@@ -85,8 +85,9 @@ async def test_the_app_never_opens_the_blackboard_but_through_sqlite(db_path: Pa
         async with live_app(db_path) as (app, pilot, _):
             await app_turn(pilot, app, j=2)
             app.action_open_review()
-            await wait_for(pilot, lambda: "run(s)" in " ".join(str(w.render()) for w in app.screen.query("#runs-status")),
-                           "the review")
+            await wait_for(
+                pilot, lambda: "run(s)" in " ".join(str(w.render()) for w in app.screen.query("#runs-status")), "the review"
+            )
             await pilot.press("escape")
             await app_turn(pilot, app, j=2)
             await pilot.press("1", "ctrl+s")

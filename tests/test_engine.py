@@ -18,7 +18,16 @@ def setup_run(board: Blackboard, count: int) -> tuple[int, list]:
     board.add_dataset("d", "drug", rows)
     ids = board.instance_ids("d")
     run_id = board.create_run(
-        {"task": "drug", "dataset": "d", "model": "script", "human": "proxy", "human_kind": "proxy", "n": 10, "k": 3, "context": "all"},
+        {
+            "task": "drug",
+            "dataset": "d",
+            "model": "script",
+            "human": "proxy",
+            "human_kind": "proxy",
+            "n": 10,
+            "k": 3,
+            "context": "all",
+        },
         ids,
     )
     return run_id, board.instances(ids)
@@ -158,7 +167,12 @@ async def test_context_rows_name_the_message_and_the_carried_sessions() -> None:
     assert len(rows) == 6
     assert rows[0]["prior"]["sessions"] == 0 and rows[3]["prior"]["sessions"] == 1
     assert rows[1]["entry"] == {
-        "role": "user", "sender": "human", "tag": "RATIFY", "prediction": "y2", "explanation": "e2", "instance": instances[0].id,
+        "role": "user",
+        "sender": "human",
+        "tag": "RATIFY",
+        "prediction": "y2",
+        "explanation": "e2",
+        "instance": instances[0].id,
     }
 
 

@@ -20,10 +20,22 @@ from pxp_tui.tasks.rad.labels import LABELS
 
 # The paper's Appendix C debate (Jaundice vs Hepatitis), GPT-4 opening and Claude answering.
 GPT_1 = {"Hepatitis C": 0.40, "Hepatitis B": 0.30, "Cirrhosis": 0.15, "Obstructive Jaundice": 0.10, "Acute Liver Failure": 0.05}
-CLAUDE_1 = {"Hepatitis B": 0.35, "Hepatitis C": 0.25, "Obstructive Jaundice": 0.20, "Alcoholic Hepatitis": 0.15, "Hepatitis A": 0.05}
+CLAUDE_1 = {
+    "Hepatitis B": 0.35,
+    "Hepatitis C": 0.25,
+    "Obstructive Jaundice": 0.20,
+    "Alcoholic Hepatitis": 0.15,
+    "Hepatitis A": 0.05,
+}
 GPT_2, CLAUDE_2 = CLAUDE_1, GPT_1  # in its second round each model states the other's first distribution
 GPT_3 = {"Hepatitis C": 0.35, "Hepatitis B": 0.25, "Cirrhosis": 0.20, "Obstructive Jaundice": 0.15, "Acute Liver Failure": 0.05}
-CLAUDE_3 = {"Hepatitis C": 0.35, "Hepatitis B": 0.30, "Cirrhosis": 0.20, "Obstructive Jaundice": 0.10, "Acute Liver Failure": 0.05}
+CLAUDE_3 = {
+    "Hepatitis C": 0.35,
+    "Hepatitis B": 0.30,
+    "Cirrhosis": 0.20,
+    "Obstructive Jaundice": 0.10,
+    "Acute Liver Failure": 0.05,
+}
 
 
 def with_values(round: int, wd: float, nmi: float) -> RoundInformation:
@@ -69,7 +81,9 @@ def test_the_stop_rule_waits_for_neither_wd_falling_nor_mi_rising() -> None:
 
 
 def test_on_the_papers_own_debate_the_rule_stops_when_the_models_swap_distributions() -> None:
-    rounds = [RoundInformation.measure(r, g, c) for r, (g, c) in enumerate(((GPT_1, CLAUDE_1), (GPT_2, CLAUDE_2), (GPT_3, CLAUDE_3)), 1)]
+    rounds = [
+        RoundInformation.measure(r, g, c) for r, (g, c) in enumerate(((GPT_1, CLAUDE_1), (GPT_2, CLAUDE_2), (GPT_3, CLAUDE_3)), 1)
+    ]
     # round 2 is round 1 with the agents swapped: every symmetric measure is unchanged
     assert rounds[1].wasserstein == pytest.approx(rounds[0].wasserstein)
     assert rounds[1].normalised_mi == pytest.approx(rounds[0].normalised_mi)

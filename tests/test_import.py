@@ -7,16 +7,12 @@ import shutil
 from collections import Counter
 from pathlib import Path
 
-import pytest
-
 from pxp_tui.blackboard import Blackboard
 
 from .cli_helpers import digest, pxp
 
 
-def test_the_papers_three_csvs_give_20_27_and_95_instances_with_images_stored(
-    capsys, shared_data: Path, db_path: Path
-) -> None:
+def test_the_papers_three_csvs_give_20_27_and_95_instances_with_images_stored(capsys, shared_data: Path, db_path: Path) -> None:
     for task, name in (("rad", "train_xray_data"), ("rad", "val_xray_data"), ("drug", "retro")):
         code, out, err = pxp(capsys, "import", task, str(shared_data / f"{name}.csv"), "--db", str(db_path))
         assert code == 0, err
@@ -45,9 +41,30 @@ def test_the_papers_three_csvs_give_20_27_and_95_instances_with_images_stored(
 
 
 def test_splits_by_file_into_one_dataset(capsys, shared_data: Path, db_path: Path) -> None:
-    pxp(capsys, "import", "rad", str(shared_data / "train_xray_data.csv"), "--db", str(db_path), "--name", "xray", "--split", "train")
+    pxp(
+        capsys,
+        "import",
+        "rad",
+        str(shared_data / "train_xray_data.csv"),
+        "--db",
+        str(db_path),
+        "--name",
+        "xray",
+        "--split",
+        "train",
+    )
     code, out, err = pxp(
-        capsys, "import", "rad", str(shared_data / "val_xray_data.csv"), "--db", str(db_path), "--name", "xray", "--split", "val", "--append"
+        capsys,
+        "import",
+        "rad",
+        str(shared_data / "val_xray_data.csv"),
+        "--db",
+        str(db_path),
+        "--name",
+        "xray",
+        "--split",
+        "val",
+        "--append",
     )
     assert code == 0, err
     assert "added 27 rad instances (val 27; 27 images)" in out
@@ -60,7 +77,16 @@ def test_a_seeded_split_is_stratified_and_repeatable(capsys, shared_data: Path, 
     for attempt in range(2):
         db = tmp_path / f"{attempt}.db"
         code, _, err = pxp(
-            capsys, "import", "rad", str(shared_data / "val_xray_data.csv"), "--db", str(db), "--seeded-split", "50/25/25", "--seed", "7"
+            capsys,
+            "import",
+            "rad",
+            str(shared_data / "val_xray_data.csv"),
+            "--db",
+            str(db),
+            "--seeded-split",
+            "50/25/25",
+            "--seed",
+            "7",
         )
         assert code == 0, err
         with Blackboard.open(db, create=False) as board:
@@ -156,7 +182,9 @@ def test_appending_keys_already_in_the_dataset_is_refused_unchanged(capsys, shar
     before = digest(db_path)
     code, _, err = pxp(capsys, "import", "rad", csv, "--db", str(db_path), "--name", "xray", "--append")
     assert code == 2 and "already has instances with the keys 'case_1'" in err
-    code, _, err = pxp(capsys, "import", "drug", str(shared_data / "retro.csv"), "--db", str(db_path), "--name", "xray", "--append")
+    code, _, err = pxp(
+        capsys, "import", "drug", str(shared_data / "retro.csv"), "--db", str(db_path), "--name", "xray", "--append"
+    )
     assert code == 2 and "is for the rad task, not drug" in err
     code, _, err = pxp(capsys, "import", "rad", csv, "--db", str(db_path), "--name", "xray")
     assert code == 2 and "already exists" in err

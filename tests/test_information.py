@@ -148,11 +148,16 @@ def test_mutual_information_worked_example() -> None:
     # agreement: Atelectasis 0.3, Pneumonia 0.3; leftovers Atelectasis 0.3, Pleural Effusion 0.1 (R = 0.4)
     # against Pneumonia 0.3, Cardiomegaly 0.1, paired independently
     joint = info.coupling(machine, human)
-    assert joint == pytest.approx({
-        ("Atelectasis", "Atelectasis"): 0.3, ("Pneumonia", "Pneumonia"): 0.3,
-        ("Atelectasis", "Pneumonia"): 0.225, ("Atelectasis", "Cardiomegaly"): 0.075,
-        ("Pleural Effusion", "Pneumonia"): 0.075, ("Pleural Effusion", "Cardiomegaly"): 0.025,
-    })
+    assert joint == pytest.approx(
+        {
+            ("Atelectasis", "Atelectasis"): 0.3,
+            ("Pneumonia", "Pneumonia"): 0.3,
+            ("Atelectasis", "Pneumonia"): 0.225,
+            ("Atelectasis", "Cardiomegaly"): 0.075,
+            ("Pleural Effusion", "Pneumonia"): 0.075,
+            ("Pleural Effusion", "Cardiomegaly"): 0.025,
+        }
+    )
     # 0.6 log2(5/3) + 0.225 log2(0.625) + 0.15 log2(1.25) + 0.025 log2(2.5)
     assert info.mutual_information(machine, human) == pytest.approx(0.370951, abs=1e-6)
     # H = 0.6 log2(1/0.6) + 0.3 log2(1/0.3) + 0.1 log2(10) = 1.295462 for both

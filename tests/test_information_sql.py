@@ -40,11 +40,15 @@ def sessions(draw: st.DrawFn) -> tuple[tuple[str, ...] | None, dict[int, dict[in
 
 def database(found: dict[int, dict[int, dict[str, float] | None]], order) -> sqlite3.Connection:
     db = sqlite3.connect(":memory:")
-    db.execute("CREATE TABLE messages (session_id INTEGER, j INTEGER, sender TEXT, distribution TEXT, PRIMARY KEY (session_id, j))")
+    db.execute(
+        "CREATE TABLE messages (session_id INTEGER, j INTEGER, sender TEXT, distribution TEXT, PRIMARY KEY (session_id, j))"
+    )
     for session_id, messages in found.items():
         for j, dist in messages.items():
             sender = "machine" if j % 2 else "human"
-            db.execute("INSERT INTO messages VALUES (?, ?, ?, ?)", (session_id, j, sender, None if dist is None else json.dumps(dist)))
+            db.execute(
+                "INSERT INTO messages VALUES (?, ?, ?, ?)", (session_id, j, sender, None if dist is None else json.dumps(dist))
+            )
     db.execute(f"CREATE VIEW round_information AS {round_information_sql('messages', order or ())}")
     db.execute(f"CREATE VIEW session_information AS {session_information_sql('round_information')}")
     db.row_factory = sqlite3.Row

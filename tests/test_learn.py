@@ -17,7 +17,9 @@ from .stub import Injected, Request, StubServer, drug_first, learner
 
 @pytest.fixture
 def retro(capsys, shared_data: Path, db_path: Path) -> Path:
-    code, _, err = pxp(capsys, "import", "drug", str(shared_data / "retro.csv"), "--db", str(db_path), "--seeded-split", "60/20/20")
+    code, _, err = pxp(
+        capsys, "import", "drug", str(shared_data / "retro.csv"), "--db", str(db_path), "--seeded-split", "60/20/20"
+    )
     assert code == 0, err
     return db_path
 
@@ -66,9 +68,24 @@ def test_held_out_splits_must_exist_and_not_be_the_sessions(capsys, shared_data:
     code, _, err = pxp(capsys, "run", "--headless", "--task", "drug", "--dataset", "few", "--db", str(db_path), "--learn-gate")
     assert code == 2 and "--learn-gate needs a val split, and dataset 'few' has none" in err
     pxp(capsys, "import", "drug", str(shared_data / "retro.csv"), "--db", str(db_path), "--seeded-split", "60/20/20")
-    code, _, err = pxp(capsys, "run", "--headless", "--task", "drug", "--dataset", "retro", "--db", str(db_path), "--evaluate", "--split", "test")
+    code, _, err = pxp(
+        capsys, "run", "--headless", "--task", "drug", "--dataset", "retro", "--db", str(db_path), "--evaluate", "--split", "test"
+    )
     assert code == 2 and "cannot run on it" in err
-    code, _, err = pxp(capsys, "run", "--headless", "--task", "drug", "--dataset", "retro", "--db", str(db_path), "--learn-gate", "--context", "none")
+    code, _, err = pxp(
+        capsys,
+        "run",
+        "--headless",
+        "--task",
+        "drug",
+        "--dataset",
+        "retro",
+        "--db",
+        str(db_path),
+        "--learn-gate",
+        "--context",
+        "none",
+    )
     assert code == 2 and "--context all or last:N" in err
 
 
@@ -95,7 +112,7 @@ def test_a_gate_interrupted_by_the_model_resumes_without_measuring_twice(capsys,
             assert board.db.execute("SELECT COUNT(*) FROM data WHERE stop_reason IS NOT NULL").fetchone()[0] == 1
             assert board.db.execute("SELECT context_kept FROM data").fetchone()[0] is None
         failing[0] = False
-        code, out, err = pxp(capsys, "run", "--headless", "--resume", "1", "--db", str(retro))
+        code, _out, err = pxp(capsys, "run", "--headless", "--resume", "1", "--db", str(retro))
     assert code == 0, err
     with Blackboard.open(retro, create=False) as board:
         assert board.run(1)["status"] == "done"
@@ -111,7 +128,9 @@ def test_a_gate_interrupted_by_the_model_resumes_without_measuring_twice(capsys,
 def test_options_that_cannot_run_leave_the_blackboard_as_it_was(capsys, shared_data: Path, db_path: Path) -> None:
     pxp(capsys, "import", "drug", str(shared_data / "few_shot_DRUG.csv"), "--db", str(db_path), "--name", "few")
     before = digest(db_path)
-    code, _, err = pxp(capsys, "run", "--headless", "--task", "drug", "--db", str(db_path), "--evaluate")  # the demo: no test split
+    code, _, err = pxp(
+        capsys, "run", "--headless", "--task", "drug", "--db", str(db_path), "--evaluate"
+    )  # the demo: no test split
     assert code == 2 and "dataset 'demo-drug' has none" in err
     assert digest(db_path) == before
     with Blackboard.open(db_path, create=False) as board:

@@ -38,7 +38,9 @@ def test_a_server_that_reports_no_usage_gets_litellms_token_counts(
                      "--model", "openai/stub", "--api-base", stub.url])  # fmt: skip
     assert code == 0, capsys.readouterr().err
     with Blackboard.open(db_path, create=False) as board:
-        rows = list(board.db.query("SELECT prompt_tokens, completion_tokens, cost FROM messages WHERE sender = 'machine' AND j = 1"))
+        rows = list(
+            board.db.query("SELECT prompt_tokens, completion_tokens, cost FROM messages WHERE sender = 'machine' AND j = 1")
+        )
     tokens = [r["prompt_tokens"] for r in rows]
     assert len(tokens) == 5 and tokens == sorted(tokens) and tokens[0] > 50  # the context grows
     assert all(r["completion_tokens"] > 0 and r["cost"] is None for r in rows)  # no price for openai/stub

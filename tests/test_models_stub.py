@@ -99,9 +99,11 @@ def test_drug_run_on_the_papers_reactions_completes(capsys, shared_data: Path, d
     assert all(r.system.startswith(DRUG_PROMPT) for r in machine)
     assert not any(r.image_urls() for r in machine)
     # a revision carries the chemist's reactants, parsed from the stub's reply
-    revised = list(board.db.query("""SELECT m.prediction, i.reference_prediction FROM messages m
+    revised = list(
+        board.db.query("""SELECT m.prediction, i.reference_prediction FROM messages m
         JOIN data d ON d.session_id = m.session_id JOIN instances i ON i.id = d.instance_id
-        WHERE m.tag = 'REVISE'"""))
+        WHERE m.tag = 'REVISE'""")
+    )
     assert revised and all(DrugTask().match(r["prediction"], r["reference_prediction"]) for r in revised)
     sessions = board.db.execute("SELECT COUNT(*) FROM data WHERE run_id = 1 AND stop_reason IS NOT NULL").fetchone()[0]
     assert sessions == 95

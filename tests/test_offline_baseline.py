@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from pxp_tui.agents.checker import Checker, offline_checker, agree_prompt
+from pxp_tui.agents import tfidf
+from pxp_tui.agents.checker import Checker, agree_prompt, offline_checker
 from pxp_tui.agents.llm import LLMClient
 from pxp_tui.agents.machine import MachineAgent
-from pxp_tui.agents import tfidf
 from pxp_tui.engine import Message, SessionRecord, Turn
 from pxp_tui.protocol import Sender, StopReason, Tag
 from pxp_tui.tasks import get_task
@@ -39,7 +39,9 @@ async def test_it_adopts_the_chemists_reactants_and_revises() -> None:
     assert not TASK.match(first.smiles, REFERENCE)  # the reference is not its first guess
     history = (
         Message(1, 1, Sender.MACHINE, Tag.INIT, first.smiles, templates.explain(first, LIDOCAINE.input)),
-        Message(1, 2, Sender.HUMAN, Tag.REFUTE, REFERENCE, "Alkylate diethylamine with the chloroacetamide of 2,6-dimethylaniline."),
+        Message(
+            1, 2, Sender.HUMAN, Tag.REFUTE, REFERENCE, "Alkylate diethylamine with the chloroacetamide of 2,6-dimethylaniline."
+        ),
     )
     reply = await agent.respond(Turn(1, 1, LIDOCAINE, 0, 1, 3, 10, 3, history, []))
     assert reply.tag is Tag.REVISE

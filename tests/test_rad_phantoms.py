@@ -52,9 +52,7 @@ def _image(row: dict[str, str]) -> Image.Image:
 def test_script_regenerates_the_assets(tmp_path: Path) -> None:
     """The script reproduces the bundled set: the same table, and the same pictures (pixel by pixel,
     within two grey levels, so that a newer Pillow or numpy resampling differently does not fail)."""
-    proc = subprocess.run(
-        [sys.executable, str(SCRIPT), "--out", str(tmp_path)], capture_output=True, text=True, timeout=300
-    )
+    proc = subprocess.run([sys.executable, str(SCRIPT), "--out", str(tmp_path)], capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr
     assert (tmp_path / "rad.csv").read_bytes() == (DEMO / "rad.csv").read_bytes()
     made = sorted(p.name for p in (tmp_path / "rad").iterdir())
@@ -139,8 +137,7 @@ def test_report_side_matches_pixels(row: dict[str, str]) -> None:
 
 def _features() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     vecs = [
-        np.asarray(_image(r).convert("L").resize((32, 32), Image.Resampling.BILINEAR), dtype=np.float64).ravel()
-        for r in ROWS
+        np.asarray(_image(r).convert("L").resize((32, 32), Image.Resampling.BILINEAR), dtype=np.float64).ravel() for r in ROWS
     ]
     labels = np.array([r["label"] for r in ROWS])
     splits = np.array([r["split"] for r in ROWS])

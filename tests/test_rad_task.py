@@ -60,7 +60,18 @@ def test_replies_are_parsed_as_llms_write_them() -> None:
 def cases(shared_data_module: Path) -> list[Instance]:
     rows = dataset.read(shared_data_module / "train_xray_data.csv")
     return [
-        Instance(i, "xray", r.key, r.split, r.input, r.image_bytes(), r.image_mime, r.reference_prediction, r.reference_explanation, r.meta)
+        Instance(
+            i,
+            "xray",
+            r.key,
+            r.split,
+            r.input,
+            r.image_bytes(),
+            r.image_mime,
+            r.reference_prediction,
+            r.reference_explanation,
+            r.meta,
+        )
         for i, r in enumerate(rows, start=1)
     ]
 
@@ -113,7 +124,9 @@ def test_the_prompt_carries_earlier_images_and_the_radiologists_labels(cases: li
     prior = [session(1, cases[0], "Pneumonia", "Atelectasis", cases[0].reference_explanation)]
     prompt = machine().prompt(turn(cases[5], prior))
     assert prompt[0]["role"] == "system" and prompt[0]["content"].endswith("Use the following as context:")
-    urls = [p["image_url"]["url"] for m in prompt if isinstance(m["content"], list) for p in m["content"] if p["type"] == "image_url"]
+    urls = [
+        p["image_url"]["url"] for m in prompt if isinstance(m["content"], list) for p in m["content"] if p["type"] == "image_url"
+    ]
     assert len(urls) == 2
     assert max(decoded(urls[0]).size) == images.THUMBNAIL_SIDE and max(decoded(urls[1]).size) == images.PROMPT_SIDE
     assert "Human (REFUTE).\nPrediction: Atelectasis" in prompt[2 + 1]["content"]

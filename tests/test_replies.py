@@ -198,11 +198,23 @@ RAD_REPLIES = [
     ("**Prediction**: pneumothorax\n\n**Explanation**: {r}", "Pneumothorax"),
     ("## Prediction\nCardiomegaly\n\n## Explanation\n{r}", "Cardiomegaly"),
     ("```\nPrediction: Atelectasis\nExplanation: {r}\n```", "Atelectasis"),
-    ("Based on the image, here is my assessment.\n\n1. **Prediction:** Right-sided pleural effusion\n2. **Explanation:** {r}", "Pleural Effusion"),
-    ("<think>\nCould be pneumonia, but the meniscus...\n</think>\n\nPrediction: Pleural Effusion\nExplanation: {r}", "Pleural Effusion"),
+    (
+        "Based on the image, here is my assessment.\n\n1. **Prediction:** Right-sided pleural effusion\n2. **Explanation:** {r}",
+        "Pleural Effusion",
+    ),
+    (
+        "<think>\nCould be pneumonia, but the meniscus...\n</think>\n\nPrediction: Pleural Effusion\nExplanation: {r}",
+        "Pleural Effusion",
+    ),
     ("PREDICTION: PNUM\nEXPLANATION: {r}\n\nI hope this helps! Please consult a radiologist.", "Pneumonia"),
-    ("Prediction: **Pleural Effusion**\n\nExplanation: {r}\n\n---\n\n*Disclaimer: this is not medical advice.*", "Pleural Effusion"),
-    ("**Prediction: Pneumothorax**\n**Explanation: {r}**\nPlease consult a radiologist for a definitive reading.", "Pneumothorax"),
+    (
+        "Prediction: **Pleural Effusion**\n\nExplanation: {r}\n\n---\n\n*Disclaimer: this is not medical advice.*",
+        "Pleural Effusion",
+    ),
+    (
+        "**Prediction: Pneumothorax**\n**Explanation: {r}**\nPlease consult a radiologist for a definitive reading.",
+        "Pneumothorax",
+    ),
     ("### Final Prediction\n**Pneumothorax**\n### Explanation\n{r}", "Pneumothorax"),
     ('{{"prediction": "Cardiomegaly", "explanation": "{r}"}}', "Cardiomegaly"),
     ("| Prediction | Atelectasis |\n| Explanation | {r} |", "Atelectasis"),

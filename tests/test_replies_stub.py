@@ -8,6 +8,7 @@ Yes and No, is asked again.
 
 from __future__ import annotations
 
+import itertools
 import json
 import re
 import zlib
@@ -51,7 +52,9 @@ CHECKER_SHAPES: list[Callable[[bool], str]] = [
     lambda yes: f"**Answer:** {'Yes' if yes else 'No'}",
     lambda yes: "Yes, they are consistent." if yes else "No, they describe different reactions.",
     lambda yes: "Yes.\nYes" if yes else "No.\nNo",
-    lambda yes: f"<think>\nThe first names an acylation; is that in the second? No contradiction so far.\n</think>\n\n{'Yes' if yes else 'No'}",
+    lambda yes: (
+        f"<think>\nThe first names an acylation; is that in the second? No contradiction so far.\n</think>\n\n{'Yes' if yes else 'No'}"
+    ),
     lambda yes: f"```\n{'Yes' if yes else 'No'}\n```",
     lambda yes: f"## Verdict\n**{'Yes' if yes else 'No'}**",
     lambda yes: f"Both were compared. The answer is **{'Yes' if yes else 'No'}**.",
@@ -98,7 +101,7 @@ def test_checker_answers_shaped_like_real_models_are_read_at_once_as_what_they_s
     assert code == 0, out
     asked = [r.messages for r in stub.checker_requests()]
     assert set(served) == {(shape, yes) for shape in range(len(CHECKER_SHAPES)) for yes in (True, False)}
-    assert all(a != b for a, b in zip(asked, asked[1:]))  # none asked again
+    assert all(a != b for a, b in itertools.pairwise(asked))  # none asked again
     with Blackboard.open(db_path, create=False) as board:
         assert board.run(1)["status"] == "done"
         assert_run_obeys_protocol(board, 1)
@@ -166,7 +169,9 @@ DRUG_SHAPES: list[Callable[[str, str], str]] = [
     lambda s, e: f"**Pathway**: `{s}`\n\n**Explanation**: {e}",
     lambda s, e: f"## Pathway\n```smiles\n{s}\n```\n\n## Explanation\n{e}",
     lambda s, e: f"```\nPathway: {s}\nExplanation: {e}\n```",
-    lambda s, e: f"Sure! Here is a feasible single step.\n\nPathway: {s}\nExplanation: {e}\n\nLet me know if you would like other routes.",
+    lambda s, e: (
+        f"Sure! Here is a feasible single step.\n\nPathway: {s}\nExplanation: {e}\n\nLet me know if you would like other routes."
+    ),
     lambda s, e: f"<think>\nPathway: CCO.CCN? No, better:\n</think>\n\nPathway: {s}\nExplanation: {e}",
     lambda s, e: f"1. **Pathway:** {s}\n2. **Explanation:** {e}",
     lambda s, e: f"PATHWAY: {s}\nEXPLANATION: {e}",
@@ -186,8 +191,10 @@ RAD_SHAPES: list[Callable[[str, str], str]] = [
     lambda y, e: f"**Prediction:** {y}\n**Explanation:** {e}",
     lambda y, e: f"## Prediction\n{y}\n\n## Explanation\n{e}",
     lambda y, e: f"```\nPrediction: {y}\nExplanation: {e}\n```",
-    lambda y, e: f"Based on the image, here is my assessment.\n\n**Prediction**: {y}\n\n**Explanation**: {e}\n\n"
-    "I hope this helps! Please consult a radiologist for a definitive reading.",
+    lambda y, e: (
+        f"Based on the image, here is my assessment.\n\n**Prediction**: {y}\n\n**Explanation**: {e}\n\n"
+        "I hope this helps! Please consult a radiologist for a definitive reading."
+    ),
     lambda y, e: f"<think>\nPrediction: Pneumonia? The film says otherwise.\n</think>\nPrediction: {y}\nExplanation: {e}",
     lambda y, e: f"PREDICTION: {y}\nEXPLANATION: {e}",
     lambda y, e: f"1. **Prediction:** {y}\n2. **Explanation:** {e}",

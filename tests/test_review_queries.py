@@ -7,8 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from pxp_tui.blackboard import Blackboard, BlackboardError
-from pxp_tui.blackboard import review
+from pxp_tui.blackboard import Blackboard, BlackboardError, review
 from pxp_tui.blackboard.schema import CLASSES
 from pxp_tui.protocol import Sender, Tag, session_flags
 from pxp_tui.tasks import get_task

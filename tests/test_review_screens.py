@@ -69,6 +69,7 @@ async def test_runs_list_shows_each_run_with_its_counts(every: Path) -> None:
         await settle(pilot)
         (row,) = table_rows(pilot.app, "#runs-table")
     flags = [flags_of(tags) for _, tags in EVERY_CLASS]
+
     def count(name: str) -> int:
         return sum(getattr(f, name) for f in flags)
 
@@ -180,14 +181,30 @@ async def test_a_copy_on_another_machine_shows_the_stored_xray(tmp_path: Path) -
     original = tmp_path / "here.db"
     with Blackboard.open(original) as board:
         board.add_dataset("xrays", "rad", [DatasetRow("case1", "train", "", "Pneumonia", "opacity", image=buffer.getvalue())])
-        run_id = board.create_run({"task": "rad", "dataset": "xrays", "model": "script", "human": "proxy",
-                                   "human_kind": "proxy", "n": 4, "k": 3, "context": "all"}, board.instance_ids("xrays"))
+        run_id = board.create_run(
+            {
+                "task": "rad",
+                "dataset": "xrays",
+                "model": "script",
+                "human": "proxy",
+                "human_kind": "proxy",
+                "n": 4,
+                "k": 3,
+                "context": "all",
+            },
+            board.instance_ids("xrays"),
+        )
         from pxp_tui.engine import RunSpec, interact
 
         from .scripted import ScriptedAgent
 
-        await interact(RunSpec(run_id, n=4), board.instances(board.instance_ids("xrays")),
-                       ScriptedAgent([["INIT", "RATIFY"]]), ScriptedAgent([["RATIFY"]]), board)
+        await interact(
+            RunSpec(run_id, n=4),
+            board.instances(board.instance_ids("xrays")),
+            ScriptedAgent([["INIT", "RATIFY"]]),
+            ScriptedAgent([["RATIFY"]]),
+            board,
+        )
     copy = tmp_path / "elsewhere" / "copy.db"
     copy.parent.mkdir()
     shutil.copy(original, copy)

@@ -31,7 +31,6 @@ from .conftest import ROOT, pxp
 from .outside import env
 from .terminal import PXP, Tmux, expert_turn, gone, needs_tmux
 
-
 HOLD = """
 import sys, time
 from pxp_tui.blackboard import Blackboard
@@ -93,9 +92,8 @@ def test_a_second_writer_of_a_run_is_refused_while_the_first_lives(db_path: Path
         process.wait()
     with Blackboard.open(db_path) as board:
         with board.writing(1):
-            with pytest.raises(BlackboardError, match="already being driven"):
-                with board.writing(1):
-                    pass
+            with pytest.raises(BlackboardError, match="already being driven"), board.writing(1):
+                pass
             assert board.run(1)["status"] == "running"  # left by the killed holder; this process holds it now
         with board.writing(1):  # let go: taken again
             pass
@@ -156,8 +154,9 @@ async def test_the_review_shows_a_killed_run_as_interrupted_not_being_written(db
         assert "being written" not in status
         assert "interrupted" in cells
         await pilot.press("enter")
-        await wait_for(pilot, lambda: "interrupted" in str(app.screen.query_one("#sessions-title", Static).render()),
-                       "the run's sessions")
+        await wait_for(
+            pilot, lambda: "interrupted" in str(app.screen.query_one("#sessions-title", Static).render()), "the run's sessions"
+        )
 
 
 def test_metrics_and_report_show_a_killed_run_as_interrupted(db_path: Path) -> None:
@@ -174,8 +173,13 @@ def test_metrics_and_report_show_a_killed_run_as_interrupted(db_path: Path) -> N
 # -- stop signals: the run pauses with the reason ----------------------------------------------------
 def headless(db: Path, *extra: str, latency: float = 0.05) -> subprocess.Popen:
     command = [sys.executable, "-m", "pxp_tui", "run", "--headless", "--db", str(db), *extra]
-    return subprocess.Popen(command, env={**env(), "PYTHONPATH": str(ROOT), "PXP_OFFLINE_LATENCY": str(latency)},
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    return subprocess.Popen(
+        command,
+        env={**env(), "PYTHONPATH": str(ROOT), "PXP_OFFLINE_LATENCY": str(latency)},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
 
 
 def wait_for_messages(db: Path, count: int, process: subprocess.Popen) -> None:

@@ -37,7 +37,7 @@ def test_panning_moves_a_quarter_of_the_region_and_stays_in_the_image() -> None:
     view = View(zoom=4)
     (left, top, right, _), _ = view.crop(XRAY, AREA)
     moved = view.panned(0.25, 0, XRAY, AREA)
-    (left2, top2, right2, _), _ = moved.crop(XRAY, AREA)
+    (left2, top2, _right2, _), _ = moved.crop(XRAY, AREA)
     assert left2 - left == pytest.approx((right - left) / 4, abs=1) and top2 == top
     for _ in range(20):
         moved = moved.panned(0.25, 0.25, XRAY, AREA)

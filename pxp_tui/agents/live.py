@@ -13,7 +13,7 @@ from pxp_tui.protocol import Tag, allowed_tags
 class LiveHuman:
     """Awaits the expert: :meth:`respond` waits until the UI calls :meth:`submit`."""
 
-    def __init__(self, name: str, on_turn: Callable[[Turn], None] | None = None):
+    def __init__(self, name: str, on_turn: Callable[[Turn], None] | None = None) -> None:
         self.name = name
         self.on_turn = on_turn
         self.turn: Turn | None = None

@@ -14,7 +14,7 @@ from pxp_tui.engine import AgentError, Reply, Turn
 class MachineAgent:
     """ASK_AGENT through a model; MATCH is the task's, AGREE the checker's."""
 
-    def __init__(self, task: TaskLike, client: LLMClient, checker: Checker, *, parse_attempts: int = 3, **params: Any):
+    def __init__(self, task: TaskLike, client: LLMClient, checker: Checker, *, parse_attempts: int = 3, **params: Any) -> None:
         self.task = task
         self.client = client
         self.checker = checker
@@ -53,9 +53,7 @@ class MachineAgent:
                 failures.append(completion)
                 reason = str(exc)
         excerpt = completion.text.strip().replace("\n", " ")[:120]
-        raise AgentError(
-            f"{self.client.model}: unparseable reply after {self.parse_attempts} attempts ({reason}): {excerpt!r}"
-        )
+        raise AgentError(f"{self.client.model}: unparseable reply after {self.parse_attempts} attempts ({reason}): {excerpt!r}")
 
     async def respond(self, turn: Turn) -> Reply:
         fresh, completion, failures = await self.ask(turn)

@@ -13,7 +13,7 @@ from pxp_tui.engine import Reply, Turn
 class ProxyHuman:
     """Never changes its answer, so never sends REVISE. MATCH is the task's; AGREE is the checker."""
 
-    def __init__(self, task: TaskLike, checker: Checker):
+    def __init__(self, task: TaskLike, checker: Checker) -> None:
         self.task = task
         self.checker = checker
 

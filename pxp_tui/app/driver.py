@@ -20,7 +20,7 @@ class RunDriver:
     written); or ``failed`` with the cause (a model failure or a blackboard problem), never a traceback.
     """
 
-    def __init__(self, board: Any, run_id: int, target: MessagePump, human_name: str = "expert"):
+    def __init__(self, board: Any, run_id: int, target: MessagePump, human_name: str = "expert") -> None:
         self.board = board
         self.run_id = run_id
         self.target = target
@@ -56,7 +56,7 @@ class RunDriver:
         except (BlackboardError, ProtocolViolation, ValueError) as exc:
             self.target.post_message(RunStopped("failed", str(exc), retryable=False))
             return "failed"
-        except Exception as exc:  # noqa: BLE001 - shown as a notice, not a traceback; the run is resumable
+        except Exception as exc:
             self.target.log.error(f"run {self.run_id} stopped", exc_info=exc)
             self.target.post_message(RunStopped("failed", redact(f"{type(exc).__name__}: {exc}")))
             return "failed"

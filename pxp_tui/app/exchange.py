@@ -26,9 +26,7 @@ class Exchange:
         """Append the message just committed; returns why the session stopped, if it did."""
         self.messages.append(message)
         machine, human = self.last_from(Sender.MACHINE), self.last_from(Sender.HUMAN)
-        self.stop = stop_reason(
-            message.j, self.n, message.tag, machine.tag if machine else None, human.tag if human else None
-        )
+        self.stop = stop_reason(message.j, self.n, message.tag, machine.tag if machine else None, human.tag if human else None)
         return self.stop
 
     @property

@@ -31,13 +31,13 @@ def probe() -> threading.Thread | None:
     # the probe's own imports run here, so that its thread only waits for the terminal's answers
     # (and never imports a module Textual is importing at the same time)
     import numpy  # noqa: F401 - textual-image's Sixel encoder needs it
-    import PIL.Image  # noqa: F401
+    import PIL.Image
     import PIL.ImageFilter  # noqa: F401
-    import rich.color  # noqa: F401
-    import rich.console  # noqa: F401
-    import rich.control  # noqa: F401
-    import rich.measure  # noqa: F401
-    import rich.segment  # noqa: F401
+    import rich.color
+    import rich.console
+    import rich.control
+    import rich.measure
+    import rich.segment
     import rich.style  # noqa: F401
 
     thread = threading.Thread(target=_ask_terminal, name="pxp-terminal-probe", daemon=True)

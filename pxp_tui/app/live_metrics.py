@@ -11,7 +11,7 @@ from pxp_tui.protocol.intelligibility import SessionTags
 class LiveMetrics:
     """Counts and the intelligibility-versus-message-bound curve of a run, updated incrementally."""
 
-    def __init__(self, n: int, total: int, finished: Sequence[SessionTags] = ()):
+    def __init__(self, n: int, total: int, finished: Sequence[SessionTags] = ()) -> None:
         self.n = n
         self.total = total
         self.counts: RunCounts = run_counts(finished)

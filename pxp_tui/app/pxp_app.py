@@ -29,7 +29,7 @@ class PXPApp(App[int]):
         Binding("q", "quit", "Quit", id="app.quit"),
     ]
 
-    def __init__(self, db_path: Path, *, run_id: int | None = None, preload: bool = True):
+    def __init__(self, db_path: Path, *, run_id: int | None = None, preload: bool = True) -> None:
         super().__init__()
         self.db_path = Path(db_path)
         self.first_run = run_id
@@ -174,7 +174,9 @@ class PXPApp(App[int]):
             binding = next((b for b in active.values() if b.binding.id == row.id), None)
             if binding is None or not binding.enabled or not self._applies(binding):
                 continue
-            yield SystemCommand(row.description, f"{row.where} · key {row.keys}", partial(self.run_action, row.action, binding.node))
+            yield SystemCommand(
+                row.description, f"{row.where} · key {row.keys}", partial(self.run_action, row.action, binding.node)
+            )
 
     def _applies(self, active: Any) -> bool:
         node, binding = active.node, active.binding

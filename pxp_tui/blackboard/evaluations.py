@@ -9,7 +9,17 @@ from pxp_tui.blackboard.store import Blackboard, now
 
 #: the summary columns a measurement is written with (besides run, phase, split, session)
 SUMMARY = ("sessions", "context_sessions", "model", "checker")
-ITEM = ("instance_id", "prediction", "explanation", "correct", "agreed", "latency_ms", "prompt_tokens", "completion_tokens", "cost")
+ITEM = (
+    "instance_id",
+    "prediction",
+    "explanation",
+    "correct",
+    "agreed",
+    "latency_ms",
+    "prompt_tokens",
+    "completion_tokens",
+    "cost",
+)
 
 
 def record(

@@ -58,8 +58,10 @@ def _insert_trigger() -> str:
 def _recompute(where: str) -> str:
     """``UPDATE data SET (firsts) = (from messages)`` for the rows matching ``where``."""
     mins = ", ".join(f"MIN(CASE WHEN {cond} THEN m.j END)" for cond in _conditions("m").values())
-    return (f"UPDATE data SET ({', '.join(COLUMNS)}) = "
-            f"(SELECT {mins} FROM messages m WHERE m.session_id = data.session_id) WHERE {where}")
+    return (
+        f"UPDATE data SET ({', '.join(COLUMNS)}) = "
+        f"(SELECT {mins} FROM messages m WHERE m.session_id = data.session_id) WHERE {where}"
+    )
 
 
 TRIGGERS = (

@@ -93,10 +93,15 @@ def _datasets(target: Blackboard, src: str, result: Merged) -> None:
             new, suffix = f"{name}@{result.source.stem}", 2
             while target.has_dataset(new):
                 new, suffix = f"{name}@{result.source.stem}~{suffix}", suffix + 1
-        db.execute(f"INSERT INTO main.datasets SELECT ?, task, source, description, created_at FROM {src}.datasets "
-                   "WHERE name = ?", [new, name])
-        db.execute(f"INSERT INTO main.instances (dataset, {fields}) SELECT ?, {fields} FROM {src}.instances "
-                   "WHERE dataset = ? ORDER BY id", [new, name])
+        db.execute(
+            f"INSERT INTO main.datasets SELECT ?, task, source, description, created_at FROM {src}.datasets WHERE name = ?",
+            [new, name],
+        )
+        db.execute(
+            f"INSERT INTO main.instances (dataset, {fields}) SELECT ?, {fields} FROM {src}.instances "
+            "WHERE dataset = ? ORDER BY id",
+            [new, name],
+        )
         result.renamed[name] = new
 
 
@@ -108,8 +113,11 @@ def _merge_one(target: Blackboard, src: str, path: Path) -> Merged:
     db.execute("CREATE TEMP TABLE IF NOT EXISTS merge_map (kind TEXT, old INTEGER, new INTEGER, PRIMARY KEY (kind, old))")
     db.execute("DELETE FROM temp.merge_map")
     for old, new in result.renamed.items():
-        db.execute(f"""INSERT INTO temp.merge_map SELECT 'instance', s.id, o.id FROM {src}.instances s
-                       JOIN main.instances o ON o.dataset = ? AND o.key = s.key WHERE s.dataset = ?""", [new, old])
+        db.execute(
+            f"""INSERT INTO temp.merge_map SELECT 'instance', s.id, o.id FROM {src}.instances s
+                       JOIN main.instances o ON o.dataset = ? AND o.key = s.key WHERE s.dataset = ?""",
+            [new, old],
+        )
     ours = {row[0] for row in db.execute("SELECT uid FROM main.runs")}
     run_columns = [c for c in shared_columns(db, src, "runs") if c != "id"]
     for run in db.query(f"SELECT * FROM {src}.runs ORDER BY id"):
@@ -133,14 +141,18 @@ def _merge_one(target: Blackboard, src: str, path: Path) -> Merged:
     cols = ", ".join(keep)
     result.sessions = db.execute(
         f"""INSERT INTO main.data (session_id, run_id, instance_id, {cols})
-            SELECT d.session_id + ?, r.new, i.new, {', '.join('d.' + c for c in keep)} FROM {src}.data d {copied}
-            JOIN temp.merge_map i ON i.kind = 'instance' AND i.old = d.instance_id""", [offset]).rowcount
+            SELECT d.session_id + ?, r.new, i.new, {", ".join("d." + c for c in keep)} FROM {src}.data d {copied}
+            JOIN temp.merge_map i ON i.kind = 'instance' AND i.old = d.instance_id""",
+        [offset],
+    ).rowcount
     for table in ("messages", "context"):
         shared = [c for c in shared_columns(db, src, table) if c != "session_id"]
         count = db.execute(
-            f"""INSERT INTO main.{table} (session_id, {', '.join(shared)})
-                SELECT t.session_id + ?, {', '.join('t.' + c for c in shared)} FROM {src}.{table} t
-                JOIN {src}.data d ON d.session_id = t.session_id {copied}""", [offset]).rowcount
+            f"""INSERT INTO main.{table} (session_id, {", ".join(shared)})
+                SELECT t.session_id + ?, {", ".join("t." + c for c in shared)} FROM {src}.{table} t
+                JOIN {src}.data d ON d.session_id = t.session_id {copied}""",
+            [offset],
+        ).rowcount
         if table == "messages":
             result.messages = count
     merge_evaluations.copy(db, src, offset)
@@ -165,5 +177,7 @@ def _other_tables(target: Blackboard, src: str, offset: int, result: Merged) -> 
         values = [{"run_id": "r.new", "session_id": "t.session_id + ?"}.get(c, f"t.{c}") for c in shared]
         params = [offset] if "session_id" in shared else []
         db.execute(
-            f"""INSERT INTO main.[{table}] ({', '.join(shared)}) SELECT {', '.join(values)} FROM {src}.[{table}] t
-                JOIN temp.merge_map r ON r.kind = 'run' AND r.old = t.run_id""", params)
+            f"""INSERT INTO main.[{table}] ({", ".join(shared)}) SELECT {", ".join(values)} FROM {src}.[{table}] t
+                JOIN temp.merge_map r ON r.kind = 'run' AND r.old = t.run_id""",
+            params,
+        )

@@ -19,7 +19,7 @@ def copy(db: sqlite_utils.Database, src: str, session_offset: int) -> int:
     shared = [c for c in shared_columns(db, src, "evaluations") if c != "id"]
     items = [c for c in shared_columns(db, src, "evaluation_items") if c not in ("evaluation_id", "instance_id")]
     rows = db.execute(
-        f"""SELECT e.id, r.new, {', '.join('e.' + c for c in shared)} FROM {src}.evaluations e
+        f"""SELECT e.id, r.new, {", ".join("e." + c for c in shared)} FROM {src}.evaluations e
             JOIN temp.merge_map r ON r.kind = 'run' AND r.old = e.run_id ORDER BY e.id"""
     ).fetchall()
     for old_id, run_id, *values in rows:
@@ -28,8 +28,8 @@ def copy(db: sqlite_utils.Database, src: str, session_offset: int) -> int:
             row["session_id"] += session_offset
         new_id = db["evaluations"].insert(row).last_pk
         db.execute(
-            f"""INSERT INTO main.evaluation_items (evaluation_id, instance_id, {', '.join(items)})
-                SELECT ?, i.new, {', '.join('t.' + c for c in items)} FROM {src}.evaluation_items t
+            f"""INSERT INTO main.evaluation_items (evaluation_id, instance_id, {", ".join(items)})
+                SELECT ?, i.new, {", ".join("t." + c for c in items)} FROM {src}.evaluation_items t
                 JOIN temp.merge_map i ON i.kind = 'instance' AND i.old = t.instance_id WHERE t.evaluation_id = ?""",
             [new_id, old_id],
         )

@@ -176,4 +176,3 @@ def replay(board: Blackboard, session_id: int) -> Replay:
     run = board.run(session["run_id"])
     (instance,) = board.instances([session["instance_id"]])
     return Replay(run, session, instance, board.session_messages(session_id))
-

@@ -63,13 +63,13 @@ def _check_header(conn: sqlite3.Connection, where: Path) -> None:
 class Blackboard:
     """A pxp blackboard: one SQLite file through sqlite-utils, WAL, one transaction per message."""
 
-    def __init__(self, db: sqlite_utils.Database, path: Path | None):
+    def __init__(self, db: sqlite_utils.Database, path: Path | None) -> None:
         self.db = db
         self.path = path
 
     # -- opening ----------------------------------------------------------------------------------
     @classmethod
-    def open(cls, location: str | Path, *, create: bool = True, readonly: bool = False) -> "Blackboard":
+    def open(cls, location: str | Path, *, create: bool = True, readonly: bool = False) -> Blackboard:
         """Open (and, with ``create``, make) the blackboard at ``location``.
 
         A missing file without ``create``, a file that is not SQLite, a SQLite database of another
@@ -113,7 +113,7 @@ class Blackboard:
         return board
 
     @classmethod
-    def memory(cls) -> "Blackboard":
+    def memory(cls) -> Blackboard:
         """An in-memory blackboard (tests, dry runs)."""
         board = cls(sqlite_utils.Database(memory=True), None)
         board._prepare(create=True)
@@ -146,7 +146,7 @@ class Blackboard:
     def close(self) -> None:
         self.db.close()
 
-    def __enter__(self) -> "Blackboard":
+    def __enter__(self) -> Blackboard:
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -344,9 +344,11 @@ class Blackboard:
     # -- the engine's Recorder --------------------------------------------------------------------
     def start_session(self, run_id: int, instance_id: int, order: int) -> int:
         with self.db.atomic():
-            return self.db["data"].insert(
-                {"run_id": run_id, "instance_id": instance_id, "ord": order, "started_at": now(), "n_messages": 0}
-            ).last_pk
+            return (
+                self.db["data"]
+                .insert({"run_id": run_id, "instance_id": instance_id, "ord": order, "started_at": now(), "n_messages": 0})
+                .last_pk
+            )
 
     def record(self, message: Message, context: Mapping[str, Any], stop: StopReason | None) -> None:
         """Commit one message, its context entry and (if it ends the session) the session's end."""
@@ -387,9 +389,7 @@ class Blackboard:
     def progress(self, run_id: int, instances: Sequence[Instance]) -> Progress:
         """Where run ``run_id`` stands, for the engine to resume it."""
         by_id = {inst.id: inst for inst in instances}
-        sessions = list(
-            self.db.query("SELECT * FROM data WHERE run_id = ? ORDER BY ord", [run_id])
-        )
+        sessions = list(self.db.query("SELECT * FROM data WHERE run_id = ? ORDER BY ord", [run_id]))
         messages: dict[int, list[Message]] = {}
         sql = """SELECT m.* FROM messages m JOIN data d ON d.session_id = m.session_id
                  WHERE d.run_id = ? ORDER BY m.session_id, m.j"""
@@ -406,7 +406,9 @@ class Blackboard:
                 progress.open_session = row["session_id"]
                 progress.open_messages = found
                 continue
-            record = SessionRecord(row["session_id"], by_id[row["instance_id"]], order, tuple(found), StopReason(row["stop_reason"]))
+            record = SessionRecord(
+                row["session_id"], by_id[row["instance_id"]], order, tuple(found), StopReason(row["stop_reason"])
+            )
             progress.done.append(record)
             if row["context_kept"] is None or row["context_kept"]:
                 progress.kept.add(row["session_id"])

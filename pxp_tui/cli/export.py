@@ -14,11 +14,16 @@ DEFAULT_OUT = "export"
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_db(parser)
     parser.add_argument("--format", required=True, choices=["csv", "json", "ndjson", "markdown"], help="the file format")
-    parser.add_argument("--out", default=DEFAULT_OUT, metavar="DIR",
-                        help=f"directory for one file per table and view (default: {DEFAULT_OUT}); "
-                             "`-` prints a single --table to standard output")
-    parser.add_argument("--table", action="append", metavar="NAME",
-                        help="only this table or view (repeatable; default: every table and view)")
+    parser.add_argument(
+        "--out",
+        default=DEFAULT_OUT,
+        metavar="DIR",
+        help=f"directory for one file per table and view (default: {DEFAULT_OUT}); "
+        "`-` prints a single --table to standard output",
+    )
+    parser.add_argument(
+        "--table", action="append", metavar="NAME", help="only this table or view (repeatable; default: every table and view)"
+    )
 
 
 def main(args: argparse.Namespace) -> int:

@@ -15,10 +15,18 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_db(parser)
     parser.add_argument("task", choices=sorted(TASKS), help="the task the cases are for")
     parser.add_argument("csv", type=Path, help="the dataset file (the papers' CSV format, or pxp's: see README)")
-    parser.add_argument("--images", type=Path, metavar="DIR",
-                        help="the folder image paths are read under, and nothing outside it (default: the CSV's folder)")
-    parser.add_argument("--encoding", type=_encoding, default="utf-8",
-                        help="the CSV's text encoding, e.g. cp1252 for Excel's plain CSV on Windows (default: utf-8, byte-order mark or not)")
+    parser.add_argument(
+        "--images",
+        type=Path,
+        metavar="DIR",
+        help="the folder image paths are read under, and nothing outside it (default: the CSV's folder)",
+    )
+    parser.add_argument(
+        "--encoding",
+        type=_encoding,
+        default="utf-8",
+        help="the CSV's text encoding, e.g. cp1252 for Excel's plain CSV on Windows (default: utf-8, byte-order mark or not)",
+    )
     parser.add_argument("--name", help="the dataset's name (default: the CSV's file name without .csv)")
     splits = parser.add_mutually_exclusive_group()
     splits.add_argument("--split", choices=SPLITS, help="put every row of this file in one split")

@@ -13,15 +13,18 @@ def drive_experiment(board: Any, config: Any, args: argparse.Namespace) -> int:
     from pxp_tui.blackboard import WriteError
     from pxp_tui.cli.run import Progress, say
     from pxp_tui.engine import AgentError
-    from pxp_tui.experiments import create_experiment, execute_all
     from pxp_tui.engine.stopping import Stopped, until_stopped
+    from pxp_tui.experiments import create_experiment, execute_all
     from pxp_tui.report import columns, render
 
     experiment, run_ids = create_experiment(board, config, args.repeat)
     first = board.run(run_ids[0])
-    print(f"experiment {experiment}: runs {', '.join(map(str, run_ids))}: {first['task']} on {first['dataset']}, "
-          f"machine {model_label(first['model'])}, human {first['human']}, n={first['n']} k={first['k']}, "
-          f"{len(first['plan'])} sessions each -> {args.db}", flush=True)
+    print(
+        f"experiment {experiment}: runs {', '.join(map(str, run_ids))}: {first['task']} on {first['dataset']}, "
+        f"machine {model_label(first['model'])}, human {first['human']}, n={first['n']} k={first['k']}, "
+        f"{len(first['plan'])} sessions each -> {args.db}",
+        flush=True,
+    )
 
     def observer(run_id: int) -> Progress | None:
         return None if args.quiet else Progress(label=f"run {run_id}  ")
@@ -29,19 +32,25 @@ def drive_experiment(board: Any, config: Any, args: argparse.Namespace) -> int:
     try:
         outcome = asyncio.run(until_stopped(execute_all(board, run_ids, observer)))
     except Stopped as stop:
-        say(f"pxp: experiment {experiment} paused: {stop.reason}; resume each run with: "
-            f"pxp run --headless --resume RUN_ID --db {args.db}")
+        say(
+            f"pxp: experiment {experiment} paused: {stop.reason}; resume each run with: "
+            f"pxp run --headless --resume RUN_ID --db {args.db}"
+        )
         return 128 + stop.signum
     except KeyboardInterrupt:
-        print(f"pxp: experiment {experiment} interrupted; resume each run with: "
-              f"pxp run --headless --resume RUN_ID --db {args.db}", file=sys.stderr)
+        print(
+            f"pxp: experiment {experiment} interrupted; resume each run with: pxp run --headless --resume RUN_ID --db {args.db}",
+            file=sys.stderr,
+        )
         return 130
     failed = {r: e for r, e in outcome.items() if e is not None}
     for run_id, exc in failed.items():
         if not isinstance(exc, (AgentError, WriteError)):
             raise exc
-        print(f"pxp: run {run_id} paused: {getattr(exc, 'cause', exc)}\nresume with: pxp run --headless --resume {run_id} --db {args.db}",
-              file=sys.stderr)
+        print(
+            f"pxp: run {run_id} paused: {getattr(exc, 'cause', exc)}\nresume with: pxp run --headless --resume {run_id} --db {args.db}",
+            file=sys.stderr,
+        )
     runs = columns.select(board, experiment=experiment)
     table = columns.columns(board, runs, "run") + columns.columns(board, runs, "experiment")
     print()

@@ -15,13 +15,23 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     which = parser.add_mutually_exclusive_group()
     which.add_argument("--runs", type=positive, nargs="+", metavar="ID", help="these runs (default: every run)")
     which.add_argument("--experiment", metavar="NAME", help="the runs of this experiment (see `pxp run --repeat`)")
-    parser.add_argument("--by", choices=["run", "experiment", "expert"],
-                        help="one column per run, per experiment (median [min, max]) or per expert "
-                             "(default: experiment with --experiment, else run)")
-    parser.add_argument("--format", choices=FORMATS, default="markdown",
-                        help="what is printed: the whole report as Markdown, or the table as CSV (default: markdown)")
-    parser.add_argument("--out", metavar="DIR", help="also write report.md, intelligibility.csv, curves.csv, "
-                                                      "curves.png and performance.csv to DIR")
+    parser.add_argument(
+        "--by",
+        choices=["run", "experiment", "expert"],
+        help="one column per run, per experiment (median [min, max]) or per expert "
+        "(default: experiment with --experiment, else run)",
+    )
+    parser.add_argument(
+        "--format",
+        choices=FORMATS,
+        default="markdown",
+        help="what is printed: the whole report as Markdown, or the table as CSV (default: markdown)",
+    )
+    parser.add_argument(
+        "--out",
+        metavar="DIR",
+        help="also write report.md, intelligibility.csv, curves.csv, curves.png and performance.csv to DIR",
+    )
 
 
 def main(args: argparse.Namespace) -> int:
@@ -43,7 +53,7 @@ def main(args: argparse.Namespace) -> int:
     return 0
 
 
-def _write(out: Path, source: str, runs: list, cols: list, measured: tuple | None) -> str:  # noqa: ANN401
+def _write(out: Path, source: str, runs: list, cols: list, measured: tuple | None) -> str:
     from pxp_tui.report import figure, render
 
     if out.exists() and not out.is_dir():

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import sys
 import time
 from typing import Any
@@ -35,10 +36,19 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--checker-api-base", help="base URL for a checker other than the machine's model")
     parser.add_argument("--checker-max-tokens", type=positive, help="the checker's token limit (default: 10)")
     parser.add_argument("--checker-temperature", type=float, help="the checker's temperature (default: 0)")
-    parser.add_argument("--learn-gate", action="store_true", help="keep a session's context only if validation accuracy does not drop")
-    parser.add_argument("--evaluate", action="store_true", help="measure the machine on the test split: start, after kept sessions, end")
-    parser.add_argument("--repeat", type=positive, default=1, metavar="R",
-                        help="R runs of this configuration as one experiment, concurrently (default: 1)")
+    parser.add_argument(
+        "--learn-gate", action="store_true", help="keep a session's context only if validation accuracy does not drop"
+    )
+    parser.add_argument(
+        "--evaluate", action="store_true", help="measure the machine on the test split: start, after kept sessions, end"
+    )
+    parser.add_argument(
+        "--repeat",
+        type=positive,
+        default=1,
+        metavar="R",
+        help="R runs of this configuration as one experiment, concurrently (default: 1)",
+    )
     parser.add_argument("--experiment", metavar="NAME", help="the experiment id of the run(s) (default: new with --repeat)")
     parser.add_argument("--quiet", action="store_true", help="no progress lines")
 
@@ -46,7 +56,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 class Progress:
     """Prints one line per finished session."""
 
-    def __init__(self, stream: Any = None, label: str = ""):
+    def __init__(self, stream: Any = None, label: str = "") -> None:
         self.stream = stream or sys.stdout  # the current stdout, not the one at import
         self.label = label
         self.started = time.perf_counter()
@@ -137,8 +147,11 @@ def _drive(board: Any, run_id: int, args: argparse.Namespace) -> int:
     from pxp_tui.runs import execute
 
     run = board.run(run_id)
-    print(f"run {run_id}: {run['task']} on {run['dataset']}, machine {model_label(run['model'])}, human {run['human']}, "
-          f"n={run['n']} k={run['k']}, {len(run['plan'])} session{'s' if len(run['plan']) != 1 else ''} -> {args.db}", flush=True)
+    print(
+        f"run {run_id}: {run['task']} on {run['dataset']}, machine {model_label(run['model'])}, human {run['human']}, "
+        f"n={run['n']} k={run['k']}, {len(run['plan'])} session{'s' if len(run['plan']) != 1 else ''} -> {args.db}",
+        flush=True,
+    )
     observer = None if args.quiet else Progress()
     resume_hint = f"resume with: pxp run --headless --resume {run_id} --db {args.db}"
     work = execute(board, run_id, observer=observer, on_evaluation=None if args.quiet else evaluation_line)
@@ -164,7 +177,5 @@ def _drive(board: Any, run_id: int, args: argparse.Namespace) -> int:
 
 def say(line: str) -> None:
     """``line`` on stderr, if there still is one (after SIGHUP the terminal may be gone)."""
-    try:
+    with contextlib.suppress(OSError):
         print(line, file=sys.stderr, flush=True)
-    except OSError:
-        pass

@@ -16,7 +16,7 @@ class ContextPolicy:
     keep: int | None  # None = all
 
     @classmethod
-    def parse(cls, text: str) -> "ContextPolicy":
+    def parse(cls, text: str) -> ContextPolicy:
         value = text.strip().lower()
         if value == "all":
             return cls(None)
@@ -42,7 +42,7 @@ class PriorView(Sequence[SessionRecord]):
 
     __slots__ = ("_items", "_start", "_stop")
 
-    def __init__(self, items: list[SessionRecord], start: int, stop: int):
+    def __init__(self, items: list[SessionRecord], start: int, stop: int) -> None:
         self._items, self._start, self._stop = items, start, stop
 
     def __len__(self) -> int:
@@ -69,7 +69,7 @@ class PriorView(Sequence[SessionRecord]):
 class CarriedContext:
     """The sessions carried into the machine's context, selected by a policy."""
 
-    def __init__(self, policy: ContextPolicy, sessions: list[SessionRecord] | None = None):
+    def __init__(self, policy: ContextPolicy, sessions: list[SessionRecord] | None = None) -> None:
         self.policy = policy
         self._sessions: list[SessionRecord] = []
         for record in sessions or ():

@@ -75,7 +75,7 @@ async def interact(
             if kept:
                 carried.add(record)
             _notify(observer, "session_ended", record, kept)
-    except BaseException as exc:  # noqa: BLE001 - record why, then let it propagate
+    except BaseException as exc:
         recorder.set_status(spec.run_id, "paused", describe_error(exc))
         raise
     recorder.set_status(spec.run_id, "done")

@@ -25,7 +25,7 @@ STOP_SIGNALS = {
 class Stopped(Exception):
     """A stop signal arrived and the runs were paused with ``reason``; exit with ``128 + signum``."""
 
-    def __init__(self, signum: int, reason: str):
+    def __init__(self, signum: int, reason: str) -> None:
         super().__init__(reason)
         self.signum = signum
         self.reason = reason

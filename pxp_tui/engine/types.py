@@ -94,7 +94,7 @@ class Agent(Protocol):
 class AgentError(Exception):
     """An agent could not answer (after its own retries). The run pauses; it can be resumed."""
 
-    def __init__(self, cause: str, *, retryable: bool = True):
+    def __init__(self, cause: str, *, retryable: bool = True) -> None:
         super().__init__(cause)
         self.cause = cause
         self.retryable = retryable
@@ -148,9 +148,7 @@ class Recorder(Protocol):
 class Observer(Protocol):
     """Optional listener for progress (CLI progress lines, the TUI). All methods are optional."""
 
-    def session_started(
-        self, session_id: int, instance: Any, order: int, total: int, history: tuple[Message, ...]
-    ) -> None:
+    def session_started(self, session_id: int, instance: Any, order: int, total: int, history: tuple[Message, ...]) -> None:
         """A session opened; ``history`` holds its messages already recorded (a resumed session's)."""
 
     def message_recorded(self, message: Message) -> None: ...

@@ -50,7 +50,7 @@ class RoundInformation:
     @classmethod
     def measure(
         cls, round: int, machine: Distribution, human: Distribution, order: Sequence[str] | None = None
-    ) -> "RoundInformation":
+    ) -> RoundInformation:
         """Every measure of the round; ``order`` is the label order for the Wasserstein distance."""
         if round < 1:
             raise ValueError(f"rounds are numbered from 1, got {round}")
@@ -75,10 +75,7 @@ class RoundInformation:
 
 def progressed(previous: RoundInformation, current: RoundInformation, tolerance: float = TOLERANCE) -> bool:
     """Whether the Wasserstein distance decreased or the normalised MI increased (by more than ``tolerance``)."""
-    return (
-        current.wasserstein < previous.wasserstein - tolerance
-        or current.normalised_mi > previous.normalised_mi + tolerance
-    )
+    return current.wasserstein < previous.wasserstein - tolerance or current.normalised_mi > previous.normalised_mi + tolerance
 
 
 def should_stop(rounds: Sequence[RoundInformation], tolerance: float = TOLERANCE) -> bool:

@@ -89,7 +89,7 @@ class RunCounts:
         """The maximum-likelihood proportion of sessions in class ``name`` (0 for no sessions)."""
         return getattr(self, name) / self.sessions if self.sessions else 0.0
 
-    def add(self, flags: SessionFlags) -> "RunCounts":
+    def add(self, flags: SessionFlags) -> RunCounts:
         """These counts with one more session."""
         values = {f.name: getattr(self, f.name) for f in fields(self)}
         values["sessions"] += 1

@@ -22,7 +22,7 @@ class Spread:
     high: int
 
     @classmethod
-    def of(cls, values: Sequence[int]) -> "Spread":
+    def of(cls, values: Sequence[int]) -> Spread:
         if not values:
             raise ValueError("a spread needs at least one value")
         return cls(float(statistics.median(values)), min(values), max(values))
@@ -55,4 +55,3 @@ def curve_spread(curves: Sequence[Sequence[RunCounts]]) -> list[CountsSpread]:
     """Per message bound ``j*``, the spread over the runs whose bound ``n`` reaches ``j*``."""
     longest = max((len(c) for c in curves), default=0)
     return [spread([c[j] for c in curves if j < len(c)]) for j in range(longest)]
-

@@ -57,7 +57,7 @@ def allowed_tags(j: int, k: int) -> tuple[Tag, ...]:
     if j == 1:
         return (Tag.INIT,)
     tags = (Tag.RATIFY, Tag.REFUTE, Tag.REVISE)
-    return tags + (Tag.REJECT,) if j > k else tags
+    return (*tags, Tag.REJECT) if j > k else tags
 
 
 def stop_reason(j: int, n: int, tag: Tag, last_machine: Tag | None, last_human: Tag | None) -> StopReason | None:

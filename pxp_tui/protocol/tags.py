@@ -18,7 +18,7 @@ class Tag(str, Enum):
         return self.value
 
     @classmethod
-    def parse(cls, text: str) -> "Tag":
+    def parse(cls, text: str) -> Tag:
         """Read a tag written in any case, with or without surrounding spaces."""
         try:
             return cls(text.strip().upper())
@@ -37,7 +37,7 @@ class Sender(str, Enum):
         return self.value
 
     @property
-    def other(self) -> "Sender":
+    def other(self) -> Sender:
         return Sender.HUMAN if self is Sender.MACHINE else Sender.MACHINE
 
     @property

@@ -77,10 +77,12 @@ def columns(board: Blackboard, runs: Sequence[dict[str, Any]], by: str = "run") 
     for label, members in groups.values():
         if len(members) > 1:
             label = f"{label} ({len(members)} runs)"
-        out.append(Column(
-            label=label,
-            runs=tuple(members),
-            counts=tuple(counts[r["id"]] for r in members),
-            curves=tuple(tuple(curves[r["id"]]) for r in members),
-        ))
+        out.append(
+            Column(
+                label=label,
+                runs=tuple(members),
+                counts=tuple(counts[r["id"]] for r in members),
+                curves=tuple(tuple(curves[r["id"]]) for r in members),
+            )
+        )
     return out

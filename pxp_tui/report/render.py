@@ -7,9 +7,9 @@ import io
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from pxp_tui.report.table import ROWS
 from pxp_tui.protocol.repeats import CountsSpread, Spread
 from pxp_tui.report.columns import Column
+from pxp_tui.report.table import ROWS
 
 #: short names of the classes, for the curves' headers
 SHORT = {
@@ -48,6 +48,7 @@ def cell(table: CountsSpread, name: str | None) -> str:
 
 def markdown_table(rows: Sequence[Sequence[Any]], *, right_from: int = 1) -> str:
     """A GitHub-flavoured Markdown table; the first row is the header."""
+
     def clean(value: Any) -> str:
         return "" if value is None else str(value).replace("|", "\\|").replace("\n", " ")
 
@@ -110,8 +111,13 @@ def performance_rows(found: tuple[str, list[dict[str, Any]]]) -> list[list[Any]]
     return [header, *([row[h] for h in header] for row in rows)]
 
 
-def report_markdown(source: str, runs: Sequence[dict[str, Any]], columns: Sequence[Column],
-                    performance: tuple[str, list[dict[str, Any]]] | None, figure: str | None = None) -> str:
+def report_markdown(
+    source: str,
+    runs: Sequence[dict[str, Any]],
+    columns: Sequence[Column],
+    performance: tuple[str, list[dict[str, Any]]] | None,
+    figure: str | None = None,
+) -> str:
     """The whole report as one Markdown document."""
     parts = [
         "# PXP intelligibility report",
@@ -122,7 +128,7 @@ def report_markdown(source: str, runs: Sequence[dict[str, Any]], columns: Sequen
         "## Intelligibility",
         table_markdown(columns),
         "## Intelligibility versus message bound",
-        "Counts when only messages j <= j* are kept (the papers' \"intelligibility vs length\").",
+        'Counts when only messages j <= j* are kept (the papers\' "intelligibility vs length").',
     ]
     if figure:
         parts.append(f"![intelligibility versus message bound]({figure})")

@@ -14,10 +14,10 @@ TASKS: dict[str, str] = {
     "rad": "pxp_tui.tasks.rad.task:RadTask",
 }
 
-_loaded: dict[str, "Task"] = {}
+_loaded: dict[str, Task] = {}
 
 
-def get_task(name: str) -> "Task":
+def get_task(name: str) -> Task:
     """The task called ``name``; its offline baseline is registered as ``pxp-offline/<name>``."""
     if name not in _loaded:
         if name not in TASKS:

@@ -105,11 +105,7 @@ class Task(ABC):
 
     def reply_content(self, message: Message) -> str:
         """How the human's message reads to the machine (UPDATE_CONTEXT)."""
-        return (
-            f"Human ({message.tag.value}).\n"
-            f"{self.prediction_label}: {message.prediction}\n"
-            f"Explanation: {message.explanation}"
-        )
+        return f"Human ({message.tag.value}).\n{self.prediction_label}: {message.prediction}\nExplanation: {message.explanation}"
 
     def answer_content(self, message: Message) -> str:
         """How the machine's own earlier message reads in its context."""

@@ -31,15 +31,15 @@ PROGRESS_EVERY = 250
 
 _UTF8_BOM = codecs.BOM_UTF8
 _NOT_CSV = {
-    b"PK\x03\x04": "an Excel workbook (or another zip file), not CSV text: save it as \"CSV UTF-8\"",
-    b"\xd0\xcf\x11\xe0": "an old Excel workbook (.xls), not CSV text: save it as \"CSV UTF-8\"",
+    b"PK\x03\x04": 'an Excel workbook (or another zip file), not CSV text: save it as "CSV UTF-8"',
+    b"\xd0\xcf\x11\xe0": 'an old Excel workbook (.xls), not CSV text: save it as "CSV UTF-8"',
 }
 
 
 class DatasetProblems(ValueError):
     """A dataset file that cannot be imported: every problem found, each with its line number."""
 
-    def __init__(self, source: str, problems: Sequence[tuple[int, str]]):
+    def __init__(self, source: str, problems: Sequence[tuple[int, str]]) -> None:
         self.source = source
         self.problems = list(problems)
         shown = self.problems[:SHOWN_PROBLEMS]

@@ -34,7 +34,7 @@ class Surface:
     renderer: str = "pixels"
 
     @classmethod
-    def of(cls, size: "Surface | tuple[int, int]") -> "Surface":
+    def of(cls, size: Surface | tuple[int, int]) -> Surface:
         """``size`` as a surface: a (width, height) in pixels is an image of that size, not in a terminal."""
         if isinstance(size, Surface):
             return size

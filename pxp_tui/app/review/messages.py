@@ -12,4 +12,3 @@ class FilterChanged(Message):
         super().__init__()
         self.kind = kind
         self.text = text
-

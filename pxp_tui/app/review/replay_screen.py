@@ -14,8 +14,7 @@ from pxp_tui.agents.llm import model_label
 from pxp_tui.app.review import glyphs
 from pxp_tui.app.review.message_card import MessageCard
 from pxp_tui.app.widgets.instance_view import InstanceView, PictureActions, picture_bindings
-from pxp_tui.blackboard import Blackboard
-from pxp_tui.blackboard import review
+from pxp_tui.blackboard import Blackboard, review
 from pxp_tui.protocol import session_flags
 
 
@@ -78,7 +77,7 @@ class ReplayScreen(PictureActions, Screen):
         cards = list(pane.query(MessageCard))
         for card in cards[shown:]:
             card.remove()
-        new = [MessageCard(m) for m in self.replay.messages[len(cards):shown]]
+        new = [MessageCard(m) for m in self.replay.messages[len(cards) : shown]]
         if new:
             pane.mount_all(new)
         pane.call_after_refresh(pane.scroll_end, animate=False)

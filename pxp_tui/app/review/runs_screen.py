@@ -12,8 +12,7 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Static
 
 from pxp_tui.agents.llm import model_label
-from pxp_tui.blackboard import Blackboard, BlackboardError
-from pxp_tui.blackboard import review
+from pxp_tui.blackboard import Blackboard, BlackboardError, review
 
 #: (column key, header) of the runs list: the counts first, so that they show at 80 columns
 COLUMNS = (

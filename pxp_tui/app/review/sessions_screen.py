@@ -19,8 +19,7 @@ from pxp_tui.agents.llm import model_label
 from pxp_tui.app.review import glyphs
 from pxp_tui.app.review.filter_bar import CLASS_LABELS, FilterBar
 from pxp_tui.app.review.messages import FilterChanged
-from pxp_tui.blackboard import Blackboard
-from pxp_tui.blackboard import review
+from pxp_tui.blackboard import Blackboard, review
 from pxp_tui.blackboard.metrics import counts_of
 
 #: (column key = sort key of pxp_tui.blackboard.review.SORTS, header)
@@ -97,9 +96,11 @@ class SessionsScreen(Screen):
         self.run, self.page = run, page
         self.sub_title = f"run {self.run_id}"
         c = counts_of(run)
-        summary = (f"1-way h {c.one_way_human} m {c.one_way_machine} · 2-way {c.two_way} · "
-                   f"strong h {c.strong_human} m {c.strong_machine} · "
-                   f"ultra h {c.ultra_strong_human} m {c.ultra_strong_machine}")
+        summary = (
+            f"1-way h {c.one_way_human} m {c.one_way_machine} · 2-way {c.two_way} · "
+            f"strong h {c.strong_human} m {c.strong_machine} · "
+            f"ultra h {c.ultra_strong_human} m {c.ultra_strong_machine}"
+        )
         self.query_one("#sessions-title", Static).update(
             f"Run {self.run_id} · {run['task'].upper()} on {run['dataset']} · machine {model_label(run['model'])} · "
             f"human {run['human']} · n={run['n']} k={run['k']} · {run['status']}\n"

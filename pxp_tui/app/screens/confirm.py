@@ -19,7 +19,7 @@ class ConfirmScreen(ModalScreen[bool]):
         Binding("n,escape", "answer(False)", "No", id="confirm.no"),
     ]
 
-    def __init__(self, question: str, yes: str = "Yes", no: str = "No"):
+    def __init__(self, question: str, yes: str = "Yes", no: str = "No") -> None:
         super().__init__()
         self.question, self.yes, self.no = question, yes, no
 

@@ -30,7 +30,7 @@ class FailureScreen(ModalScreen["Recovery | None"]):
         Binding("escape", "later", "Close", id="failure.close"),
     ]
 
-    def __init__(self, cause: str, model: str, retryable: bool = True):
+    def __init__(self, cause: str, model: str, retryable: bool = True) -> None:
         super().__init__()
         self.cause, self.model, self.retryable = cause, model, retryable
         self.AUTO_FOCUS = "#failure-retry" if retryable else "#failure-switch"

@@ -17,7 +17,7 @@ class HelpScreen(ModalScreen[None]):
     CSS_PATH = "help.tcss"
     BINDINGS = [Binding("escape,question_mark,q", "dismiss", "Close help", id="help.close")]
 
-    def __init__(self, screen: Screen):
+    def __init__(self, screen: Screen) -> None:
         super().__init__()
         self.below = screen
 

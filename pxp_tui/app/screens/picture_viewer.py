@@ -41,7 +41,9 @@ class PictureScreen(Screen):
     #: how far one pan key moves, as a share of the region shown
     STEP = 0.25
 
-    def __init__(self, task: Any, instance: Any, prediction: str | None = None, *, which: str = "instance", caption: str = "proposed"):
+    def __init__(
+        self, task: Any, instance: Any, prediction: str | None = None, *, which: str = "instance", caption: str = "proposed"
+    ) -> None:
         super().__init__()
         self.pxp_task, self.instance, self.prediction = task, instance, prediction
         self.which = which if prediction else "instance"

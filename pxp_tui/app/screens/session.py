@@ -54,7 +54,7 @@ class SessionScreen(PictureActions, Screen):
         *picture_bindings("session"),
     ]
 
-    def __init__(self, run_id: int):
+    def __init__(self, run_id: int) -> None:
         super().__init__()
         self.run_id = run_id
         self.state = "loading"

@@ -61,7 +61,9 @@ class StartScreen(Screen):
                 with Vertical(id="start-form"):
                     with Grid(id="start-grid"):
                         yield Label("Task")
-                        yield Select([(t.upper(), t) for t in self.tasks], value=self.tasks[0], allow_blank=False, id="start-task")
+                        yield Select(
+                            [(t.upper(), t) for t in self.tasks], value=self.tasks[0], allow_blank=False, id="start-task"
+                        )
                         yield Label("Dataset")
                         yield Select([("bundled demo", "")], value="", allow_blank=False, id="start-dataset")
                         yield Label("Machine")
@@ -91,7 +93,9 @@ class StartScreen(Screen):
                     if review_available():
                         yield Button("Review past runs (ctrl+o)", id="review-button")
                     else:
-                        yield Static(Content.styled("Review of past runs: not available yet.", "$text-muted"), id="review-missing")
+                        yield Static(
+                            Content.styled("Review of past runs: not available yet.", "$text-muted"), id="review-missing"
+                        )
         yield Footer(compact=True)
 
     def on_mount(self) -> None:

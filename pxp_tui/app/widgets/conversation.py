@@ -33,7 +33,7 @@ class Conversation(VerticalScroll):
     BORDER_TITLE = "Conversation"
     ALLOW_MAXIMIZE = True
 
-    def __init__(self, prediction_label: str = "Prediction", human: str = "human", *, id: str | None = None):
+    def __init__(self, prediction_label: str = "Prediction", human: str = "human", *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.prediction_label = prediction_label
         self.human = human

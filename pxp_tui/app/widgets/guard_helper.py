@@ -28,14 +28,12 @@ class GuardHelper(Collapsible):
     class Proposed(Message):
         """The table's tag for the current answers (posted while the helper is open)."""
 
-        helper: "GuardHelper"
+        helper: GuardHelper
         tag: Tag
 
-    def __init__(self, *, id: str | None = None):
+    def __init__(self, *, id: str | None = None) -> None:
         boxes = [Checkbox(text, id=f"guard-{name}") for name, text in QUESTIONS.items()]
-        super().__init__(
-            *boxes, Static(id="guard-proposal"), title="Guard helper (g): propose a tag by the table", id=id
-        )
+        super().__init__(*boxes, Static(id="guard-proposal"), title="Guard helper (g): propose a tag by the table", id=id)
         self.j, self.k = 2, 3
 
     @property

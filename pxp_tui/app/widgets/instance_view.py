@@ -19,6 +19,7 @@ from textual.widgets import Static
 from pxp_tui.app.css import beside
 from pxp_tui.app.widgets.picture import Picture
 
+
 def picture_bindings(screen: str) -> list[Binding]:
     """The keys of a screen that shows an instance (ids ``<screen>.picture``, ``<screen>.open_picture``)."""
     return [
@@ -49,7 +50,7 @@ class InstanceView(Vertical):
         caption: str = "proposed",
         id: str | None = None,
         classes: str | None = None,
-    ):
+    ) -> None:
         super().__init__(id=id, classes=classes)
         self.pxp_task = task
         self.instance = instance

@@ -10,10 +10,10 @@ from textual.containers import Vertical, VerticalScroll
 from textual.content import Content
 from textual.widgets import Markdown, Static
 
+from pxp_tui.agents.llm import model_label
 from pxp_tui.app.css import beside
 from pxp_tui.app.tags import tag_content
 from pxp_tui.app.widgets.thinking import Thinking
-from pxp_tui.agents.llm import model_label
 from pxp_tui.engine import Message
 
 
@@ -41,7 +41,7 @@ class MachinePane(Vertical):
     DEFAULT_CSS = beside(__file__)
     BORDER_TITLE = "Machine"
 
-    def __init__(self, prediction_label: str = "Prediction", *, id: str | None = None):
+    def __init__(self, prediction_label: str = "Prediction", *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.prediction_label = prediction_label
         self.message: Message | None = None
@@ -57,9 +57,7 @@ class MachinePane(Vertical):
     def show(self, message: Message) -> None:
         self.message = message
         self.query_one(Thinking).stop()
-        self.query_one("#machine-head", Static).update(
-            Content.assemble(tag_content(message.tag), f"  message {message.j}")
-        )
+        self.query_one("#machine-head", Static).update(Content.assemble(tag_content(message.tag), f"  message {message.j}"))
         self.query_one("#machine-prediction", Static).update(
             Content.assemble((f"{self.prediction_label}: ", "bold"), message.prediction)
         )

@@ -31,7 +31,9 @@ Draw = Callable[[Surface], Any]
 
 def cells_content(picture: CellPicture) -> Content:
     """A picture made of characters as Textual content, its styles applied."""
-    return Content("\n").join(Content.assemble(*[(text, style) if style else text for text, style in row]) for row in picture.rows)
+    return Content("\n").join(
+        Content.assemble(*[(text, style) if style else text for text, style in row]) for row in picture.rows
+    )
 
 
 class Picture(Widget):
@@ -46,7 +48,7 @@ class Picture(Widget):
             super().__init__()
             self.picture = picture
 
-    def __init__(self, caption: str = "", *, id: str | None = None, classes: str | None = None):
+    def __init__(self, caption: str = "", *, id: str | None = None, classes: str | None = None) -> None:
         super().__init__(id=id, classes=classes)
         self._caption = caption
         self._draw_fn: Draw | None = None

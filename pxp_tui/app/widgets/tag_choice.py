@@ -43,7 +43,7 @@ class TagChoice(OptionList):
         tag: Tag
         reason: str
 
-    def __init__(self, *, id: str | None = None):
+    def __init__(self, *, id: str | None = None) -> None:
         options = [Option(_prompt(i, tag, MEANINGS[tag], False), id=tag.value) for i, tag in enumerate(CHOICES)]
         super().__init__(*options, id=id)
         self.selected: Tag | None = None

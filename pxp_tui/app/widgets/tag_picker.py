@@ -51,7 +51,7 @@ class TagPicker(Vertical):
 
         answer: Answer
 
-    def __init__(self, prediction_label: str = "Prediction", *, id: str | None = None):
+    def __init__(self, prediction_label: str = "Prediction", *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.prediction_label = prediction_label
         self.pxp_task: Any = None

@@ -18,7 +18,7 @@ class Thinking(Static):
 
     DEFAULT_CSS = beside(__file__)
 
-    def __init__(self, *, clock: Callable[[], float] = time.monotonic, id: str | None = None):
+    def __init__(self, *, clock: Callable[[], float] = time.monotonic, id: str | None = None) -> None:
         super().__init__("", id=id)
         self.clock = clock
         self._label = ""

@@ -158,7 +158,9 @@ def _label(atom: Chem.Atom) -> Label | None:
         return None
     count = atom.GetTotalNumHs()
     hydrogens = ("H" + (str(count) if count > 1 else "").translate(_SUBSCRIPT)) if count else ""
-    sign = ((str(abs(charge)) if abs(charge) > 1 else "") + ("+" if charge > 0 else "-")).translate(_SUPERSCRIPT) if charge else ""
+    sign = (
+        ((str(abs(charge)) if abs(charge) > 1 else "") + ("+" if charge > 0 else "-")).translate(_SUPERSCRIPT) if charge else ""
+    )
     return Label(symbol, hydrogens, sign, ELEMENT_STYLES.get(symbol, LABEL_STYLE))
 
 
@@ -244,10 +246,16 @@ def _bonds(pen: ImageDraw.ImageDraw, item: Sketch, cell: Callable[[tuple[float, 
             ring, mid = dot(centre), ((p[0] + q[0]) / 2, (p[1] + q[1]) / 2)
             side = gap if (ring[0] - mid[0]) * nx + (ring[1] - mid[1]) * ny > 0 else -gap
             sx, sy = (q[0] - p[0]) * 0.2, (q[1] - p[1]) * 0.2
-            pen.line([(p[0] + nx * side + sx, p[1] + ny * side + sy), (q[0] + nx * side - sx, q[1] + ny * side - sy)], fill=1, width=width)
+            pen.line(
+                [(p[0] + nx * side + sx, p[1] + ny * side + sy), (q[0] + nx * side - sx, q[1] + ny * side - sy)],
+                fill=1,
+                width=width,
+            )
         elif order > 1:
             for offset in (gap, -gap) if order == 3 else (gap,):
-                pen.line([(p[0] + nx * offset, p[1] + ny * offset), (q[0] + nx * offset, q[1] + ny * offset)], fill=1, width=width)
+                pen.line(
+                    [(p[0] + nx * offset, p[1] + ny * offset), (q[0] + nx * offset, q[1] + ny * offset)], fill=1, width=width
+                )
 
 
 def _picture(dots: Image.Image, letters: dict[tuple[int, int], tuple[str, str]]) -> CellPicture:

@@ -44,12 +44,11 @@ def inspect(data: bytes) -> ImageInfo:
 
     An image of more than :data:`MAX_PIXELS` is refused from its header, before it is decoded.
     """
-    with _reading():
-        with Image.open(BytesIO(data)) as image:
-            _check_pixels(image)
-            image.load()
-            mime = Image.MIME.get(image.format or "", "")
-            width, height = image.size
+    with _reading(), Image.open(BytesIO(data)) as image:
+        _check_pixels(image)
+        image.load()
+        mime = Image.MIME.get(image.format or "", "")
+        width, height = image.size
     if not mime.startswith("image/"):
         raise ValueError(f"unsupported image format {mime or 'unknown'}")
     return ImageInfo(mime, width, height)
@@ -61,9 +60,8 @@ def check_file(path: Path) -> tuple[ImageInfo, str]:
     Its header is read first, so a file too large is refused without being read; then one image's
     bytes are held (and decoded) at a time. OSError if the file cannot be read at all.
     """
-    with _reading():
-        with Image.open(path) as image:
-            _check_pixels(image)
+    with _reading(), Image.open(path) as image:
+        _check_pixels(image)
     size = path.stat().st_size
     if size > MAX_FILE_BYTES:
         raise TooLarge(f"{size / 2**20:,.0f} MB: pxp takes image files up to {MAX_FILE_BYTES // 2**20} MB")

@@ -45,7 +45,11 @@ class RadTask(Task):
         image: dict[str, Any] = {"url": images.data_url(instance.image, side)}
         if in_context:
             image["detail"] = "low"
-        text = f"Chest X-ray, case {instance.key}." if in_context else f"Chest X-ray, case {instance.key}. Which condition does it show?"
+        text = (
+            f"Chest X-ray, case {instance.key}."
+            if in_context
+            else f"Chest X-ray, case {instance.key}. Which condition does it show?"
+        )
         return [{"type": "text", "text": text}, {"type": "image_url", "image_url": image}]
 
     def parse(self, text: str, instance: Instance | None = None) -> tuple[str, str]:
