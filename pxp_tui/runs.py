@@ -9,10 +9,11 @@ from typing import Any
 
 from pxp_tui import learn
 from pxp_tui.agents.checker import Checker
-from pxp_tui.agents.llm import OFFLINE, LLMClient, litellm_model
+from pxp_tui.agents.llm import LLMClient
 from pxp_tui.agents.machine import MachineAgent
 from pxp_tui.agents.proxy import ProxyHuman
 from pxp_tui.blackboard import Blackboard, BlackboardError, WriteError, access
+from pxp_tui.common.models import OFFLINE, checker_model, litellm_model
 from pxp_tui.engine import Agent, ContextPolicy, Observer, RunSpec, interact
 from pxp_tui.tasks import get_task
 from pxp_tui.tasks.base import Task
@@ -169,13 +170,14 @@ def build_machine(task: Task, config: RunConfig) -> tuple[MachineAgent, Checker]
     ``--api-base`` serves the machine, and the checker when it is the machine's model; a checker of
     another model uses ``--checker-api-base`` (or its provider's default).
     """
-    checker_model = "pxp-offline/checker" if config.checker_model == OFFLINE else config.checker_model
     same = config.checker is None or config.checker == config.model
     checker_base = config.checker_api_base or (config.api_base if same else None)
     settings = {
         k: v for k, v in (("max_tokens", config.checker_max_tokens), ("temperature", config.checker_temperature)) if v is not None
     }
-    checker = Checker(_client(checker_model, config, checker_base), noun=task.explanation_noun, settings=settings)
+    checker = Checker(
+        _client(checker_model(config.checker_model), config, checker_base), noun=task.explanation_noun, settings=settings
+    )
     generation = dict(task.generation)
     if config.max_tokens is not None:
         generation["max_tokens"] = config.max_tokens

@@ -15,7 +15,7 @@ import os
 from collections.abc import Callable
 from typing import Any
 
-PROVIDER = "pxp-offline"
+from pxp_tui.common.models import OFFLINE_PROVIDER as PROVIDER
 
 #: name -> function from chat messages to reply text
 _MODELS: dict[str, Callable[[list[dict[str, Any]]], str]] = {}

@@ -8,10 +8,6 @@ from typing import Any, Protocol
 from pxp_tui.engine import Message, SessionRecord, Turn
 
 
-class ParseError(ValueError):
-    """A model's reply could not be read as a prediction and an explanation."""
-
-
 class TaskLike(Protocol):
     """The part of ``pxp_tui.tasks.base.Task`` the agents use."""
 

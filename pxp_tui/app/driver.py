@@ -41,8 +41,8 @@ class RunDriver:
 
     # -- running ----------------------------------------------------------------------------------
     async def drive(self) -> str:
-        from pxp_tui.agents.redact import redact
         from pxp_tui.blackboard import BlackboardError
+        from pxp_tui.common.redaction import redact
         from pxp_tui.runs import execute
 
         try:

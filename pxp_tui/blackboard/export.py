@@ -14,7 +14,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
-from pxp_tui.blackboard.store import Blackboard, BlackboardError
+from pxp_tui.blackboard.errors import BlackboardError
+from pxp_tui.blackboard.store import Blackboard
 
 FORMATS = {"csv": "csv", "json": "json", "ndjson": "ndjson", "markdown": "md"}
 

@@ -19,8 +19,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from pxp_tui.blackboard import firsts, merge_evaluations, schema
+from pxp_tui.blackboard.errors import BlackboardError
 from pxp_tui.blackboard.schema import shared_columns, table_columns
-from pxp_tui.blackboard.store import Blackboard, BlackboardError
+from pxp_tui.blackboard.store import Blackboard
 
 #: inputs attached at once (SQLite attaches at most 10 databases by default)
 BATCH = 8

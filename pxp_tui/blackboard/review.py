@@ -9,11 +9,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from pxp_tui.blackboard.errors import BlackboardError
 from pxp_tui.blackboard.schema import CLASSES
-from pxp_tui.blackboard.store import Blackboard, BlackboardError
+from pxp_tui.blackboard.store import Blackboard
+from pxp_tui.common.instance import Instance
 from pxp_tui.engine import Message
 from pxp_tui.protocol import Sender, SessionFlags, Tag, sender_at
-from pxp_tui.tasks.base import Instance
 
 #: session filters: the intelligibility classes, then how the session ended
 FILTERS: dict[str, str] = {

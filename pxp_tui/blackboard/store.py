@@ -14,22 +14,16 @@ from typing import Any
 
 import sqlite_utils
 
-from pxp_tui.agents.redact import redact
 from pxp_tui.blackboard import access, schema, writers
+from pxp_tui.blackboard.errors import BlackboardError, WriteError
+from pxp_tui.common.instance import Instance
+from pxp_tui.common.redaction import redact
 from pxp_tui.engine import Message, Progress, SessionRecord
 from pxp_tui.protocol import Sender, StopReason, Tag
-from pxp_tui.tasks.base import DatasetRow, Instance
+from pxp_tui.tasks.base import DatasetRow
 
 #: SQLite's result code for a file that is not a database
 _SQLITE_NOTADB = 26
-
-
-class BlackboardError(Exception):
-    """The file cannot be used as a blackboard, or a request does not fit what it holds."""
-
-
-class WriteError(BlackboardError):
-    """SQLite refused a write (the disk is full, the file read-only, a disk error); its transaction was rolled back."""
 
 
 def now() -> str:

@@ -22,6 +22,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from pxp_tui.blackboard.errors import BlackboardError
+
 try:
     import fcntl
 except ImportError:  # pragma: no cover - Windows: no record locks; every running run is taken as live
@@ -90,8 +92,6 @@ def writing(board_file: Path | None, run_id: int) -> Iterator[None]:
     if board_file is None or fcntl is None:
         yield
         return
-    from pxp_tui.blackboard.store import BlackboardError
-
     with _guard:
         try:
             lock = _lock_file(board_file, create=True)

@@ -7,11 +7,12 @@ import asyncio
 import sys
 from typing import Any
 
+from pxp_tui.cli.printing import SessionLines, say
+
 
 def drive_experiment(board: Any, config: Any, args: argparse.Namespace) -> int:
-    from pxp_tui.agents.llm import model_label
     from pxp_tui.blackboard import WriteError
-    from pxp_tui.cli.run import Progress, say
+    from pxp_tui.common.models import model_label
     from pxp_tui.engine import AgentError
     from pxp_tui.engine.stopping import Stopped, until_stopped
     from pxp_tui.experiments import create_experiment, execute_all
@@ -26,8 +27,8 @@ def drive_experiment(board: Any, config: Any, args: argparse.Namespace) -> int:
         flush=True,
     )
 
-    def observer(run_id: int) -> Progress | None:
-        return None if args.quiet else Progress(label=f"run {run_id}  ")
+    def observer(run_id: int) -> SessionLines | None:
+        return None if args.quiet else SessionLines(label=f"run {run_id}  ")
 
     try:
         outcome = asyncio.run(until_stopped(execute_all(board, run_ids, observer)))

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import contextlib
 import sys
-import time
 from typing import Any
 
 from pxp_tui.cli.common import add_db, positive
+from pxp_tui.cli.printing import SessionLines, evaluation_line, say
+from pxp_tui.cli.repeat import drive_experiment
 from pxp_tui.tasks import TASKS
 
 
@@ -51,36 +51,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--experiment", metavar="NAME", help="the experiment id of the run(s) (default: new with --repeat)")
     parser.add_argument("--quiet", action="store_true", help="no progress lines")
-
-
-class Progress:
-    """Prints one line per finished session."""
-
-    def __init__(self, stream: Any = None, label: str = "") -> None:
-        self.stream = stream or sys.stdout  # the current stdout, not the one at import
-        self.label = label
-        self.started = time.perf_counter()
-
-    def session_started(self, session_id: int, instance: Any, order: int, total: int, history: Any) -> None:
-        self.total = total
-
-    def session_ended(self, record: Any, kept: bool) -> None:
-        tags = " ".join(f"{m.tag.value}_{m.sender.short}" for m in record.messages)
-        name = getattr(record.instance, "name", record.instance.id)
-        width = len(str(self.total))
-        line = f"{self.label}session {record.order + 1:>{width}}/{self.total}  {name[:28]:<28}  {record.stop.value:<8}  {tags}"
-        print(line, file=self.stream, flush=True)
-
-
-def evaluation_line(row: dict[str, Any]) -> None:
-    """One line per measurement of the machine (``--evaluate``, ``--learn-gate``)."""
-    when = "start" if row["phase"] == "start" else "end" if row["phase"] == "end" else f"after session {row['sessions']}"
-    gate = "" if row["kept"] is None else ("  -> context kept" if row["kept"] else "  -> context not kept")
-    print(
-        f"  {row['split']:<4} {when:<17} ({row['context_sessions']} in context): accuracy {row['p_correct']:.2f}, "
-        f"agreement {row['p_agreed']:.2f}, both {row['p_both']:.2f}{gate}",
-        flush=True,
-    )
 
 
 def main(args: argparse.Namespace) -> int:
@@ -126,8 +96,6 @@ def main(args: argparse.Namespace) -> int:
             if config.human != "proxy" and args.headless:
                 raise ValueError("a live expert answers in the app: leave out --headless (or use --human proxy)")
             if args.repeat > 1:
-                from pxp_tui.cli.repeat import drive_experiment
-
                 return drive_experiment(board, config, args)
             run_id = create_run(board, config)
         if args.headless:
@@ -138,9 +106,9 @@ def main(args: argparse.Namespace) -> int:
 
 
 def _drive(board: Any, run_id: int, args: argparse.Namespace) -> int:
-    from pxp_tui.agents.llm import model_label
     from pxp_tui.blackboard import WriteError
     from pxp_tui.blackboard.metrics import counts_of, run_rows
+    from pxp_tui.common.models import model_label
     from pxp_tui.engine import AgentError
     from pxp_tui.engine.stopping import Stopped, until_stopped
     from pxp_tui.report import table
@@ -152,7 +120,7 @@ def _drive(board: Any, run_id: int, args: argparse.Namespace) -> int:
         f"n={run['n']} k={run['k']}, {len(run['plan'])} session{'s' if len(run['plan']) != 1 else ''} -> {args.db}",
         flush=True,
     )
-    observer = None if args.quiet else Progress()
+    observer = None if args.quiet else SessionLines()
     resume_hint = f"resume with: pxp run --headless --resume {run_id} --db {args.db}"
     work = execute(board, run_id, observer=observer, on_evaluation=None if args.quiet else evaluation_line)
     try:
@@ -173,9 +141,3 @@ def _drive(board: Any, run_id: int, args: argparse.Namespace) -> int:
     print()
     print(table.text([f"run {run_id} {run['task'].upper()}"], [counts_of(rows[0])]))
     return 0
-
-
-def say(line: str) -> None:
-    """``line`` on stderr, if there still is one (after SIGHUP the terminal may be gone)."""
-    with contextlib.suppress(OSError):
-        print(line, file=sys.stderr, flush=True)

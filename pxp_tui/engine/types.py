@@ -100,6 +100,10 @@ class AgentError(Exception):
         self.retryable = retryable
 
 
+class ParseError(ValueError):
+    """A model's reply could not be read as a prediction and an explanation (the task's parser says why)."""
+
+
 class ProtocolViolation(Exception):
     """An agent answered with a tag the protocol does not allow at that point."""
 

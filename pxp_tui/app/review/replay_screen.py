@@ -10,11 +10,11 @@ from textual.reactive import reactive
 from textual.screen import Screen
 from textual.widgets import Footer, Header, Static
 
-from pxp_tui.agents.llm import model_label
 from pxp_tui.app.review import glyphs
 from pxp_tui.app.review.message_card import MessageCard
 from pxp_tui.app.widgets.instance_view import InstanceView, PictureActions, picture_bindings
 from pxp_tui.blackboard import Blackboard, review
+from pxp_tui.common.models import model_label
 from pxp_tui.protocol import session_flags
 
 

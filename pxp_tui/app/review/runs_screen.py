@@ -11,8 +11,8 @@ from textual.binding import Binding
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Static
 
-from pxp_tui.agents.llm import model_label
 from pxp_tui.blackboard import Blackboard, BlackboardError, review
+from pxp_tui.common.models import model_label
 
 #: (column key, header) of the runs list: the counts first, so that they show at 80 columns
 COLUMNS = (

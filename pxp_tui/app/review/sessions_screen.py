@@ -15,12 +15,12 @@ from textual.binding import Binding
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Static
 
-from pxp_tui.agents.llm import model_label
 from pxp_tui.app.review import glyphs
 from pxp_tui.app.review.filter_bar import CLASS_LABELS, FilterBar
 from pxp_tui.app.review.messages import FilterChanged
 from pxp_tui.blackboard import Blackboard, review
 from pxp_tui.blackboard.metrics import counts_of
+from pxp_tui.common.models import model_label
 
 #: (column key = sort key of pxp_tui.blackboard.review.SORTS, header)
 COLUMNS = (

@@ -18,7 +18,6 @@ from textual.screen import Screen
 from textual.widgets import Footer, Header
 from textual.worker import Worker, WorkerState
 
-from pxp_tui.agents.llm import model_label
 from pxp_tui.app.driver import RunDriver
 from pxp_tui.app.exchange import Exchange
 from pxp_tui.app.live_metrics import LiveMetrics
@@ -31,6 +30,7 @@ from pxp_tui.app.widgets.machine_pane import MachinePane
 from pxp_tui.app.widgets.metrics_pane import MetricsPane
 from pxp_tui.app.widgets.tag_choice import TagChoice
 from pxp_tui.app.widgets.tag_picker import Answer, TagPicker
+from pxp_tui.common.models import model_label
 from pxp_tui.protocol import Sender, Tag
 
 #: the screen's states: loading, machine (the machine or the proxy is answering), human (the expert's
