@@ -9,7 +9,8 @@ from typing import Any
 
 from pxp_tui.app.pxp_app import PXPApp
 from pxp_tui.blackboard import Blackboard
-from pxp_tui.runs import RunConfig, create_run
+from pxp_tui.runs.config import RunConfig
+from pxp_tui.runs.create import create_run
 
 #: how long a test waits for something the app should do soon (a bound against hanging, not a timing assertion)
 PATIENCE = 30.0

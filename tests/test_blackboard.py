@@ -14,7 +14,8 @@ from pxp_tui.blackboard.metrics import counts_of, run_rows, session_tags
 from pxp_tui.blackboard.schema import APPLICATION_ID, SCHEMA_VERSION
 from pxp_tui.engine import Message
 from pxp_tui.protocol import Sender, StopReason, Tag, run_counts, session_flags
-from pxp_tui.runs import RunConfig, create_run
+from pxp_tui.runs.config import RunConfig
+from pxp_tui.runs.create import create_run
 from pxp_tui.tasks.base import DatasetRow
 
 from .cli_helpers import digest

@@ -9,8 +9,9 @@ import pytest
 
 from pxp_tui.agents.llm import load_litellm
 from pxp_tui.blackboard import Blackboard, BlackboardError
-from pxp_tui.experiments import execute_all
-from pxp_tui.runs import RunConfig, create_run
+from pxp_tui.runs.config import RunConfig
+from pxp_tui.runs.create import create_run
+from pxp_tui.runs.repeat import execute_all
 
 from .cli_helpers import pxp
 

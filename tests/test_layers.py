@@ -10,13 +10,12 @@ PACKAGE = Path(__file__).resolve().parent.parent / "pxp_tui"
 #: layer -> rank; a module may import from layers of lower or equal rank only
 RANKS = {
     "protocol": 0,
+    "common": 0,
     "engine": 1,
     "agents": 2,
     "tasks": 3,
     "blackboard": 4,
     "runs": 5,
-    "learn": 5,
-    "experiments": 5,
     "report": 6,
     "app": 7,
     "cli": 8,

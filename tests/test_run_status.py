@@ -24,7 +24,8 @@ from pxp_tui.app.review import ReviewApp
 from pxp_tui.app.screens import start
 from pxp_tui.blackboard import Blackboard, BlackboardError, review
 from pxp_tui.blackboard.writers import lock_file
-from pxp_tui.runs import RunConfig, create_run
+from pxp_tui.runs.config import RunConfig
+from pxp_tui.runs.create import create_run
 
 from .app_helpers import wait_for
 from .conftest import ROOT, pxp

@@ -43,7 +43,7 @@ class RunDriver:
     async def drive(self) -> str:
         from pxp_tui.blackboard import BlackboardError
         from pxp_tui.common.redaction import redact
-        from pxp_tui.runs import execute
+        from pxp_tui.runs.execute import execute
 
         try:
             await execute(self.board, self.run_id, human=self.human, observer=self)

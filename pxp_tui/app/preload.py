@@ -19,6 +19,6 @@ def load(tasks: list[str]) -> None:
     for module in HEAVY:
         if find_spec(module) is not None:
             import_module(module)
-    import pxp_tui.runs  # noqa: F401 - the run wiring (agents, blackboard)
+    import pxp_tui.runs.execute  # noqa: F401 - the run wiring (agents, blackboard)
 
     load_litellm()  # about 2 s

@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from pxp_tui.blackboard import firsts, merge_evaluations, schema
+from pxp_tui.blackboard import evaluations, firsts, schema
 from pxp_tui.blackboard.errors import BlackboardError
 from pxp_tui.blackboard.schema import shared_columns, table_columns
 from pxp_tui.blackboard.store import Blackboard
@@ -156,7 +156,7 @@ def _merge_one(target: Blackboard, src: str, path: Path) -> Merged:
         ).rowcount
         if table == "messages":
             result.messages = count
-    merge_evaluations.copy(db, src, offset)
+    evaluations.copy_merged(db, src, offset)
     _other_tables(target, src, offset, result)
     return result
 

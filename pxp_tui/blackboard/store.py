@@ -146,6 +146,10 @@ class Blackboard:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
+    def transaction(self) -> AbstractContextManager[sqlite_utils.Database]:
+        """Several writes as one transaction (nested: a savepoint): all are kept, or none."""
+        return self.db.atomic()
+
     # -- datasets ---------------------------------------------------------------------------------
     def has_dataset(self, name: str) -> bool:
         return self.db.execute("SELECT 1 FROM datasets WHERE name = ?", [name]).fetchone() is not None
@@ -294,6 +298,17 @@ class Blackboard:
         row["options"] = json.loads(row["options"] or "{}")
         return row
 
+    def runs(self, *, experiment: str | None = None) -> list[dict[str, Any]]:
+        """Every run (or those of ``experiment``), in id order, as :meth:`run` reads them."""
+        if experiment is None:
+            rows = list(self.db.query("SELECT * FROM runs ORDER BY id"))
+        else:
+            rows = list(self.db.query("SELECT * FROM runs WHERE experiment = ? ORDER BY id", [experiment]))
+        for row in writers.shown_status(self.path, rows):
+            row["plan"] = json.loads(row["plan"])
+            row["options"] = json.loads(row["options"] or "{}")
+        return rows
+
     def run_ids(self) -> list[int]:
         return [r[0] for r in self.db.execute("SELECT id FROM runs ORDER BY id")]
 
@@ -328,6 +343,22 @@ class Blackboard:
                 "UPDATE runs SET status = ?, error = ?, updated_at = ?, finished_at = ? WHERE id = ?",
                 [status, None if error is None else redact(error), stamp, stamp if status == "done" else None, run_id],
             )
+
+    def pause_after_failed_write(self, run_id: int, why: str) -> None:
+        """Mark run ``run_id`` paused with ``why`` after SQLite refused one of its writes, if the file takes that much.
+
+        On a full disk the journal is first copied into the file and started over, so that the status update
+        reuses the journal's space rather than growing it; if even that fails the status stays as the engine
+        left it (every committed message is kept either way).
+        """
+        try:
+            self.set_status(run_id, "paused", why)
+        except sqlite3.Error:
+            try:
+                self.db.execute("PRAGMA wal_checkpoint(RESTART)")
+                self.set_status(run_id, "paused", why)
+            except sqlite3.Error:
+                pass
 
     def update_run(self, run_id: int, fields: Mapping[str, Any]) -> None:
         """Change columns of run ``run_id`` (e.g. the model it continues with), in one transaction."""

@@ -15,8 +15,8 @@ def drive_experiment(board: Any, config: Any, args: argparse.Namespace) -> int:
     from pxp_tui.common.models import model_label
     from pxp_tui.engine import AgentError
     from pxp_tui.engine.stopping import Stopped, until_stopped
-    from pxp_tui.experiments import create_experiment, execute_all
     from pxp_tui.report import columns, render
+    from pxp_tui.runs.repeat import create_experiment, execute_all
 
     experiment, run_ids = create_experiment(board, config, args.repeat)
     first = board.run(run_ids[0])

@@ -55,7 +55,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def main(args: argparse.Namespace) -> int:
     from pxp_tui.blackboard import Blackboard
-    from pxp_tui.runs import RunConfig, create_run
+    from pxp_tui.runs.config import RunConfig
+    from pxp_tui.runs.create import create_run
 
     if args.resume and args.repeat > 1:
         raise ValueError("--resume continues one run: leave out --repeat")
@@ -112,7 +113,7 @@ def _drive(board: Any, run_id: int, args: argparse.Namespace) -> int:
     from pxp_tui.engine import AgentError
     from pxp_tui.engine.stopping import Stopped, until_stopped
     from pxp_tui.report import table
-    from pxp_tui.runs import execute
+    from pxp_tui.runs.execute import execute
 
     run = board.run(run_id)
     print(

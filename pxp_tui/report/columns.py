@@ -43,13 +43,13 @@ def select(board: Blackboard, run_ids: Sequence[int] | None = None, experiment: 
     if run_ids and experiment:
         raise BlackboardError("give runs or an experiment, not both")
     if experiment:
-        rows = list(board.db.query("SELECT * FROM runs WHERE experiment = ? ORDER BY id", [experiment]))
+        rows = board.runs(experiment=experiment)
         if not rows:
             raise BlackboardError(f"no experiment {experiment!r} in {board.path or 'the blackboard'}")
-        return board.shown_status(rows)
+        return rows
     if run_ids:
         return [board.run(r) for r in sorted(set(run_ids))]
-    return board.shown_status(list(board.db.query("SELECT * FROM runs ORDER BY id")))
+    return board.runs()
 
 
 def _key(run: dict[str, Any], by: str) -> tuple[tuple[Any, ...], str]:

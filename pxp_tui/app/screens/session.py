@@ -220,7 +220,7 @@ class SessionScreen(PictureActions, Screen):
     @work(group="session-switch", exclusive=True)
     async def switch_model(self, model: str) -> None:
         from pxp_tui.blackboard import BlackboardError
-        from pxp_tui.runs import switch_model
+        from pxp_tui.runs.execute import switch_model
 
         try:
             await asyncio.to_thread(switch_model, self.board, self.run_id, model)

@@ -181,7 +181,8 @@ class StartScreen(Screen):
         await self.app.loaded()
         await self.app.stop_engines()  # a run open underneath pauses: one writer at a time
         from pxp_tui.blackboard import BlackboardError
-        from pxp_tui.runs import RunConfig, create_run
+        from pxp_tui.runs.config import RunConfig
+        from pxp_tui.runs.create import create_run
 
         try:
             board = await self.app.blackboard()

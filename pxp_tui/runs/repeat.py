@@ -16,7 +16,9 @@ from dataclasses import replace
 
 from pxp_tui.blackboard import Blackboard
 from pxp_tui.engine import Observer
-from pxp_tui.runs import RunConfig, create_run, execute
+from pxp_tui.runs.config import RunConfig
+from pxp_tui.runs.create import create_run
+from pxp_tui.runs.execute import execute
 
 
 def new_experiment_id(config: RunConfig) -> str:

@@ -17,12 +17,12 @@ from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager
 from typing import Any
 
-from pxp_tui.agents.evaluation import measure
 from pxp_tui.agents.machine import MachineAgent
 from pxp_tui.blackboard import Blackboard, BlackboardError
 from pxp_tui.blackboard import evaluations as stored
 from pxp_tui.engine import ContextPolicy, Progress, SessionRecord, describe_error
 from pxp_tui.engine.context import CarriedContext
+from pxp_tui.runs.measure import measure
 
 Report = Callable[[dict[str, Any]], None]
 
