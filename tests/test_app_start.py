@@ -1,8 +1,6 @@
-"""The start screen: one key starts the demo, bad input is refused, unfinished runs resume, the review hook."""
+"""The start screen: one key starts the demo, bad input is refused, unfinished runs resume, the review opens."""
 
 from __future__ import annotations
-
-import sys
 
 import pytest
 from textual.widgets import Input
@@ -97,17 +95,6 @@ async def test_ctrl_r_resumes_the_latest_unfinished_run_without_selecting_it_fir
         await pilot.press("ctrl+r")
         session = await expert_turn(pilot, app, j=2)
         assert session.run_id == run_id
-
-
-async def test_review_says_not_available_while_its_module_is_missing(db_path, monkeypatch) -> None:
-    monkeypatch.setitem(sys.modules, "pxp_tui.app.review", None)  # as on a branch without it
-    app = PXPApp(db_path)
-    async with app.run_test(size=(160, 48)) as pilot:
-        screen = await start_screen(pilot, app)
-        assert "not available yet" in str(screen.query_one("#review-missing").render())
-        await pilot.press("ctrl+o")
-        await pilot.pause()
-        assert app.screen is screen
 
 
 async def test_review_of_past_runs_opens_from_the_start_screen(db_path) -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from pxp_tui.blackboard import Blackboard
-from pxp_tui.engine import AgentError, Progress, ProtocolViolation, RunSpec, interact
+from pxp_tui.engine import AgentError, ProtocolViolation, RunProgress, RunSpec, interact
 from pxp_tui.protocol import Sender, Tag
 
 from .scripted import ScriptedAgent, split_script
@@ -177,5 +177,5 @@ async def test_context_rows_name_the_message_and_the_carried_sessions() -> None:
 
 
 def test_progress_of_a_fresh_run_is_empty() -> None:
-    assert Progress().next_order == 0
+    assert RunProgress().next_order == 0
     assert Sender.MACHINE.other is Sender.HUMAN and Tag("REVISE") is Tag.REVISE

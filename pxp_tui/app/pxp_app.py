@@ -14,7 +14,6 @@ from textual.binding import Binding
 from textual.screen import Screen
 
 from pxp_tui.app.keys import key_rows
-from pxp_tui.app.review_hook import review_available, review_screen
 
 
 class PXPApp(App[int]):
@@ -150,11 +149,10 @@ class PXPApp(App[int]):
         self.exit(0, return_code=code)
 
     def action_open_review(self) -> None:
-        """Open the review of past runs (``pxp_tui.app.review``), or say it is not available yet."""
-        if not review_available():
-            self.notify("The review of past runs is not available yet.", severity="warning")
-            return
-        self.push_screen(review_screen(self.db_path))
+        """Open the review of past runs (``pxp_tui.app.review``), read-only."""
+        from pxp_tui.app.review import ReviewScreen
+
+        self.push_screen(ReviewScreen(self.db_path))
 
     def action_new_run(self) -> None:
         from pxp_tui.app.screens.start import StartScreen

@@ -6,7 +6,7 @@ import hashlib
 import json
 import sqlite3
 import uuid
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager
 from datetime import datetime, timezone
 from pathlib import Path
@@ -18,9 +18,10 @@ from pxp_tui.blackboard import access, schema, writers
 from pxp_tui.blackboard.errors import BlackboardError, WriteError
 from pxp_tui.common.instance import Instance
 from pxp_tui.common.redaction import redact
-from pxp_tui.engine import Message, Progress, SessionRecord
+from pxp_tui.engine import Message, RunProgress, SessionRecord
 from pxp_tui.protocol import Sender, StopReason, Tag
 from pxp_tui.tasks.base import DatasetRow
+from pxp_tui.tasks.csvdata import ImportProgress
 
 #: SQLite's result code for a file that is not a database
 _SQLITE_NOTADB = 26
@@ -102,7 +103,7 @@ class Blackboard:
             if conn is not None:
                 conn.close()
             if isinstance(exc, sqlite3.DatabaseError):
-                raise BlackboardError(f"{where}: {access.describe(exc)}") from None
+                raise BlackboardError(f"{where}: {access.describe_error(exc)}") from None
             raise
         return board
 
@@ -169,7 +170,7 @@ class Blackboard:
         source: str = "",
         description: str = "",
         append: bool = False,
-        progress: Callable[[str, int, int], None] | None = None,
+        progress: ImportProgress | None = None,
     ) -> int:
         """Store a dataset and its instances (images included) in one transaction.
 
@@ -191,12 +192,10 @@ class Blackboard:
                     )
                 self.db["instances"].insert_all(self._instance_rows(name, rows, progress), batch_size=500)
         except sqlite3.Error as exc:
-            raise WriteError(f"{self.path or ':memory:'}: {access.describe(exc)}; nothing imported") from None
+            raise WriteError(f"{self.path or ':memory:'}: {access.describe_error(exc)}; nothing imported") from None
         return len(rows)
 
-    def _instance_rows(
-        self, name: str, rows: Sequence[DatasetRow], progress: Callable[[str, int, int], None] | None
-    ) -> Iterator[dict[str, Any]]:
+    def _instance_rows(self, name: str, rows: Sequence[DatasetRow], progress: ImportProgress | None) -> Iterator[dict[str, Any]]:
         """The ``instances`` rows of ``rows``, each image stored as its row is reached (one held at a time)."""
         for done, row in enumerate(rows, start=1):
             sha = None
@@ -411,7 +410,7 @@ class Blackboard:
         rows = self.db.query("SELECT * FROM messages WHERE session_id = ? ORDER BY j", [session_id])
         return [_message(row) for row in rows]
 
-    def progress(self, run_id: int, instances: Sequence[Instance]) -> Progress:
+    def progress(self, run_id: int, instances: Sequence[Instance]) -> RunProgress:
         """Where run ``run_id`` stands, for the engine to resume it."""
         by_id = {inst.id: inst for inst in instances}
         sessions = list(self.db.query("SELECT * FROM data WHERE run_id = ? ORDER BY ord", [run_id]))
@@ -420,7 +419,7 @@ class Blackboard:
                  WHERE d.run_id = ? ORDER BY m.session_id, m.j"""
         for row in self.db.query(sql, [run_id]):
             messages.setdefault(row["session_id"], []).append(_message(row))
-        progress = Progress()
+        progress = RunProgress()
         for order, row in enumerate(sessions):
             if row["ord"] != order:
                 raise BlackboardError(f"run {run_id}: session order has a gap at {order}")

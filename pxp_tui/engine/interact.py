@@ -10,10 +10,10 @@ from pxp_tui.engine.types import (
     Agent,
     Message,
     Observer,
-    Progress,
     ProtocolViolation,
     Recorder,
     Reply,
+    RunProgress,
     RunSpec,
     SessionRecord,
     Turn,
@@ -44,7 +44,7 @@ async def interact(
     human: Agent,
     recorder: Recorder,
     *,
-    progress: Progress | None = None,
+    progress: RunProgress | None = None,
     gate: SessionGate | None = None,
     observer: Observer | None = None,
 ) -> None:
@@ -54,7 +54,7 @@ async def interact(
     (from the recorder's store) resumes an interrupted run at its next message. An exception from an
     agent propagates after the run is marked ``paused``; nothing recorded is lost.
     """
-    progress = progress or Progress()
+    progress = progress or RunProgress()
     policy = ContextPolicy.parse(spec.context)
     carried = CarriedContext(policy, progress.kept_sessions)
     agents = {Sender.MACHINE: machine, Sender.HUMAN: human}

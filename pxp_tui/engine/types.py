@@ -119,7 +119,7 @@ class RunSpec:
 
 
 @dataclass
-class Progress:
+class RunProgress:
     """Where a run stands: finished sessions and the open one, as the recorder holds them."""
 
     done: list[SessionRecord] = field(default_factory=list)

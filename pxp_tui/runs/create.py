@@ -53,7 +53,9 @@ def create_run(board: Blackboard, config: RunConfig) -> int:
 def _create_run(board: Blackboard, config: RunConfig) -> int:
     dataset = ensure_dataset(board, config)
     if config.learn_gate or config.evaluate:
-        learn.check(board, dataset, config.split, learn_gate=config.learn_gate, evaluate=config.evaluate, context=config.context)
+        learn.check_held_out(
+            board, dataset, config.split, learn_gate=config.learn_gate, evaluate=config.evaluate, context=config.context
+        )
     options = {k: v for k, v in asdict(config).items() if k not in COLUMNS and v not in (None, {}, [])}
     fields = {
         "task": config.task,

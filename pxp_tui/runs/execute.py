@@ -36,7 +36,7 @@ async def execute(
     *,
     human: Agent | None = None,
     observer: Observer | None = None,
-    on_evaluation: learn.Report | None = None,
+    on_evaluation: learn.OnMeasurement | None = None,
 ) -> None:
     """Run, or resume, run ``run_id`` to its end. A live run needs its ``human`` agent.
 
@@ -48,7 +48,7 @@ async def execute(
 
 
 async def _execute(
-    board: Blackboard, run_id: int, *, human: Agent | None, observer: Observer | None, on_evaluation: learn.Report | None
+    board: Blackboard, run_id: int, *, human: Agent | None, observer: Observer | None, on_evaluation: learn.OnMeasurement | None
 ) -> None:
     run = board.run(run_id)
     if run["status"] == "done":
@@ -77,6 +77,6 @@ async def _execute(
 
 def _write_failed(board: Blackboard, run_id: int, exc: sqlite3.Error) -> WriteError:
     """The run marked paused with SQLite's reason in words ("the disk is full (...)"), if the file takes that much."""
-    why = access.describe(exc)
+    why = access.describe_error(exc)
     board.pause_after_failed_write(run_id, why)
     return WriteError(why)

@@ -20,11 +20,11 @@ from typing import Any
 from pxp_tui.agents.machine import MachineAgent
 from pxp_tui.blackboard import Blackboard, BlackboardError
 from pxp_tui.blackboard import evaluations as stored
-from pxp_tui.engine import ContextPolicy, Progress, SessionRecord, describe_error
+from pxp_tui.engine import ContextPolicy, RunProgress, SessionRecord, describe_error
 from pxp_tui.engine.context import CarriedContext
 from pxp_tui.runs.measure import measure
 
-Report = Callable[[dict[str, Any]], None]
+OnMeasurement = Callable[[dict[str, Any]], None]
 
 
 def check(board: Blackboard, dataset: str, split: str, *, learn_gate: bool, evaluate: bool, context: str) -> None:
@@ -54,7 +54,7 @@ class Learn:
         *,
         learn_gate: bool,
         evaluate: bool,
-        report: Report | None = None,
+        report: OnMeasurement | None = None,
     ) -> None:
         self.board = board
         self.run_id = run["id"]
@@ -100,7 +100,7 @@ class Learn:
     def _with(self, prior: Sequence[SessionRecord], record: SessionRecord) -> Sequence[SessionRecord]:
         return CarriedContext(self.policy, [*prior, record]).view()
 
-    async def before(self, instances: Sequence[Any], progress: Progress) -> Progress:
+    async def before(self, instances: Sequence[Any], progress: RunProgress) -> RunProgress:
         """Settle an interrupted after-session step, measure the starting context; the run's progress."""
         async with self._pausing():
             if stored.ungated(self.board, self.run_id):

@@ -74,6 +74,9 @@ class Task(ABC):
     explanation_noun: ClassVar[str] = "explanations"
     #: generation settings from the papers (overridable per run)
     generation: ClassVar[Mapping[str, Any]] = {}
+    #: modules the task imports lazily that are slow to import (its drawing code): the app loads them
+    #: in a thread after its first paint, so that the session screen never waits on them
+    slow_modules: ClassVar[tuple[str, ...]] = ()
 
     # -- prompt assembly (ASSEMBLE_PROMPT) -------------------------------------------------------
     @abstractmethod
@@ -141,7 +144,7 @@ class Task(ABC):
     ) -> list[DatasetRow]:
         """The instances in a dataset file; :class:`pxp_tui.tasks.csvdata.DatasetProblems` lists every problem.
 
-        ``progress`` is a :data:`pxp_tui.tasks.csvdata.Progress` callback, told how far the check has got.
+        ``progress`` is a :data:`pxp_tui.tasks.csvdata.ImportProgress` callback, told how far the check has got.
         """
         raise NotImplementedError(f"the {self.name} task cannot read dataset files")
 

@@ -23,7 +23,7 @@ SPLITS = ("train", "val", "test")
 #: the longest cell read, in characters: longer ones are nearly always a quote left open
 MAX_CELL = 1 << 20
 #: ``progress(phase, done, total)``: how far a long import has got (the CLI draws a bar)
-Progress = Callable[[str, int, int], None]
+ImportProgress = Callable[[str, int, int], None]
 #: problems listed in the one-line error (the count says how many more there are)
 SHOWN_PROBLEMS = 20
 #: rows between two calls of a progress callback
@@ -60,7 +60,7 @@ class Table:
     _reader: Iterator[list[str]] = field(default=iter(()), repr=False)
     _raw: IO[bytes] | None = field(default=None, repr=False)
     _codec: str = "utf-8"
-    _progress: Progress | None = field(default=None, repr=False)
+    _progress: ImportProgress | None = field(default=None, repr=False)
 
     def fail(self) -> None:
         """Raise :class:`DatasetProblems` if any problem was noted."""
@@ -112,7 +112,7 @@ class Table:
 
 
 @contextmanager
-def open_table(path: Path, *, encoding: str = "utf-8", progress: Progress | None = None) -> Iterator[Table]:
+def open_table(path: Path, *, encoding: str = "utf-8", progress: ImportProgress | None = None) -> Iterator[Table]:
     """The CSV at ``path`` with its header read, its rows streamed while the ``with`` block lasts.
 
     A file that cannot be read as CSV text raises :class:`DatasetProblems` saying why.
@@ -148,7 +148,7 @@ def _codec(head: bytes, encoding: str) -> str:
     return "utf-8-sig" if name == "utf-8" else name
 
 
-def _header(path: Path, text: io.TextIOWrapper, raw: IO[bytes], codec: str, progress: Progress | None) -> Table:
+def _header(path: Path, text: io.TextIOWrapper, raw: IO[bytes], codec: str, progress: ImportProgress | None) -> Table:
     try:
         first = text.readline()
     except UnicodeDecodeError:

@@ -40,7 +40,7 @@ LIVE_REFRESH = 2.0
 def row_cells(row: review.SessionRow) -> list[Any]:
     one, two, strong, ultra = glyphs.flag_cells(row.flags)
     stop = row.stop_reason or "…open"
-    return [row.order + 1, row.instance, glyphs.tag_sequence(row.tags), one, two, strong, ultra, row.n_messages, stop]
+    return [row.order + 1, row.instance, glyphs.tag_glyphs(row.tags), one, two, strong, ultra, row.n_messages, stop]
 
 
 class SessionsScreen(Screen):

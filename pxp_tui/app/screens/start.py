@@ -15,7 +15,6 @@ from textual.screen import Screen
 from textual.widgets import Button, Footer, Header, Input, Label, OptionList, Select, Static
 from textual.widgets.option_list import Option
 
-from pxp_tui.app.review_hook import review_available
 from pxp_tui.tasks import TASKS
 
 INTRO = (
@@ -90,12 +89,7 @@ class StartScreen(Screen):
                 with Vertical(id="start-runs"):
                     yield OptionList(id="start-unfinished")
                     yield Button("Resume (ctrl+r)", id="resume-button")
-                    if review_available():
-                        yield Button("Review past runs (ctrl+o)", id="review-button")
-                    else:
-                        yield Static(
-                            Content.styled("Review of past runs: not available yet.", "$text-muted"), id="review-missing"
-                        )
+                    yield Button("Review past runs (ctrl+o)", id="review-button")
         yield Footer(compact=True)
 
     def on_mount(self) -> None:

@@ -38,6 +38,7 @@ class DrugTask(Task):
     prediction_label = "Pathway"
     explanation_noun = "retrosynthetic pathways"
     generation = {"max_tokens": 1024, "temperature": 0.3}
+    slow_modules = ("pxp_tui.tasks.drug.draw",)  # RDKit's drawing code
 
     def system_prompt(self) -> str:
         return SYSTEM_PROMPT

@@ -17,7 +17,7 @@ from __future__ import annotations
 from pathlib import Path, PurePosixPath
 
 from pxp_tui.tasks.base import DatasetRow
-from pxp_tui.tasks.csvdata import Progress, Table, choose_format, open_table, split_of, unique_key
+from pxp_tui.tasks.csvdata import ImportProgress, Table, choose_format, open_table, split_of, unique_key
 from pxp_tui.tasks.rad import images
 from pxp_tui.tasks.rad.labels import LABELS, label_of
 
@@ -28,7 +28,7 @@ FORMATS = {
 
 
 def read(
-    path: Path, images_dir: Path | None = None, *, encoding: str = "utf-8", progress: Progress | None = None
+    path: Path, images_dir: Path | None = None, *, encoding: str = "utf-8", progress: ImportProgress | None = None
 ) -> list[DatasetRow]:
     """The rows of a RAD CSV; :class:`~pxp_tui.tasks.csvdata.DatasetProblems` listing every problem.
 
