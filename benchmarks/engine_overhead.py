@@ -124,7 +124,7 @@ def offline_run(path: Path, sessions: int, prefilled: int) -> dict[str, float]:
     ensure_dataset(board, config)
     run_id = create_run(board, config)
     run = board.run(run_id)
-    instances = board.instances(run["plan"])
+    instances = board.instances(run.plan)
     machine, checker = build_machine(task, config)
     machine, human = Timed(machine), Timed(ProxyHuman(task, checker))
     spec = RunSpec(run_id, n=config.n, k=config.k, context=config.context)

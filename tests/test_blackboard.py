@@ -161,7 +161,7 @@ def test_a_paused_runs_error_is_stored_with_credentials_redacted(monkeypatch) ->
     board = Blackboard.memory()
     run_id = create_run(board, RunConfig(limit=1))
     board.set_status(run_id, "paused", f"RuntimeError: request with key {secret} failed")
-    error = board.run(run_id)["error"]
+    error = board.run(run_id).error
     assert secret not in error and error == "RuntimeError: request with key [redacted] failed"
 
 

@@ -58,7 +58,7 @@ def set_status(db: Path, status: str, run_id: int = 1) -> None:
 
 def shown(db: Path) -> list[str]:
     with Blackboard.open(db, readonly=True) as board:
-        return [r["status"] for r in review.runs(board)]
+        return [r.run.status for r in review.runs(board)]
 
 
 def holder(db: Path, run_id: int = 1) -> subprocess.Popen:
@@ -95,7 +95,7 @@ def test_a_second_writer_of_a_run_is_refused_while_the_first_lives(db_path: Path
         with board.writing(1):
             with pytest.raises(BlackboardError, match="already being driven"), board.writing(1):
                 pass
-            assert board.run(1)["status"] == "running"  # left by the killed holder; this process holds it now
+            assert board.run(1).status == "running"  # left by the killed holder; this process holds it now
         with board.writing(1):  # let go: taken again
             pass
 

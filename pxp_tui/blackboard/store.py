@@ -9,6 +9,7 @@ import uuid
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager
 from datetime import datetime, timezone
+from enum import Enum
 from pathlib import Path
 from typing import Any
 
@@ -16,9 +17,10 @@ import sqlite_utils
 
 from pxp_tui.blackboard import access, schema, writers
 from pxp_tui.blackboard.errors import BlackboardError, WriteError
+from pxp_tui.blackboard.records import Run
 from pxp_tui.common.instance import Instance
 from pxp_tui.common.redaction import redact
-from pxp_tui.engine import Message, RunProgress, SessionRecord
+from pxp_tui.engine import Message, RunProgress, RunStatus, SessionRecord
 from pxp_tui.protocol import Sender, StopReason, Tag
 from pxp_tui.tasks.base import DatasetRow
 from pxp_tui.tasks.csvdata import ImportProgress
@@ -275,10 +277,17 @@ class Blackboard:
 
     # -- runs -------------------------------------------------------------------------------------
     def create_run(self, fields: Mapping[str, Any], plan: Sequence[int]) -> int:
+        """Store a new run (status ``created``) with these column values and this plan; its id.
+
+        ``fields`` are columns of ``runs`` (enums stored as their values, ``options`` as JSON).
+        """
+        unknown = sorted(set(fields) - set(schema.TABLES["runs"]["columns"]))
+        if unknown:
+            raise BlackboardError(f"runs has no column {unknown[0]!r}")
         row = {
-            **fields,
+            **{k: v.value if isinstance(v, Enum) else v for k, v in fields.items()},
             "uid": uuid.uuid4().hex,
-            "status": "created",
+            "status": RunStatus.CREATED.value,
             "plan": json.dumps(list(plan)),
             "created_at": now(),
             "updated_at": now(),
@@ -288,25 +297,20 @@ class Blackboard:
         with self.db.atomic():
             return self.db["runs"].insert(row).last_pk
 
-    def run(self, run_id: int) -> dict[str, Any]:
+    def run(self, run_id: int) -> Run:
+        """Run ``run_id``; a ``running`` status that no living process writes reads ``interrupted``."""
         rows = list(self.db.query("SELECT * FROM runs WHERE id = ?", [run_id]))
         if not rows:
             raise self.no_run(run_id)
-        row = writers.shown_status(self.path, rows)[0]
-        row["plan"] = json.loads(row["plan"])
-        row["options"] = json.loads(row["options"] or "{}")
-        return row
+        return Run.from_row(writers.shown_status(self.path, rows)[0])
 
-    def runs(self, *, experiment: str | None = None) -> list[dict[str, Any]]:
+    def runs(self, *, experiment: str | None = None) -> list[Run]:
         """Every run (or those of ``experiment``), in id order, as :meth:`run` reads them."""
         if experiment is None:
             rows = list(self.db.query("SELECT * FROM runs ORDER BY id"))
         else:
             rows = list(self.db.query("SELECT * FROM runs WHERE experiment = ? ORDER BY id", [experiment]))
-        for row in writers.shown_status(self.path, rows):
-            row["plan"] = json.loads(row["plan"])
-            row["options"] = json.loads(row["options"] or "{}")
-        return rows
+        return [Run.from_row(row) for row in writers.shown_status(self.path, rows)]
 
     def run_ids(self) -> list[int]:
         return [r[0] for r in self.db.execute("SELECT id FROM runs ORDER BY id")]
@@ -334,13 +338,17 @@ class Blackboard:
         """``rows`` of runs, a ``running`` status that no living process writes shown as ``interrupted``."""
         return writers.shown_status(self.path, rows, key)
 
-    def set_status(self, run_id: int, status: str, error: str | None = None) -> None:
+    def set_status(self, run_id: int, status: RunStatus, error: str | None = None) -> None:
         """Set run ``run_id``'s status; ``error`` (why it paused) is stored with any credential redacted."""
+        status = RunStatus(status)  # its value, as scripts and tests write it, reads as the status
+        if status is RunStatus.INTERRUPTED:
+            raise ValueError("interrupted is shown, never stored: a run without a living writer")
         stamp = now()
+        finished = stamp if status is RunStatus.DONE else None
         with self.db.atomic():
             self.db.execute(
                 "UPDATE runs SET status = ?, error = ?, updated_at = ?, finished_at = ? WHERE id = ?",
-                [status, None if error is None else redact(error), stamp, stamp if status == "done" else None, run_id],
+                [status.value, None if error is None else redact(error), stamp, finished, run_id],
             )
 
     def pause_after_failed_write(self, run_id: int, why: str) -> None:
@@ -351,11 +359,11 @@ class Blackboard:
         left it (every committed message is kept either way).
         """
         try:
-            self.set_status(run_id, "paused", why)
+            self.set_status(run_id, RunStatus.PAUSED, why)
         except sqlite3.Error:
             try:
                 self.db.execute("PRAGMA wal_checkpoint(RESTART)")
-                self.set_status(run_id, "paused", why)
+                self.set_status(run_id, RunStatus.PAUSED, why)
             except sqlite3.Error:
                 pass
 

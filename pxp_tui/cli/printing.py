@@ -4,26 +4,28 @@ from __future__ import annotations
 
 import contextlib
 import sys
-import time
 from typing import Any
 
+from pxp_tui.common.instance import Instance
+from pxp_tui.engine import Message, Observer, SessionRecord
 
-class SessionLines:
+
+class SessionLines(Observer):
     """Prints one line per finished session."""
 
     def __init__(self, stream: Any = None, label: str = "") -> None:
         self.stream = stream or sys.stdout  # the current stdout, not the one at import
         self.label = label
-        self.started = time.perf_counter()
+        self.total = 0
 
-    def session_started(self, session_id: int, instance: Any, order: int, total: int, history: Any) -> None:
+    def session_started(self, session_id: int, instance: Instance, order: int, total: int, history: tuple[Message, ...]) -> None:
         self.total = total
 
-    def session_ended(self, record: Any, kept: bool) -> None:
+    def session_ended(self, record: SessionRecord, kept: bool) -> None:
         tags = " ".join(f"{m.tag.value}_{m.sender.short}" for m in record.messages)
-        name = getattr(record.instance, "name", record.instance.id)
         width = len(str(self.total))
-        line = f"{self.label}session {record.order + 1:>{width}}/{self.total}  {name[:28]:<28}  {record.stop.value:<8}  {tags}"
+        stop = record.stop.value if record.stop is not None else ""
+        line = f"{self.label}session {record.order + 1:>{width}}/{self.total}  {record.instance.name[:28]:<28}  {stop:<8}  {tags}"
         print(line, file=self.stream, flush=True)
 
 

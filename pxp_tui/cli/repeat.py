@@ -21,9 +21,9 @@ def drive_experiment(board: Any, config: Any, args: argparse.Namespace) -> int:
     experiment, run_ids = create_experiment(board, config, args.repeat)
     first = board.run(run_ids[0])
     print(
-        f"experiment {experiment}: runs {', '.join(map(str, run_ids))}: {first['task']} on {first['dataset']}, "
-        f"machine {model_label(first['model'])}, human {first['human']}, n={first['n']} k={first['k']}, "
-        f"{len(first['plan'])} sessions each -> {args.db}",
+        f"experiment {experiment}: runs {', '.join(map(str, run_ids))}: {first.task} on {first.dataset}, "
+        f"machine {model_label(first.model)}, human {first.human}, n={first.n} k={first.k}, "
+        f"{len(first.plan)} sessions each -> {args.db}",
         flush=True,
     )
 

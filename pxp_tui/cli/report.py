@@ -45,7 +45,7 @@ def main(args: argparse.Namespace) -> int:
             print(f"no runs in {args.db}")
             return 0
         cols = columns.columns(board, runs, by)
-        measured = evaluations.report_rows(board, [r["id"] for r in runs])
+        measured = evaluations.report_rows(board, [r.id for r in runs])
     figure = _write(Path(args.out), args.db, runs, cols, measured) if args.out else None
     if args.format == "csv":
         print(render.csv_text(render.table_rows(cols)), end="")

@@ -67,7 +67,7 @@ def main(args: argparse.Namespace) -> int:
         if args.resume:
             run_id = args.resume
             run = board.run(run_id)
-            if run["status"] == "done":
+            if run.finished:
                 raise ValueError(f"run {run_id} is already finished")
         else:
             config = RunConfig(
@@ -94,7 +94,7 @@ def main(args: argparse.Namespace) -> int:
                 evaluate=args.evaluate,
                 experiment=args.experiment,
             )
-            if config.human != "proxy" and args.headless:
+            if config.human_kind.interactive and args.headless:
                 raise ValueError("a live expert answers in the app: leave out --headless (or use --human proxy)")
             if args.repeat > 1:
                 return drive_experiment(board, config, args)
@@ -117,8 +117,8 @@ def _drive(board: Any, run_id: int, args: argparse.Namespace) -> int:
 
     run = board.run(run_id)
     print(
-        f"run {run_id}: {run['task']} on {run['dataset']}, machine {model_label(run['model'])}, human {run['human']}, "
-        f"n={run['n']} k={run['k']}, {len(run['plan'])} session{'s' if len(run['plan']) != 1 else ''} -> {args.db}",
+        f"run {run_id}: {run.task} on {run.dataset}, machine {model_label(run.model)}, human {run.human}, "
+        f"n={run.n} k={run.k}, {len(run.plan)} session{'s' if len(run.plan) != 1 else ''} -> {args.db}",
         flush=True,
     )
     observer = None if args.quiet else SessionLines()
@@ -140,5 +140,5 @@ def _drive(board: Any, run_id: int, args: argparse.Namespace) -> int:
         return 130
     rows = run_rows(board, [run_id])
     print()
-    print(table.text([f"run {run_id} {run['task'].upper()}"], [counts_of(rows[0])]))
+    print(table.text([f"run {run_id} {run.task.upper()}"], [counts_of(rows[0])]))
     return 0

@@ -16,6 +16,7 @@ from pxp_tui.engine.types import (
     Reply,
     RunProgress,
     RunSpec,
+    RunStatus,
     SessionRecord,
     Turn,
 )
@@ -32,6 +33,7 @@ __all__ = [
     "Reply",
     "RunProgress",
     "RunSpec",
+    "RunStatus",
     "SessionRecord",
     "Turn",
     "describe_error",

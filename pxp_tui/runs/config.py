@@ -1,15 +1,25 @@
-"""What defines a run (what ``pxp run`` takes), and how a stored run reads back as one."""
+"""What defines a run (what ``pxp run`` takes), and how a stored run reads back as one.
+
+:class:`RunConfig`'s field defaults are the only statement of each default: ``pxp run``'s options
+and the start screen read them from :data:`DEFAULTS`. Fields that are columns of ``runs`` (those
+:class:`~pxp_tui.blackboard.records.Run` also has) are stored as columns; the rest go to the run's
+``options`` JSON. Importing this module imports neither the blackboard nor the agents: ``pxp`` builds
+its parser from it before the first paint.
+"""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import asdict, dataclass, fields
+from functools import cache
+from typing import TYPE_CHECKING, Any
 
+from pxp_tui.common.kinds import HumanKind
 from pxp_tui.common.models import OFFLINE
 from pxp_tui.engine import ContextPolicy
 from pxp_tui.tasks import get_task
 
-PROXY = "proxy"
+if TYPE_CHECKING:
+    from pxp_tui.blackboard.records import Run
 
 
 @dataclass
@@ -20,7 +30,7 @@ class RunConfig:
     dataset: str | None = None  # None: the task's bundled demo
     model: str = OFFLINE
     checker: str | None = None  # None: the machine's model
-    human: str = PROXY  # "proxy", or the live expert's name
+    human: str = HumanKind.PROXY.value  # "proxy", or the live expert's name
     n: int = 10
     k: int = 3
     context: str = "all"
@@ -28,17 +38,16 @@ class RunConfig:
     limit: int | None = None
     split: str = "train"
     api_base: str | None = None
-    max_tokens: int | None = None
-    temperature: float | None = None
+    max_tokens: int | None = None  # None: the task's
+    temperature: float | None = None  # None: the task's
     experiment: str | None = None
     learn_gate: bool = False  # keep a session's context only if validation accuracy does not drop
     evaluate: bool = False  # measure the machine on the test split (start, after kept sessions, end)
-    timeout: float | None = None  # seconds per model call
-    retries: int | None = None  # retries of a failed model call
+    timeout: float | None = None  # seconds per model call (None: the client's default)
+    retries: int | None = None  # retries of a failed model call (None: the client's default)
     checker_api_base: str | None = None
-    checker_max_tokens: int | None = None
-    checker_temperature: float | None = None
-    extra: dict[str, Any] = field(default_factory=dict)
+    checker_max_tokens: int | None = None  # None: the checker's default
+    checker_temperature: float | None = None  # None: the checker's default
 
     def validate(self) -> None:
         """Raise ValueError with a one-line reason for a configuration that cannot run."""
@@ -58,32 +67,39 @@ class RunConfig:
             raise ValueError(f"--retries must be 0 or more, got {self.retries}")
 
     @property
-    def human_kind(self) -> str:
-        return "proxy" if self.human == PROXY else "live"
+    def human_kind(self) -> HumanKind:
+        return HumanKind.PROXY if self.human == HumanKind.PROXY.value else HumanKind.LIVE
 
     @property
     def checker_model(self) -> str:
         return self.checker or self.model
 
+    # -- stored as a run ----------------------------------------------------------------------------
+    def columns(self) -> dict[str, Any]:
+        """The fields stored as columns of ``runs``, as they are."""
+        return {name: getattr(self, name) for name in sorted(stored_columns())}
 
-COLUMNS = {"task", "dataset", "model", "checker", "human", "n", "k", "context", "seed", "split", "experiment"}
+    def options(self) -> dict[str, Any]:
+        """The fields stored in the run's ``options`` JSON: those that are not columns, when set."""
+        columns = stored_columns()
+        return {k: v for k, v in asdict(self).items() if k not in columns and v not in (None, {}, [])}
+
+    @classmethod
+    def from_run(cls, run: Run) -> RunConfig:
+        """The configuration a stored run was made with (options a newer pxp stored are left out)."""
+        known = {f.name for f in fields(cls)}
+        columns = {name: getattr(run, name) for name in stored_columns()}
+        options = {k: v for k, v in run.options.items() if k in known and k not in columns}
+        return cls(**columns, **options)
 
 
-def config_of(run: dict[str, Any]) -> RunConfig:
-    """The configuration a stored run was made with."""
-    options = dict(run.get("options") or {})
-    known = set(RunConfig.__dataclass_fields__)
-    return RunConfig(
-        task=run["task"],
-        dataset=run["dataset"],
-        model=run["model"],
-        checker=run["checker"],
-        human=run["human"],
-        n=run["n"],
-        k=run["k"],
-        context=run["context"],
-        seed=run["seed"],
-        split=run["split"] or "train",
-        experiment=run["experiment"],
-        **{k: v for k, v in options.items() if k in known and k not in COLUMNS},
-    )
+#: every default, for the CLI's options and the start screen
+DEFAULTS = RunConfig()
+
+
+@cache
+def stored_columns() -> frozenset[str]:
+    """The names of the fields that are columns of ``runs``: those of :class:`Run` too."""
+    from pxp_tui.blackboard.records import Run  # the blackboard (sqlite-utils): only when a run is stored or read
+
+    return frozenset(f.name for f in fields(RunConfig)) & frozenset(f.name for f in fields(Run))

@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import random
-from dataclasses import asdict
 
 from pxp_tui.blackboard import Blackboard, BlackboardError
 from pxp_tui.engine import ContextPolicy
 from pxp_tui.runs import learn
-from pxp_tui.runs.config import COLUMNS, RunConfig
+from pxp_tui.runs.config import RunConfig
 from pxp_tui.tasks import get_task
 
 
@@ -56,20 +55,12 @@ def _create_run(board: Blackboard, config: RunConfig) -> int:
         learn.check_held_out(
             board, dataset, config.split, learn_gate=config.learn_gate, evaluate=config.evaluate, context=config.context
         )
-    options = {k: v for k, v in asdict(config).items() if k not in COLUMNS and v not in (None, {}, [])}
     fields = {
-        "task": config.task,
+        **config.columns(),
         "dataset": dataset,
-        "model": config.model,
         "checker": config.checker_model,
-        "human": config.human,
-        "human_kind": config.human_kind,
-        "n": config.n,
-        "k": config.k,
+        "human_kind": config.human_kind.value,
         "context": str(ContextPolicy.parse(config.context)),
-        "seed": config.seed,
-        "split": config.split,
-        "experiment": config.experiment,
-        "options": options,
+        "options": config.options(),
     }
     return board.create_run(fields, plan(board, config, dataset))

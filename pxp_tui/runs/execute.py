@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import sqlite3
 
-from pxp_tui.agents.proxy import ProxyHuman
 from pxp_tui.blackboard import Blackboard, BlackboardError, WriteError, access
 from pxp_tui.engine import Agent, Observer, RunSpec, interact
 from pxp_tui.runs import learn
-from pxp_tui.runs.config import config_of
-from pxp_tui.runs.seats import build_machine
+from pxp_tui.runs.config import RunConfig
+from pxp_tui.runs.humans import build_human
+from pxp_tui.runs.seats import Seat, build_machine
 from pxp_tui.tasks import get_task
 
 
@@ -22,10 +22,10 @@ def switch_model(board: Blackboard, run_id: int, model: str) -> None:
     if not model:
         raise ValueError("the model is empty")
     run = board.run(run_id)
-    if run["status"] == "done":
+    if run.finished:
         raise BlackboardError(f"run {run_id} is already finished")
     fields = {"model": model}
-    if run["checker"] == run["model"]:
+    if run.checker == run.model:
         fields["checker"] = model
     board.update_run(run_id, fields)
 
@@ -51,16 +51,13 @@ async def _execute(
     board: Blackboard, run_id: int, *, human: Agent | None, observer: Observer | None, on_evaluation: learn.OnMeasurement | None
 ) -> None:
     run = board.run(run_id)
-    if run["status"] == "done":
+    if run.finished:
         raise BlackboardError(f"run {run_id} is already finished")
-    config = config_of(run)
+    config = RunConfig.from_run(run)
     task = get_task(config.task)
-    instances = board.instances(run["plan"])
+    instances = board.instances(run.plan)
     machine, checker = build_machine(task, config)
-    if config.human_kind == "proxy":
-        human = ProxyHuman(task, checker)
-    elif human is None:
-        raise BlackboardError(f"run {run_id} has a live human ({config.human}): open it in the app")
+    agent = build_human(run.human_kind, Seat(run, config, task, machine, checker, live=human))
     spec = RunSpec(run_id=run_id, n=config.n, k=config.k, context=config.context)
     progress = board.progress(run_id, instances)
     gate = None
@@ -68,7 +65,7 @@ async def _execute(
         gate = learn.Learn(board, run, machine, learn_gate=config.learn_gate, evaluate=config.evaluate, report=on_evaluation)
         progress = await gate.before(instances, progress)
     try:
-        await interact(spec, instances, machine, human, board, progress=progress, observer=observer, gate=gate)
+        await interact(spec, instances, machine, agent, board, progress=progress, observer=observer, gate=gate)
     except sqlite3.Error as exc:  # the blackboard refused a write: its transaction was rolled back whole
         raise _write_failed(board, run_id, exc) from None
     if gate is not None:

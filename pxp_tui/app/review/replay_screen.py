@@ -55,16 +55,16 @@ class ReplayScreen(PictureActions, Screen):
         from pxp_tui.tasks import get_task
 
         replay = review.replay(self.board, self.session_id)
-        task = get_task(replay.run["task"])  # RDKit for DRUG: loaded here, off the UI loop
+        task = get_task(replay.run.task)  # RDKit for DRUG: loaded here, off the UI loop
         self.app.call_from_thread(self._show, replay, task)
 
     async def _show(self, replay: review.Replay, task: object) -> None:
         self.replay = replay
         run, session = replay.run, replay.session
-        self.sub_title = f"run {run['id']} · session {session['ord'] + 1}"
+        self.sub_title = f"run {run.id} · session {session['ord'] + 1}"
         self.query_one("#replay-title", Static).update(
-            f"Run {run['id']} · {run['task'].upper()} · session {session['ord'] + 1} of {len(run['plan'])} · "
-            f"{replay.instance.name} · machine {model_label(run['model'])} · human {run['human']}"
+            f"Run {run.id} · {run.task.upper()} · session {session['ord'] + 1} of {len(run.plan)} · "
+            f"{replay.instance.name} · machine {model_label(run.model)} · human {run.human}"
         )
         body = self.query_one("#replay-body", Horizontal)
         await body.mount_all([InstanceView(task, replay.instance, id="replay-instance"), VerticalScroll(id="replay-messages")])

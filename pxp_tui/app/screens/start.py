@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import getpass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from textual import work
 from textual.app import ComposeResult
@@ -16,6 +16,9 @@ from textual.widgets import Button, Footer, Header, Input, Label, OptionList, Se
 from textual.widgets.option_list import Option
 
 from pxp_tui.tasks import TASKS
+
+if TYPE_CHECKING:
+    from pxp_tui.blackboard.records import RunSummary
 
 INTRO = (
     "For each instance the machine sends a prediction and an explanation; you answer RATIFY, REFUTE, "
@@ -119,7 +122,7 @@ class StartScreen(Screen):
         unfinished = self.query_one("#start-unfinished", OptionList)
         unfinished.clear_options()
         for run in runs:
-            unfinished.add_option(Option(_run_label(run), id=str(run["run_id"])))
+            unfinished.add_option(Option(_run_label(run), id=str(run.run.id)))
         if runs:
             unfinished.highlighted = 0  # the latest: ctrl+r resumes it without selecting it first
         else:
@@ -211,17 +214,18 @@ class StartScreen(Screen):
         self.app.open_run(int(option.id))
 
 
-def _board_contents(board: Any) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+def _board_contents(board: Any) -> tuple[list[dict[str, Any]], list[RunSummary]]:
     """The datasets, and the unfinished runs (newest first) with their counts and sessions planned."""
     from pxp_tui.blackboard import review
 
-    runs = [r for r in review.runs(board) if r["status"] != "done"]
-    return board.datasets(), sorted(runs, key=lambda r: -r["run_id"])
+    runs = [r for r in review.runs(board) if not r.run.finished]
+    return board.datasets(), sorted(runs, key=lambda r: -r.run.id)
 
 
-def _run_label(run: dict[str, Any]) -> Content:
+def _run_label(summary: RunSummary) -> Content:
+    run = summary.run
     return Content.assemble(
-        (f"run {run['run_id']}", "bold"),
-        f"  {run['task'].upper()}  {run['model']}  {run['human']}  ",
-        (f"{run['sessions']}/{run['planned']} sessions  {run['status']}", "$text-muted"),
+        (f"run {run.id}", "bold"),
+        f"  {run.task.upper()}  {run.model}  {run.human}  ",
+        (f"{summary.counts.sessions}/{summary.planned} sessions  {run.status}", "$text-muted"),
     )
