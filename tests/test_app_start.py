@@ -28,11 +28,11 @@ async def test_enter_starts_a_live_session_on_the_demo_with_the_offline_machine(
         await pilot.press("enter")
         screen = await expert_turn(pilot, app, j=2)
         assert screen.exchange.instance.dataset == "demo-drug"
-    run = rows(db_path, "SELECT task, dataset, model, checker, human, human_kind, n, k, context FROM runs")
+    run = rows(db_path, "SELECT task, dataset, model, checker, human_kind, expert, n, k, context FROM runs")
     assert run == [
         {
-            "task": "drug", "dataset": "demo-drug", "model": "offline", "checker": "offline", "human": "alice",
-            "human_kind": "live", "n": 10, "k": 3, "context": "all",
+            "task": "drug", "dataset": "demo-drug", "model": "offline", "checker": "offline", "human_kind": "live",
+            "expert": "alice", "n": 10, "k": 3, "context": "all",
         }
     ]  # fmt: skip
 
@@ -63,8 +63,8 @@ async def test_proxy_and_settings_from_the_form_reach_the_run(db_path) -> None:
         screen.query_one("#start-context").value = "none"
         await pilot.press("ctrl+s")
         await wait_for(pilot, lambda: session_screen(app), "the session screen")
-    run = rows(db_path, "SELECT human, human_kind, n, k, context FROM runs")[0]
-    assert run == {"human": "proxy", "human_kind": "proxy", "n": 6, "k": 2, "context": "none"}
+    run = rows(db_path, "SELECT expert, human_kind, n, k, context FROM runs")[0]
+    assert run == {"expert": None, "human_kind": "proxy", "n": 6, "k": 2, "context": "none"}
 
 
 async def test_an_unfinished_run_is_listed_and_resumes(db_path) -> None:

@@ -98,7 +98,6 @@ def fill(board: Blackboard, sessions: list[list[Tag]], *, unfinished: int = 0) -
             "task": "drug",
             "dataset": "d",
             "model": "m",
-            "human": "proxy",
             "human_kind": "proxy",
             "n": 10,
             "k": 3,

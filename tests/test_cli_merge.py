@@ -93,8 +93,8 @@ def test_a_dataset_that_differs_is_copied_under_a_new_name(tmp_path: Path, capsy
                     "task": "drug",
                     "dataset": "mine",
                     "model": "m",
-                    "human": name,
                     "human_kind": "live",
+                    "expert": name,
                     "n": 10,
                     "k": 3,
                     "context": "all",
@@ -107,7 +107,7 @@ def test_a_dataset_that_differs_is_copied_under_a_new_name(tmp_path: Path, capsy
     assert "copied as 'mine@two'" in printed
     with Blackboard.open(out, create=False, readonly=True) as merged:
         rows = merged.db.execute(
-            "SELECT r.human, i.reference_prediction FROM runs r JOIN instances i ON i.dataset = r.dataset ORDER BY r.id"
+            "SELECT r.expert, i.reference_prediction FROM runs r JOIN instances i ON i.dataset = r.dataset ORDER BY r.id"
         ).fetchall()
     assert rows == [("one", "CC.O"), ("two", "CCC.O")]
 

@@ -15,7 +15,7 @@ from pxp_tui.runs.repeat import execute_all
 
 from .cli_helpers import pxp
 
-CONFIG_COLUMNS = ("task", "dataset", "model", "checker", "human", "n", "k", "context", "seed", "split", "plan")
+CONFIG_COLUMNS = ("task", "dataset", "model", "checker", "human_kind", "expert", "n", "k", "context", "seed", "split", "plan")
 
 
 def test_repeat_stores_r_runs_of_one_configuration_under_one_experiment(db_path: Path, capsys) -> None:

@@ -22,7 +22,6 @@ def setup_run(board: Blackboard, count: int) -> tuple[int, list]:
             "task": "drug",
             "dataset": "d",
             "model": "script",
-            "human": "proxy",
             "human_kind": "proxy",
             "n": 10,
             "k": 3,

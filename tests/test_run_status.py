@@ -24,6 +24,7 @@ from pxp_tui.app.review import ReviewApp
 from pxp_tui.app.screens import start
 from pxp_tui.blackboard import Blackboard, BlackboardError, review
 from pxp_tui.blackboard.writers import lock_file
+from pxp_tui.common.kinds import HumanKind
 from pxp_tui.runs.config import RunConfig
 from pxp_tui.runs.create import create_run
 
@@ -133,7 +134,7 @@ def test_reading_creates_no_lock_file(db_path: Path) -> None:
 
 async def test_the_start_screen_lists_a_killed_run_as_interrupted(db_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("PXP_IMAGES", "none")
-    board_with_runs(db_path, human="alice")
+    board_with_runs(db_path, human_kind=HumanKind.LIVE, expert="alice")
     set_status(db_path, "running")
     app = PXPApp(db_path)
     async with app.run_test(size=(160, 48)) as pilot:

@@ -42,16 +42,15 @@ class Merged:
 
 
 def check_source(source: Path, target: Path | None) -> None:
-    """``source`` must be an existing pxp blackboard at the current schema, other than the target.
+    """``source`` must be an existing pxp blackboard that this pxp reads as it is (the current schema, or
+    one from :data:`schema.READABLE_FROM`), other than the target. It is never changed.
 
     Read through SQLite only, never opened as a plain file: see :meth:`Blackboard.open`.
     """
     if target is not None and source.exists() and target.exists() and source.resolve() == target.resolve():
         raise BlackboardError(f"{source} is the output file: merge other files into it")
-    with Blackboard.open(source, create=False, readonly=True) as board:
-        version = board.db.execute("PRAGMA user_version").fetchone()[0]
-    if version != schema.SCHEMA_VERSION:  # pragma: no cover - opening read-only fails first
-        raise BlackboardError(f"{source} has schema {version}: open it once with this pxp to upgrade it")
+    with Blackboard.open(source, create=False, readonly=True):  # BlackboardError if it is older than that
+        pass
 
 
 def check_sources(sources: Sequence[Path], target: Path | None) -> None:
@@ -121,7 +120,10 @@ def _merge_one(target: Blackboard, src: str, path: Path) -> Merged:
         )
     ours = {row[0] for row in db.execute("SELECT uid FROM main.runs")}
     run_columns = [c for c in shared_columns(db, src, "runs") if c != "id"]
-    for run in db.query(f"SELECT * FROM {src}.runs ORDER BY id"):
+    derived = [(c, sql) for (table, c), sql in schema.DERIVED.items() if table == "runs" and c not in run_columns]
+    extra = "".join(f", {sql} AS {c}" for c, sql in derived)  # columns an older file lacks, as its migration fills them
+    run_columns += [c for c, _ in derived]
+    for run in db.query(f"SELECT *{extra} FROM {src}.runs ORDER BY id"):
         if run["uid"] in ours:
             result.skipped.append(run["id"])
             continue

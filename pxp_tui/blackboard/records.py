@@ -29,8 +29,8 @@ class Run:
     dataset: str
     model: str  # the machine's model (``offline``: the baseline)
     checker: str | None  # the model of AGREE (stored by every run pxp makes)
-    human: str  # ``proxy``, or the live expert's name
-    human_kind: HumanKind
+    human_kind: HumanKind  # who answers in the human's seat
+    expert: str | None  # the live expert's name (None for other kinds)
     n: int
     k: int
     context: str  # all | none | last:N
@@ -47,7 +47,9 @@ class Run:
 
     @classmethod
     def from_row(cls, row: Mapping[str, Any]) -> Run:
-        """The run of a ``runs`` row (``plan`` and ``options`` as stored, JSON text, or parsed)."""
+        """The run of a ``runs`` row (``plan`` and ``options`` as stored, JSON text, or parsed); a row of
+        a schema-2 file (read-only, so not migrated) too."""
+        kind = HumanKind(row["human_kind"])
         return cls(
             id=row["id"],
             uid=row["uid"],
@@ -55,8 +57,8 @@ class Run:
             dataset=row["dataset"],
             model=row["model"],
             checker=row["checker"],
-            human=row["human"],
-            human_kind=HumanKind(row["human_kind"]),
+            human_kind=kind,
+            expert=row["expert"] if "expert" in row else _expert_of_schema_2(row),
             n=row["n"],
             k=row["k"],
             context=row["context"],
@@ -73,8 +75,21 @@ class Run:
         )
 
     @property
+    def human(self) -> str:
+        """Who answered in the human's seat, in words: the expert's name, else the kind (``proxy``).
+
+        The ``human`` column of the ``run_intelligibility`` view (schema.HUMAN_LABEL) says the same.
+        """
+        return self.expert or self.human_kind.value
+
+    @property
     def finished(self) -> bool:
         return self.status is RunStatus.DONE
+
+
+def _expert_of_schema_2(row: Mapping[str, Any]) -> str | None:
+    """Schema 2 kept the expert's name in ``human`` (``proxy`` for the proxy): schema.DERIVED's rule."""
+    return row["human"] if row["human_kind"] == HumanKind.LIVE.value else None
 
 
 @dataclass(frozen=True)

@@ -63,6 +63,8 @@ class Blackboard:
     def __init__(self, db: sqlite_utils.Database, path: Path | None) -> None:
         self.db = db
         self.path = path
+        #: the schema the file is at: SCHEMA_VERSION, or older when it was opened read-only
+        self.schema_version = schema.SCHEMA_VERSION
 
     # -- opening ----------------------------------------------------------------------------------
     @classmethod
@@ -100,7 +102,7 @@ class Blackboard:
                 conn = sqlite3.connect(str(where), check_same_thread=False)
             _check_header(conn, where)
             board = cls(sqlite_utils.Database(conn), where)
-            board._prepare(create=create and not readonly)
+            board._prepare(create=create and not readonly, readonly=readonly)
         except BaseException as exc:
             if conn is not None:
                 conn.close()
@@ -116,7 +118,7 @@ class Blackboard:
         board._prepare(create=True)
         return board
 
-    def _prepare(self, *, create: bool) -> None:
+    def _prepare(self, *, create: bool, readonly: bool = False) -> None:
         db = self.db
         db.execute("PRAGMA busy_timeout = 5000")
         app_id = db.execute("PRAGMA application_id").fetchone()[0]
@@ -137,8 +139,15 @@ class Blackboard:
             if not create:
                 raise BlackboardError(f"{where} is empty: not a pxp blackboard")
             schema.create(db)
+        elif version < schema.SCHEMA_VERSION and readonly:  # a reader never writes: it reads an older file as it is
+            if version < schema.READABLE_FROM:
+                raise BlackboardError(
+                    f"{where} was written by an older pxp-tui (schema {version}): open it once with a command that "
+                    "writes (pxp metrics, say) to upgrade it"
+                )
         elif version < schema.SCHEMA_VERSION:
             schema.migrate(db, version)
+        self.schema_version = db.execute("PRAGMA user_version").fetchone()[0]
 
     def close(self) -> None:
         self.db.close()

@@ -21,7 +21,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--dataset", help="a dataset in the blackboard (default: the task's bundled demo)")
     parser.add_argument("--model", default="offline", help="machine: a litellm model string, or `offline` (default)")
     parser.add_argument("--checker", help="model for AGREE (default: the machine's model; `offline`: TF-IDF)")
-    parser.add_argument("--human", default="proxy", help="`proxy` (the dataset's answers) or the live expert's name")
+    parser.add_argument(
+        "--human", default="proxy", help="`proxy` (the dataset's answers), or the live expert's name (`live:NAME` for any name)"
+    )
     parser.add_argument("--n", type=positive, default=10, help="message bound per session (default: 10)")
     parser.add_argument("--k", type=positive, default=3, help="REJECT allowed after message k (default: 3)")
     parser.add_argument("--context", default="all", help="carried context: all, none or last:N (default: all)")
@@ -55,7 +57,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def main(args: argparse.Namespace) -> int:
     from pxp_tui.blackboard import Blackboard
-    from pxp_tui.runs.config import RunConfig
+    from pxp_tui.runs.config import RunConfig, parse_human
     from pxp_tui.runs.create import create_run
 
     if args.resume and args.repeat > 1:
@@ -70,12 +72,14 @@ def main(args: argparse.Namespace) -> int:
             if run.finished:
                 raise ValueError(f"run {run_id} is already finished")
         else:
+            human_kind, expert = parse_human(args.human)
             config = RunConfig(
                 task=args.task,
                 dataset=args.dataset,
                 model=args.model,
                 checker=args.checker,
-                human=args.human,
+                human_kind=human_kind,
+                expert=expert,
                 n=args.n,
                 k=args.k,
                 context=args.context,

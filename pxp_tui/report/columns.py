@@ -74,8 +74,11 @@ def columns(board: Blackboard, runs: Sequence[Run], by: str = "run") -> list[Col
     for run in runs:
         key, label = _key(run, by)
         groups.setdefault(key, (label, []))[1].append(run)
+    labels = [label for label, _ in groups.values()]
     out = []
     for label, members in groups.values():
+        if labels.count(label) > 1:  # an expert named like a kind ("proxy"): say which is which
+            label = f"{label} ({members[0].human_kind})"
         if len(members) > 1:
             label = f"{label} ({len(members)} runs)"
         out.append(

@@ -30,7 +30,8 @@ class RunConfig:
     dataset: str | None = None  # None: the task's bundled demo
     model: str = OFFLINE
     checker: str | None = None  # None: the machine's model
-    human: str = HumanKind.PROXY.value  # "proxy", or the live expert's name
+    human_kind: HumanKind = HumanKind.PROXY  # who answers in the human's seat
+    expert: str | None = None  # the live expert's name
     n: int = 10
     k: int = 3
     context: str = "all"
@@ -59,16 +60,14 @@ class RunConfig:
         if self.limit is not None and self.limit < 1:
             raise ValueError(f"--limit must be at least 1, got {self.limit}")
         ContextPolicy.parse(self.context)
-        if not self.human.strip():
+        if self.human_kind is HumanKind.LIVE and not (self.expert or "").strip():
             raise ValueError("the human's name is empty")
+        if self.human_kind is not HumanKind.LIVE and self.expert is not None:
+            raise ValueError(f"a {self.human_kind} human has no expert's name (got {self.expert!r})")
         if self.timeout is not None and self.timeout <= 0:
             raise ValueError(f"--timeout must be more than 0 seconds, got {self.timeout}")
         if self.retries is not None and self.retries < 0:
             raise ValueError(f"--retries must be 0 or more, got {self.retries}")
-
-    @property
-    def human_kind(self) -> HumanKind:
-        return HumanKind.PROXY if self.human == HumanKind.PROXY.value else HumanKind.LIVE
 
     @property
     def checker_model(self) -> str:
@@ -95,6 +94,18 @@ class RunConfig:
 
 #: every default, for the CLI's options and the start screen
 DEFAULTS = RunConfig()
+
+
+def parse_human(text: str) -> tuple[HumanKind, str | None]:
+    """``pxp run --human``'s value as (kind, expert's name): ``proxy``; the live expert's name; or
+    ``live:NAME`` for any name (``live:proxy`` is an expert called "proxy")."""
+    text = text.strip()
+    kind, colon, name = text.partition(":")
+    if colon and kind == HumanKind.LIVE.value:
+        return HumanKind.LIVE, name.strip()
+    if text == HumanKind.PROXY.value:
+        return HumanKind.PROXY, None
+    return HumanKind.LIVE, text
 
 
 @cache

@@ -59,7 +59,7 @@ def _create_run(board: Blackboard, config: RunConfig) -> int:
         **config.columns(),
         "dataset": dataset,
         "checker": config.checker_model,
-        "human_kind": config.human_kind.value,
+        "expert": config.expert.strip() if config.expert else None,
         "context": str(ContextPolicy.parse(config.context)),
         "options": config.options(),
     }

@@ -15,6 +15,7 @@ from textual.screen import Screen
 from textual.widgets import Button, Footer, Header, Input, Label, OptionList, Select, Static
 from textual.widgets.option_list import Option
 
+from pxp_tui.common.kinds import HumanKind
 from pxp_tui.tasks import TASKS
 
 if TYPE_CHECKING:
@@ -158,7 +159,8 @@ class StartScreen(Screen):
             "dataset": self.query_one("#start-dataset", Select).value or None,
             "model": self.query_one("#start-model", Input).value.strip() or "offline",
             "checker": self.query_one("#start-checker", Input).value.strip() or None,
-            "human": "proxy" if human == "proxy" else self.query_one("#start-name", Input).value.strip(),
+            "human_kind": HumanKind(human),
+            "expert": None if human == HumanKind.PROXY else self.query_one("#start-name", Input).value.strip(),
             "context": self.query_one("#start-context", Select).value,
             **values,
         }
