@@ -16,6 +16,7 @@ from textual.widgets import Button, Footer, Header, Input, Label, OptionList, Se
 from textual.widgets.option_list import Option
 
 from pxp_tui.common.kinds import HumanKind
+from pxp_tui.runs.config import DEFAULTS
 from pxp_tui.tasks import TASKS
 
 if TYPE_CHECKING:
@@ -70,7 +71,7 @@ class StartScreen(Screen):
                         yield Label("Dataset")
                         yield Select([("bundled demo", "")], value="", allow_blank=False, id="start-dataset")
                         yield Label("Machine")
-                        yield Input("offline", id="start-model", placeholder="offline, gpt-4o-mini, ollama/llava, ...")
+                        yield Input(DEFAULTS.model, id="start-model", placeholder="offline, gpt-4o-mini, ollama/llava, ...")
                         yield Label("Checker")
                         yield Input("", id="start-checker", placeholder="the machine's model (offline: TF-IDF)")
                         yield Label("Human")
@@ -84,10 +85,10 @@ class StartScreen(Screen):
                         yield Input(default_name(), id="start-name")
                         yield Label("n, k")
                         with Horizontal(id="start-nk"):
-                            yield Input("10", id="start-n", type="integer", tooltip="messages per session at most")
-                            yield Input("3", id="start-k", type="integer", tooltip="REJECT allowed after message k")
+                            yield Input(str(DEFAULTS.n), id="start-n", type="integer", tooltip="messages per session at most")
+                            yield Input(str(DEFAULTS.k), id="start-k", type="integer", tooltip="REJECT allowed after message k")
                         yield Label("Context")
-                        yield Select(CONTEXTS, value="all", allow_blank=False, id="start-context")
+                        yield Select(CONTEXTS, value=DEFAULTS.context, allow_blank=False, id="start-context")
                     yield Static("", id="start-error")
                     yield Button("Start (enter)", id="start-button", variant="primary")
                 with Vertical(id="start-runs"):
@@ -157,7 +158,7 @@ class StartScreen(Screen):
         return {
             "task": self.query_one("#start-task", Select).value,
             "dataset": self.query_one("#start-dataset", Select).value or None,
-            "model": self.query_one("#start-model", Input).value.strip() or "offline",
+            "model": self.query_one("#start-model", Input).value.strip() or DEFAULTS.model,
             "checker": self.query_one("#start-checker", Input).value.strip() or None,
             "human_kind": HumanKind(human),
             "expert": None if human == HumanKind.PROXY else self.query_one("#start-name", Input).value.strip(),
