@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from pxp_tui.blackboard import Blackboard
-from pxp_tui.engine import AgentError, ProtocolViolation, RunProgress, RunSpec, interact
+from pxp_tui.engine import AgentError, ProtocolViolationError, RunProgress, RunSpec, interact
 from pxp_tui.protocol import Sender, Tag
 
 from .scripted import ScriptedAgent, split_script
@@ -81,7 +81,7 @@ async def test_an_agent_breaking_the_protocol_is_stopped(bad: list[str]) -> None
     board = Blackboard.memory()
     run_id, instances = setup_run(board, 1)
     machine, human = scripted_pair([bad])
-    with pytest.raises(ProtocolViolation):
+    with pytest.raises(ProtocolViolationError):
         await interact(RunSpec(run_id, n=10, k=3), instances, machine, human, board)
     assert len(tags_of(board)[0]) == 1  # the bad message was not recorded
     assert board.run(run_id).status == "paused"

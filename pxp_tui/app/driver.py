@@ -10,7 +10,7 @@ from textual.message_pump import MessagePump
 from pxp_tui.agents.live import LiveHuman
 from pxp_tui.app.messages import HumanTurn, MessageRecorded, RunStopped, SessionEnded, SessionStarted, StopOutcome
 from pxp_tui.common.instance import Instance
-from pxp_tui.engine import AgentError, Message, Observer, ProtocolViolation, SessionRecord, Turn
+from pxp_tui.engine import AgentError, Message, Observer, ProtocolViolationError, SessionRecord, Turn
 
 
 class RunDriver(Observer):
@@ -54,7 +54,7 @@ class RunDriver(Observer):
         except AgentError as exc:
             self.target.post_message(RunStopped(StopOutcome.FAILED, exc.cause, exc.retryable))
             return StopOutcome.FAILED
-        except (BlackboardError, ProtocolViolation, ValueError) as exc:
+        except (BlackboardError, ProtocolViolationError, ValueError) as exc:
             self.target.post_message(RunStopped(StopOutcome.FAILED, str(exc), retryable=False))
             return StopOutcome.FAILED
         except Exception as exc:

@@ -9,7 +9,7 @@ from typing import Any
 import sqlite_utils
 
 from pxp_tui.blackboard.schema import TABLES, shared_columns, table_columns
-from pxp_tui.blackboard.store import Blackboard, now
+from pxp_tui.blackboard.store import Blackboard, insert_id, now
 
 #: the summary columns a measurement is written with (besides run, phase, split, session)
 SUMMARY = ("sessions", "context_sessions", "model", "checker")
@@ -64,8 +64,8 @@ def record(
         "created_at": now(),
     }
     with board.db.atomic():
-        row["id"] = board.db["evaluations"].insert(row).last_pk
-        board.db["evaluation_items"].insert_all(
+        row["id"] = insert_id(board.db.table("evaluations"), row)
+        board.db.table("evaluation_items").insert_all(
             [{"evaluation_id": row["id"], **{k: _cell(item.get(k)) for k in ITEM}} for item in items]
         )
     return row
@@ -119,10 +119,10 @@ def copy_merged(db: sqlite_utils.Database, src: str, session_offset: int) -> int
             JOIN temp.merge_map r ON r.kind = 'run' AND r.old = e.run_id ORDER BY e.id"""
     ).fetchall()
     for old_id, run_id, *values in rows:
-        row = dict(zip(shared, values), run_id=run_id)
+        row = dict(zip(shared, values, strict=True), run_id=run_id)
         if row.get("session_id") is not None:
             row["session_id"] += session_offset
-        new_id = db["evaluations"].insert(row).last_pk
+        new_id = insert_id(db.table("evaluations"), row)
         db.execute(
             f"""INSERT INTO main.evaluation_items (evaluation_id, instance_id, {", ".join(items)})
                 SELECT ?, i.new, {", ".join("t." + c for c in items)} FROM {src}.evaluation_items t
@@ -148,10 +148,10 @@ def report_table(board: Blackboard) -> str | None:
         return "evaluations"
     names = [n for n in tables if n not in TABLES and not n.startswith(("sqlite_", "_"))]
     for name in CANDIDATES:
-        if name in names and "run_id" in board.db[name].columns_dict:
+        if name in names and "run_id" in board.db.table(name).columns_dict:
             return name
     for name in names:
-        if ("eval" in name or "perf" in name) and "run_id" in board.db[name].columns_dict:
+        if ("eval" in name or "perf" in name) and "run_id" in board.db.table(name).columns_dict:
             return name
     return None
 

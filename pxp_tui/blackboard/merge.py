@@ -21,7 +21,7 @@ from pathlib import Path
 from pxp_tui.blackboard import evaluations, firsts, schema
 from pxp_tui.blackboard.errors import BlackboardError
 from pxp_tui.blackboard.schema import shared_columns, table_columns
-from pxp_tui.blackboard.store import Blackboard
+from pxp_tui.blackboard.store import Blackboard, insert_id
 
 #: inputs attached at once (SQLite attaches at most 10 databases by default)
 BATCH = 8
@@ -68,11 +68,11 @@ def merge(target: Blackboard, sources: Sequence[Path]) -> list[Merged]:
     for start in range(0, len(sources), BATCH):
         batch = list(sources[start : start + BATCH])
         aliases = [f"src{i}" for i in range(len(batch))]
-        for alias, path in zip(aliases, batch):
+        for alias, path in zip(aliases, batch, strict=True):
             target.db.execute(f"ATTACH DATABASE ? AS {alias}", [str(path)])
         try:
             with target.db.atomic():
-                results += [_merge_one(target, alias, path) for alias, path in zip(aliases, batch)]
+                results += [_merge_one(target, alias, path) for alias, path in zip(aliases, batch, strict=True)]
         finally:
             for alias in aliases:
                 target.db.execute(f"DETACH DATABASE {alias}")
@@ -132,7 +132,7 @@ def _merge_one(target: Blackboard, src: str, path: Path) -> Merged:
         options = json.loads(run["options"] or "{}")
         options["merged_from"] = {"file": path.name, "run_id": run["id"]}
         row["options"] = json.dumps(options, sort_keys=True)
-        new_id = db["runs"].insert(row).last_pk
+        new_id = insert_id(db.table("runs"), row)
         db.execute("INSERT INTO temp.merge_map VALUES ('run', ?, ?)", [run["id"], new_id])
         result.runs.append((run["id"], new_id))
     offset = db.execute("SELECT COALESCE(MAX(session_id), 0) FROM main.data").fetchone()[0]
@@ -175,7 +175,7 @@ def _other_tables(target: Blackboard, src: str, offset: int, result: Merged) -> 
         if table not in db.table_names():
             result.not_copied.append(table)
             continue
-        pks = db[table].pks
+        pks = db.table(table).pks
         shared = [c for c in shared_columns(db, src, table) if not (c in pks and pks == ["id"])]
         values = [{"run_id": "r.new", "session_id": "t.session_id + ?"}.get(c, f"t.{c}") for c in shared]
         params = [offset] if "session_id" in shared else []

@@ -131,7 +131,8 @@ def runs_row(board: Blackboard, run_id: int) -> RunSummary:
 
 
 def _where(run_id: int, query: Query) -> tuple[str, list[Any]]:
-    clauses, params = ["s.run_id = ?"], [run_id]
+    clauses: list[str] = ["s.run_id = ?"]
+    params: list[Any] = [run_id]
     if query.kind:
         clauses.append(FILTERS[query.kind])
     if query.text.strip():

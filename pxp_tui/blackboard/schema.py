@@ -230,7 +230,7 @@ def create(db: sqlite_utils.Database) -> None:
         _create_tables(db)
         firsts.create_triggers(db)
         for table, columns, unique in INDEXES:
-            db[table].create_index(columns, unique=unique, if_not_exists=True)
+            db.table(table).create_index(columns, unique=unique, if_not_exists=True)
         _replace_views(db)
         db.execute(f"PRAGMA application_id = {APPLICATION_ID}")
         db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
@@ -250,7 +250,7 @@ def shared_columns(db: sqlite_utils.Database, schema_name: str, table: str) -> l
 def _create_tables(db: sqlite_utils.Database) -> None:
     """Every table of :data:`TABLES` that is not there yet."""
     for name, spec in TABLES.items():
-        db[name].create(
+        db.table(name).create(
             spec["columns"],
             pk=spec["pk"],
             not_null=spec.get("not_null"),

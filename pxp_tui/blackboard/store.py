@@ -34,6 +34,14 @@ def now() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="microseconds")
 
 
+def insert_id(table: sqlite_utils.db.Table, row: Mapping[str, Any]) -> int:
+    """Insert ``row`` into ``table`` (in the caller's transaction); the integer key SQLite gave it."""
+    key = table.insert(dict(row)).last_pk
+    if not isinstance(key, int):  # pragma: no cover - every table inserted into this way has an integer key
+        raise BlackboardError(f"{table.name}: no integer key for the new row")
+    return key
+
+
 def _image_size(data: bytes) -> tuple[int | None, int | None]:
     try:
         from io import BytesIO
@@ -41,7 +49,8 @@ def _image_size(data: bytes) -> tuple[int | None, int | None]:
         from PIL import Image
 
         with Image.open(BytesIO(data)) as image:
-            return image.size
+            width, height = image.size
+            return width, height
     except Exception:  # noqa: BLE001 - a size is a nicety; validation happens at import
         return None, None
 
@@ -162,6 +171,11 @@ class Blackboard:
         """Several writes as one transaction (nested: a savepoint): all are kept, or none."""
         return self.db.atomic()
 
+    def _table(self, name: str) -> sqlite_utils.db.Table:
+        """Table ``name`` of the schema: unlike ``db.table()``, no query to check that it is not a view
+        (the engine writes two rows per message)."""
+        return sqlite_utils.db.Table(self.db, name)
+
     # -- datasets ---------------------------------------------------------------------------------
     def has_dataset(self, name: str) -> bool:
         return self.db.execute("SELECT 1 FROM datasets WHERE name = ?", [name]).fetchone() is not None
@@ -170,7 +184,8 @@ class Blackboard:
         row = self.db.execute("SELECT task FROM datasets WHERE name = ?", [name]).fetchone()
         if row is None:
             raise BlackboardError(f"no dataset {name!r} in the blackboard (see `pxp datasets`)")
-        return row[0]
+        task: str = row[0]
+        return task
 
     def add_dataset(
         self,
@@ -198,10 +213,10 @@ class Blackboard:
                 if append:
                     self.db.execute("UPDATE datasets SET source = source || '; ' || ? WHERE name = ?", [source, name])
                 else:
-                    self.db["datasets"].insert(
+                    self.db.table("datasets").insert(
                         {"name": name, "task": task, "source": source, "description": description, "created_at": now()}
                     )
-                self.db["instances"].insert_all(self._instance_rows(name, rows, progress), batch_size=500)
+                self.db.table("instances").insert_all(self._instance_rows(name, rows, progress), batch_size=500)
         except sqlite3.Error as exc:
             raise WriteError(f"{self.path or ':memory:'}: {access.describe_error(exc)}; nothing imported") from None
         return len(rows)
@@ -214,7 +229,7 @@ class Blackboard:
             if image is not None:
                 sha = row.image_sha256 or hashlib.sha256(image).hexdigest()  # checked by image_bytes()
                 width, height = _image_size(image)
-                self.db["images"].insert(
+                self.db.table("images").insert(
                     {"sha256": sha, "mime": row.image_mime, "width": width, "height": height, "data": image}, ignore=True
                 )
             del image
@@ -304,7 +319,7 @@ class Blackboard:
         if isinstance(row.get("options"), Mapping):
             row["options"] = json.dumps(row["options"], sort_keys=True)
         with self.db.atomic():
-            return self.db["runs"].insert(row).last_pk
+            return insert_id(self.db.table("runs"), row)
 
     def run(self, run_id: int) -> Run:
         """Run ``run_id``; a ``running`` status that no living process writes reads ``interrupted``."""
@@ -380,16 +395,13 @@ class Blackboard:
         """Change columns of run ``run_id`` (e.g. the model it continues with), in one transaction."""
         self.run(run_id)  # BlackboardError if there is none
         with self.db.atomic():
-            self.db["runs"].update(run_id, {**fields, "updated_at": now()})
+            self.db.table("runs").update(run_id, {**fields, "updated_at": now()})
 
     # -- the engine's Recorder --------------------------------------------------------------------
     def start_session(self, run_id: int, instance_id: int, order: int) -> int:
+        row = {"run_id": run_id, "instance_id": instance_id, "ord": order, "started_at": now(), "n_messages": 0}
         with self.db.atomic():
-            return (
-                self.db["data"]
-                .insert({"run_id": run_id, "instance_id": instance_id, "ord": order, "started_at": now(), "n_messages": 0})
-                .last_pk
-            )
+            return insert_id(self._table("data"), row)
 
     def record(self, message: Message, context: Mapping[str, Any], stop: StopReason | None) -> None:
         """Commit one message, its context entry and (if it ends the session) the session's end."""
@@ -406,8 +418,8 @@ class Blackboard:
             **{k: v for k, v in message.meta.items() if k in schema.TABLES["messages"]["columns"]},
         }
         with self.db.atomic():
-            self.db["messages"].insert(row)
-            self.db["context"].insert(
+            self._table("messages").insert(row)
+            self._table("context").insert(
                 {"session_id": message.session_id, "j": message.j, "context": json.dumps(context, ensure_ascii=False)}
             )
             if stop is None:

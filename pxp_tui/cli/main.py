@@ -83,8 +83,8 @@ def _BlackboardError() -> type[Exception]:  # noqa: N802 - stands for the class
 def _SQLiteError() -> type[Exception]:  # noqa: N802 - stands for the class
     """sqlite3's error class if it was imported (only then can one have been raised); never matches otherwise."""
     module = sys.modules.get("sqlite3")
-    return module.Error if module is not None else _Never
+    return module.Error if module is not None else _NeverRaisedError
 
 
-class _Never(Exception):
+class _NeverRaisedError(Exception):
     """Raised by nothing."""

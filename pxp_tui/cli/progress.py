@@ -21,10 +21,10 @@ def progress_bar(stream: TextIO | None = None) -> Iterator[ImportProgress | None
         yield None
         return
     from rich.console import Console
-    from rich.progress import BarColumn, Progress, TaskProgressColumn, TextColumn, TimeRemainingColumn
+    from rich.progress import BarColumn, Progress, TaskID, TaskProgressColumn, TextColumn, TimeRemainingColumn
 
     columns = (TextColumn("{task.description:<9}"), BarColumn(), TaskProgressColumn(), TimeRemainingColumn())
-    bars: dict[str, int] = {}
+    bars: dict[str, TaskID] = {}
     with Progress(*columns, console=Console(file=stream), transient=True) as progress:
 
         def report(phase: str, done: int, total: int) -> None:

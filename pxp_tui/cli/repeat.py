@@ -14,7 +14,7 @@ def drive_experiment(board: Any, config: Any, args: argparse.Namespace) -> int:
     from pxp_tui.blackboard import WriteError
     from pxp_tui.common.models import model_label
     from pxp_tui.engine import AgentError
-    from pxp_tui.engine.stopping import Stopped, until_stopped
+    from pxp_tui.engine.stopping import StopSignalError, until_stopped
     from pxp_tui.report import columns, render
     from pxp_tui.runs.repeat import create_experiment, execute_all
 
@@ -32,7 +32,7 @@ def drive_experiment(board: Any, config: Any, args: argparse.Namespace) -> int:
 
     try:
         outcome = asyncio.run(until_stopped(execute_all(board, run_ids, observer)))
-    except Stopped as stop:
+    except StopSignalError as stop:
         say(
             f"pxp: experiment {experiment} paused: {stop.reason}; resume each run with: "
             f"pxp run --headless --resume RUN_ID --db {args.db}"

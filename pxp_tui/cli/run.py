@@ -116,7 +116,7 @@ def _drive(board: Any, run_id: int, args: argparse.Namespace) -> int:
     from pxp_tui.blackboard.metrics import counts_of, run_rows
     from pxp_tui.common.models import model_label
     from pxp_tui.engine import AgentError
-    from pxp_tui.engine.stopping import Stopped, until_stopped
+    from pxp_tui.engine.stopping import StopSignalError, until_stopped
     from pxp_tui.report import table
     from pxp_tui.runs.execute import execute
 
@@ -137,7 +137,7 @@ def _drive(board: Any, run_id: int, args: argparse.Namespace) -> int:
     except WriteError as exc:  # e.g. the disk is full: the message being written was rolled back whole
         say(f"pxp: run {run_id} paused: {exc}; every message before it is kept\n{resume_hint}")
         return 1
-    except Stopped as stop:
+    except StopSignalError as stop:
         say(f"pxp: run {run_id} paused: {stop.reason}; {resume_hint}")
         return 128 + stop.signum
     except KeyboardInterrupt:

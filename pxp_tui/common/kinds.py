@@ -22,6 +22,6 @@ class HumanKind(str, Enum):
         return self is HumanKind.LIVE
 
     @property
-    def title(self) -> str:
+    def phrase(self) -> str:
         """The kind in words, for messages ("the human proxy is answering")."""
         return {HumanKind.PROXY: "the human proxy", HumanKind.LIVE: "the expert"}[self]

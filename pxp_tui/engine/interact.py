@@ -10,7 +10,7 @@ from pxp_tui.engine.types import (
     Agent,
     Message,
     Observer,
-    ProtocolViolation,
+    ProtocolViolationError,
     Recorder,
     Reply,
     RunProgress,
@@ -29,7 +29,7 @@ def _check(reply: Reply, j: int, k: int, sender: Sender) -> None:
     tags = allowed_tags(j, k)
     if reply.tag not in tags:
         allowed = ", ".join(t.value for t in tags)
-        raise ProtocolViolation(f"the {sender.value} sent {reply.tag.value} at message {j}; allowed: {allowed}")
+        raise ProtocolViolationError(f"the {sender.value} sent {reply.tag.value} at message {j}; allowed: {allowed}")
 
 
 async def interact(

@@ -114,7 +114,7 @@ class ParseError(ValueError):
     """A model's reply could not be read as a prediction and an explanation (the task's parser says why)."""
 
 
-class ProtocolViolation(Exception):
+class ProtocolViolationError(Exception):
     """An agent answered with a tag the protocol does not allow at that point."""
 
 

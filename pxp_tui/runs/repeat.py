@@ -47,7 +47,7 @@ async def execute_all(
     tasks = [execute(board, run_id, observer=observer_for(run_id)) for run_id in run_ids]
     results = await asyncio.gather(*tasks, return_exceptions=True)
     outcome: dict[int, BaseException | None] = {}
-    for run_id, result in zip(run_ids, results):
+    for run_id, result in zip(run_ids, results, strict=True):
         if isinstance(result, (KeyboardInterrupt, asyncio.CancelledError)):
             raise result
         outcome[run_id] = result if isinstance(result, BaseException) else None

@@ -142,7 +142,7 @@ class Task(ABC):
     def read_dataset(
         self, path: Path, *, images_dir: Path | None = None, encoding: str = "utf-8", progress: Any = None
     ) -> list[DatasetRow]:
-        """The instances in a dataset file; :class:`pxp_tui.tasks.csvdata.DatasetProblems` lists every problem.
+        """The instances in a dataset file; :class:`pxp_tui.tasks.csvdata.DatasetProblemsError` lists every problem.
 
         ``progress`` is a :data:`pxp_tui.tasks.csvdata.ImportProgress` callback, told how far the check has got.
         """

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import asyncio
+from typing import TYPE_CHECKING
+
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -16,6 +19,9 @@ from pxp_tui.app.widgets.instance_view import InstanceView, PictureActions, pict
 from pxp_tui.blackboard import Blackboard, review
 from pxp_tui.common.models import model_label
 from pxp_tui.protocol import session_flags
+
+if TYPE_CHECKING:
+    from pxp_tui.tasks.base import Task
 
 
 class ReplayScreen(PictureActions, Screen):
@@ -50,15 +56,18 @@ class ReplayScreen(PictureActions, Screen):
         self.title = "PXP review"
         self.load()
 
-    @work(thread=True, exclusive=True, group="replay")
-    def load(self) -> None:
+    @work(exclusive=True, group="replay")
+    async def load(self) -> None:
+        replay, task = await asyncio.to_thread(self._read)
+        await self._show(replay, task)
+
+    def _read(self) -> tuple[review.Replay, Task]:
         from pxp_tui.tasks import get_task
 
         replay = review.replay(self.board, self.session_id)
-        task = get_task(replay.run.task)  # RDKit for DRUG: loaded here, off the UI loop
-        self.app.call_from_thread(self._show, replay, task)
+        return replay, get_task(replay.run.task)  # RDKit for DRUG: loaded here, off the UI loop
 
-    async def _show(self, replay: review.Replay, task: object) -> None:
+    async def _show(self, replay: review.Replay, task: Task) -> None:
         self.replay = replay
         run, session = replay.run, replay.session
         self.sub_title = f"run {run.id} · session {session['ord'] + 1}"

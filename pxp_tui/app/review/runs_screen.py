@@ -136,6 +136,8 @@ class ReviewScreen(Screen):
         from pxp_tui.app.review.sessions_screen import SessionsScreen
 
         row_key, _ = table.coordinate_to_cell_key(table.cursor_coordinate)
+        if row_key.value is None:
+            return
         self.app.push_screen(SessionsScreen(self.board, int(row_key.value)))
 
     def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:

@@ -181,6 +181,8 @@ class SessionsScreen(Screen):
         from pxp_tui.app.review.replay_screen import ReplayScreen
 
         row_key, _ = table.coordinate_to_cell_key(table.cursor_coordinate)
+        if row_key.value is None:
+            return
         self.app.push_screen(ReplayScreen(self.board, int(row_key.value)))
 
     def action_back(self) -> None:

@@ -8,6 +8,7 @@ threads: the screen never waits on either.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from typing import TYPE_CHECKING, Any
 
 from textual import work
@@ -20,6 +21,7 @@ from textual.worker import Worker, WorkerState
 
 from pxp_tui.app.driver import RunDriver
 from pxp_tui.app.exchange import Exchange
+from pxp_tui.app.host import host
 from pxp_tui.app.live_metrics import LiveMetrics
 from pxp_tui.app.messages import HumanTurn, MessageRecorded, RunStopped, SessionEnded, SessionStarted, StopOutcome
 from pxp_tui.app.screens.confirm import ConfirmScreen
@@ -96,13 +98,13 @@ class SessionScreen(PictureActions, Screen):
     # -- opening and driving the run --------------------------------------------------------------
     @work(group="session-open", exclusive=True)
     async def open_run(self) -> None:
-        await self.app.loaded()  # litellm, RDKit, the blackboard's modules: imported in a thread
+        await host(self.app).loaded()  # litellm, RDKit, the blackboard's modules: imported in a thread
         from pxp_tui.blackboard import BlackboardError
         from pxp_tui.tasks import get_task
 
         try:
-            self.board = await self.app.blackboard()
-            run, finished = await self.app.read_board(_run_and_tags, self.run_id)
+            self.board = await host(self.app).blackboard()
+            run, finished = await host(self.app).read_board(_run_and_tags, self.run_id)
         except (BlackboardError, ValueError) as exc:  # no such run, not a blackboard: say so, no traceback
             self.query_one(MachinePane).idle()
             self.query_one(TagPicker).wait(f"Cannot open run {self.run_id}: {exc}")
@@ -143,10 +145,8 @@ class SessionScreen(PictureActions, Screen):
         engine = self.engine
         if engine is not None and engine.is_running:
             engine.cancel()
-            try:
+            with contextlib.suppress(Exception):  # cancelled or failed: either way it has stopped
                 await engine.wait()
-            except Exception:  # noqa: BLE001 - cancelled or failed: either way it has stopped
-                pass
             if reason and self.board is not None and not self.board.run(self.run_id).finished:
                 self.board.set_status(self.run_id, RunStatus.PAUSED, reason)
 
@@ -185,7 +185,7 @@ class SessionScreen(PictureActions, Screen):
         if nxt is Sender.MACHINE:
             self._set_state("machine")
         elif nxt is Sender.HUMAN and self.watched and self.stored_run is not None:
-            self._set_state("machine", f"{self.stored_run.human_kind.title} is answering…")
+            self._set_state("machine", f"{self.stored_run.human_kind.phrase} is answering…")
         elif nxt is Sender.HUMAN:
             self.query_one(MachinePane).idle()
         self._title()
@@ -199,9 +199,11 @@ class SessionScreen(PictureActions, Screen):
         self.query_one(Conversation).note(f"session {record.order + 1} ended: {stop}")
 
     def on_human_turn(self, event: HumanTurn) -> None:
-        turn = event.turn
+        turn, machine = event.turn, event.turn.other_last
+        if machine is None:  # pragma: no cover - the expert never speaks first
+            return
         self._set_state("human")
-        self.query_one(TagPicker).prepare(self.pxp_task, turn.instance, turn.j, turn.n, turn.k, turn.other_last, turn.own_last)
+        self.query_one(TagPicker).prepare(self.pxp_task, turn.instance, turn.j, turn.n, turn.k, machine, turn.own_last)
         self._title()
 
     def on_run_stopped(self, event: RunStopped) -> None:
@@ -261,7 +263,12 @@ class SessionScreen(PictureActions, Screen):
             return
         if answer.tag is Tag.REJECT:
             question = "Send REJECT? It ends this session without agreement."
-            self.app.push_screen(ConfirmScreen(question, yes="Reject"), lambda yes: yes and self._submit(answer))
+
+            def confirmed(yes: bool | None) -> None:
+                if yes:
+                    self._submit(answer)
+
+            self.app.push_screen(ConfirmScreen(question, yes="Reject"), confirmed)
             return
         self._submit(answer)
 

@@ -15,6 +15,7 @@ from textual.screen import Screen
 from textual.widgets import Button, Footer, Header, Input, Label, OptionList, Select, Static
 from textual.widgets.option_list import Option
 
+from pxp_tui.app.host import host
 from pxp_tui.common.kinds import HumanKind
 from pxp_tui.runs.config import DEFAULTS
 from pxp_tui.tasks import TASKS
@@ -107,9 +108,9 @@ class StartScreen(Screen):
     # -- what the blackboard holds -----------------------------------------------------------------
     @work(group="start-board", exclusive=True)
     async def load_board(self) -> None:
-        await self.app.painted()  # opening the file imports sqlite-utils: not before the first frame
+        await host(self.app).painted()  # opening the file imports sqlite-utils: not before the first frame
         try:
-            datasets, runs = await self.app.read_board(_board_contents)
+            datasets, runs = await host(self.app).read_board(_board_contents)
         except Exception as exc:
             from pxp_tui.blackboard import BlackboardError  # imported by now, in the reading thread
 
@@ -178,20 +179,20 @@ class StartScreen(Screen):
             error.update(Content.styled(str(exc), "$error"))
             return
         error.update(Content.styled("preparing the run…", "$text-muted"))
-        await self.app.loaded()
-        await self.app.stop_engines()  # a run open underneath pauses: one writer at a time
+        await host(self.app).loaded()
+        await host(self.app).stop_engines()  # a run open underneath pauses: one writer at a time
         from pxp_tui.blackboard import BlackboardError
         from pxp_tui.runs.config import RunConfig
         from pxp_tui.runs.create import create_run
 
         try:
-            board = await self.app.blackboard()
+            board = await host(self.app).blackboard()
             run_id = await asyncio.to_thread(create_run, board, RunConfig(**fields))
         except (ValueError, BlackboardError) as exc:
             error.update(Content.styled(str(exc), "$error"))
             return
         error.update("")
-        self.app.open_run(run_id)
+        host(self.app).open_run(run_id)
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         if event.button.id == "start-button":
@@ -199,14 +200,14 @@ class StartScreen(Screen):
         elif event.button.id == "resume-button":
             self.action_resume()
         elif event.button.id == "review-button":
-            self.app.action_open_review()
+            host(self.app).action_open_review()
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         self.start_run()
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         if event.option.id:
-            self.app.open_run(int(event.option.id))
+            host(self.app).open_run(int(event.option.id))
 
     def action_resume(self) -> None:
         runs = self.query_one("#start-unfinished", OptionList)
@@ -214,7 +215,7 @@ class StartScreen(Screen):
         if option is None or not option.id:
             self.notify("no unfinished run selected", severity="warning")
             return
-        self.app.open_run(int(option.id))
+        host(self.app).open_run(int(option.id))
 
 
 def _board_contents(board: Any) -> tuple[list[dict[str, Any]], list[RunSummary]]:

@@ -24,7 +24,7 @@ FORMATS = {
 
 
 def read(path: Path, *, encoding: str = "utf-8", progress: ImportProgress | None = None) -> list[DatasetRow]:
-    """The rows of a DRUG CSV; :class:`~pxp_tui.tasks.csvdata.DatasetProblems` listing every problem."""
+    """The rows of a DRUG CSV; :class:`~pxp_tui.tasks.csvdata.DatasetProblemsError` listing every problem."""
     with open_table(path, encoding=encoding, progress=progress) as table:
         return _rows(table)
 
