@@ -97,14 +97,15 @@ DEFAULTS = RunConfig()
 
 
 def parse_human(text: str) -> tuple[HumanKind, str | None]:
-    """``pxp run --human``'s value as (kind, expert's name): ``proxy``; the live expert's name; or
-    ``live:NAME`` for any name (``live:proxy`` is an expert called "proxy")."""
+    """``pxp run --human``'s value as (kind, expert's name): a kind that answers by itself (``proxy``); the
+    live expert's name; or ``live:NAME`` for any name (``live:proxy`` is an expert called "proxy")."""
     text = text.strip()
     kind, colon, name = text.partition(":")
     if colon and kind == HumanKind.LIVE.value:
         return HumanKind.LIVE, name.strip()
-    if text == HumanKind.PROXY.value:
-        return HumanKind.PROXY, None
+    for found in HumanKind:
+        if text == found.value and not found.interactive:
+            return found, None
     return HumanKind.LIVE, text
 
 

@@ -77,8 +77,8 @@ class StartScreen(Screen):
                         yield Input("", id="start-checker", placeholder="the machine's model (offline: TF-IDF)")
                         yield Label("Human")
                         yield Select(
-                            [("live expert", "live"), ("human proxy (the dataset's answers)", "proxy")],
-                            value="live",
+                            [(kind.label, kind.value) for kind in HumanKind],  # the live expert first
+                            value=HumanKind.LIVE.value,
                             allow_blank=False,
                             id="start-human",
                         )
@@ -143,7 +143,7 @@ class StartScreen(Screen):
         if event.select.id == "start-task":
             self._fill_datasets()
         elif event.select.id == "start-human":
-            self.query_one("#start-name", Input).disabled = event.value == "proxy"
+            self.query_one("#start-name", Input).disabled = event.value != HumanKind.LIVE.value
 
     # -- starting ---------------------------------------------------------------------------------
     def form(self) -> dict[str, Any]:
@@ -162,7 +162,7 @@ class StartScreen(Screen):
             "model": self.query_one("#start-model", Input).value.strip() or DEFAULTS.model,
             "checker": self.query_one("#start-checker", Input).value.strip() or None,
             "human_kind": HumanKind(human),
-            "expert": None if human == HumanKind.PROXY else self.query_one("#start-name", Input).value.strip(),
+            "expert": None if human != HumanKind.LIVE.value else self.query_one("#start-name", Input).value.strip(),
             "context": self.query_one("#start-context", Select).value,
             **values,
         }
