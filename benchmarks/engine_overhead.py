@@ -30,7 +30,9 @@ from pxp_tui.agents.proxy import ProxyHuman
 from pxp_tui.blackboard import Blackboard, now
 from pxp_tui.engine import Reply, RunSpec, interact
 from pxp_tui.protocol import Tag
-from pxp_tui.runs import RunConfig, build_machine, create_run, ensure_dataset
+from pxp_tui.runs.config import RunConfig
+from pxp_tui.runs.create import create_run, ensure_dataset
+from pxp_tui.runs.seats import build_machine
 from pxp_tui.tasks import get_task
 from pxp_tui.tasks.base import DatasetRow
 
@@ -59,7 +61,6 @@ def prefill(board: Blackboard, sessions: int) -> None:
             "task": "drug",
             "dataset": "prefill",
             "model": "x",
-            "human": "proxy",
             "human_kind": "proxy",
             "n": 10,
             "k": 3,
@@ -122,7 +123,7 @@ def offline_run(path: Path, sessions: int, prefilled: int) -> dict[str, float]:
     ensure_dataset(board, config)
     run_id = create_run(board, config)
     run = board.run(run_id)
-    instances = board.instances(run["plan"])
+    instances = board.instances(run.plan)
     machine, checker = build_machine(task, config)
     machine, human = Timed(machine), Timed(ProxyHuman(task, checker))
     spec = RunSpec(run_id, n=config.n, k=config.k, context=config.context)
@@ -179,7 +180,6 @@ def long_run(path: Path, sessions: int) -> tuple[float, float]:
             "task": "drug",
             "dataset": "long",
             "model": "instant",
-            "human": "proxy",
             "human_kind": "proxy",
             "n": 10,
             "k": 3,

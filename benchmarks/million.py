@@ -67,8 +67,8 @@ def build(path: Path, runs: int, sessions: int, seed: int = 0) -> int:
                 "dataset": "bench",
                 "model": "offline",
                 "checker": "offline",
-                "human": humans[r % 3],
                 "human_kind": "proxy" if r % 3 == 0 else "live",
+                "expert": None if r % 3 == 0 else humans[r % 3],
                 "n": 10,
                 "k": 3,
                 "context": "all",
@@ -149,8 +149,8 @@ def measure(path: Path) -> dict[str, float]:
     print(f"{path}: {count:,} messages, {sessions:,} sessions, {len(runs)} runs\n")
     print("| view | first | median of 5 |\n|---|---:|---:|")
     last = runs[-1]
-    experiment = board.run(last)["experiment"]
-    five = [r for r in runs if board.run(r)["experiment"] == experiment]
+    experiment = board.run(last).experiment
+    five = [r for r in runs if board.run(r).experiment == experiment]
     results = {
         "metrics: every run's table (run_intelligibility view)": timed(
             "metrics: every run's table (`run_intelligibility`)", lambda: run_rows(board)

@@ -122,7 +122,9 @@ async def review_replay(pilot, app) -> None:
 async def proxy_run(db: Path, limit: int = 8) -> None:
     """A finished offline proxy run on the DRUG demo, for the review screens."""
     from pxp_tui.blackboard import Blackboard
-    from pxp_tui.runs import RunConfig, create_run, execute
+    from pxp_tui.runs.config import RunConfig
+    from pxp_tui.runs.create import create_run
+    from pxp_tui.runs.execute import execute
 
     with Blackboard.open(db) as board:
         await execute(board, create_run(board, RunConfig(task="drug", limit=limit)))

@@ -9,7 +9,8 @@ from typing import Any
 
 from pxp_tui.app.pxp_app import PXPApp
 from pxp_tui.blackboard import Blackboard
-from pxp_tui.runs import RunConfig, create_run
+from pxp_tui.runs.config import RunConfig, parse_human
+from pxp_tui.runs.create import create_run
 
 #: how long a test waits for something the app should do soon (a bound against hanging, not a timing assertion)
 PATIENCE = 30.0
@@ -17,7 +18,8 @@ PATIENCE = 30.0
 
 def make_run(db_path: Path, **fields: Any) -> int:
     """A run in the blackboard at ``db_path`` (a live expert "alice" on two demo instances unless told)."""
-    config = RunConfig(**{"human": "alice", "limit": 2, **fields})
+    kind, expert = parse_human(fields.pop("human", "alice"))
+    config = RunConfig(**{"human_kind": kind, "expert": expert, "limit": 2, **fields})
     with Blackboard.open(db_path) as board:
         return create_run(board, config)
 

@@ -54,8 +54,8 @@ async def test_ratify_path_ratifies_every_session_and_finishes_the_run(db_path) 
     # at j = 2 the fields start from the machine's answer: RATIFY carries it unchanged
     assert recorded[1][4] == recorded[0][4]
     assert [r["stop_reason"] for r in flags_in_view(db_path, run_id)] == ["ratified", "ratified"]
-    run = rows(db_path, "SELECT status, human FROM runs WHERE id = ?", (run_id,))[0]
-    assert run == {"status": "done", "human": "alice"}
+    run = rows(db_path, "SELECT status, human_kind, expert FROM runs WHERE id = ?", (run_id,))[0]
+    assert run == {"status": "done", "human_kind": "live", "expert": "alice"}
     human = rows(db_path, "SELECT model FROM messages WHERE sender = 'human' LIMIT 1")[0]
     assert human["model"] == "human:alice"
     check_flags_match_protocol(db_path, run_id)

@@ -18,7 +18,9 @@ from pxp_tui.app.screens.session import SessionScreen
 from pxp_tui.app.widgets.picture import Picture
 from pxp_tui.app.widgets.tag_choice import TagChoice
 from pxp_tui.blackboard import Blackboard
-from pxp_tui.runs import RunConfig, create_run, execute
+from pxp_tui.runs.config import RunConfig
+from pxp_tui.runs.create import create_run
+from pxp_tui.runs.execute import execute
 
 from .app_helpers import expert_turn, live_app, wait_for
 

@@ -1,8 +1,6 @@
-"""The start screen: one key starts the demo, bad input is refused, unfinished runs resume, the review hook."""
+"""The start screen: one key starts the demo, bad input is refused, unfinished runs resume, the review opens."""
 
 from __future__ import annotations
-
-import sys
 
 import pytest
 from textual.widgets import Input
@@ -30,11 +28,11 @@ async def test_enter_starts_a_live_session_on_the_demo_with_the_offline_machine(
         await pilot.press("enter")
         screen = await expert_turn(pilot, app, j=2)
         assert screen.exchange.instance.dataset == "demo-drug"
-    run = rows(db_path, "SELECT task, dataset, model, checker, human, human_kind, n, k, context FROM runs")
+    run = rows(db_path, "SELECT task, dataset, model, checker, human_kind, expert, n, k, context FROM runs")
     assert run == [
         {
-            "task": "drug", "dataset": "demo-drug", "model": "offline", "checker": "offline", "human": "alice",
-            "human_kind": "live", "n": 10, "k": 3, "context": "all",
+            "task": "drug", "dataset": "demo-drug", "model": "offline", "checker": "offline", "human_kind": "live",
+            "expert": "alice", "n": 10, "k": 3, "context": "all",
         }
     ]  # fmt: skip
 
@@ -65,8 +63,8 @@ async def test_proxy_and_settings_from_the_form_reach_the_run(db_path) -> None:
         screen.query_one("#start-context").value = "none"
         await pilot.press("ctrl+s")
         await wait_for(pilot, lambda: session_screen(app), "the session screen")
-    run = rows(db_path, "SELECT human, human_kind, n, k, context FROM runs")[0]
-    assert run == {"human": "proxy", "human_kind": "proxy", "n": 6, "k": 2, "context": "none"}
+    run = rows(db_path, "SELECT expert, human_kind, n, k, context FROM runs")[0]
+    assert run == {"expert": None, "human_kind": "proxy", "n": 6, "k": 2, "context": "none"}
 
 
 async def test_an_unfinished_run_is_listed_and_resumes(db_path) -> None:
@@ -97,17 +95,6 @@ async def test_ctrl_r_resumes_the_latest_unfinished_run_without_selecting_it_fir
         await pilot.press("ctrl+r")
         session = await expert_turn(pilot, app, j=2)
         assert session.run_id == run_id
-
-
-async def test_review_says_not_available_while_its_module_is_missing(db_path, monkeypatch) -> None:
-    monkeypatch.setitem(sys.modules, "pxp_tui.app.review", None)  # as on a branch without it
-    app = PXPApp(db_path)
-    async with app.run_test(size=(160, 48)) as pilot:
-        screen = await start_screen(pilot, app)
-        assert "not available yet" in str(screen.query_one("#review-missing").render())
-        await pilot.press("ctrl+o")
-        await pilot.pause()
-        assert app.screen is screen
 
 
 async def test_review_of_past_runs_opens_from_the_start_screen(db_path) -> None:

@@ -220,14 +220,14 @@ def test_a_run_on_a_full_disk_pauses_whole_and_resumes(capsys, small_disk, recor
     ]
     with Blackboard.open(recorded, create=False, readonly=True) as board:
         run = board.run(2)
-    assert (run["status"], run["error"]) == ("paused", "the disk is full (database or disk is full)")
+    assert (run.status, run.error) == ("paused", "the disk is full (database or disk is full)")
     printed = [line for line in out.splitlines() if line.startswith("session ")]
     sessions = check_whole(recorded, 2)
     assert len([s for s in sessions if s[1]]) >= len(printed)  # every session printed is in the file
     monkeypatch.undo()  # space again
     code, _, err = pxp(capsys, "run", "--headless", "--resume", "2", "--db", recorded, "--quiet")
     assert code == 0, err
-    assert len(check_whole(recorded, 2)) == len(run["plan"])
+    assert len(check_whole(recorded, 2)) == len(run.plan)
 
 
 FULL_TMPFS = r"""

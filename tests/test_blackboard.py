@@ -14,7 +14,8 @@ from pxp_tui.blackboard.metrics import counts_of, run_rows, session_tags
 from pxp_tui.blackboard.schema import APPLICATION_ID, SCHEMA_VERSION
 from pxp_tui.engine import Message
 from pxp_tui.protocol import Sender, StopReason, Tag, run_counts, session_flags
-from pxp_tui.runs import RunConfig, create_run
+from pxp_tui.runs.config import RunConfig
+from pxp_tui.runs.create import create_run
 from pxp_tui.tasks.base import DatasetRow
 
 from .cli_helpers import digest
@@ -97,7 +98,6 @@ def fill(board: Blackboard, sessions: list[list[Tag]], *, unfinished: int = 0) -
             "task": "drug",
             "dataset": "d",
             "model": "m",
-            "human": "proxy",
             "human_kind": "proxy",
             "n": 10,
             "k": 3,
@@ -160,7 +160,7 @@ def test_a_paused_runs_error_is_stored_with_credentials_redacted(monkeypatch) ->
     board = Blackboard.memory()
     run_id = create_run(board, RunConfig(limit=1))
     board.set_status(run_id, "paused", f"RuntimeError: request with key {secret} failed")
-    error = board.run(run_id)["error"]
+    error = board.run(run_id).error
     assert secret not in error and error == "RuntimeError: request with key [redacted] failed"
 
 

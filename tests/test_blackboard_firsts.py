@@ -35,7 +35,6 @@ def record(board: Blackboard, runs: list[list[list[Tag]]], *, unfinished_last: b
                 "task": "drug",
                 "dataset": "d",
                 "model": "m",
-                "human": "proxy",
                 "human_kind": "proxy",
                 "n": 10,
                 "k": 3,
@@ -114,6 +113,10 @@ def _downgrade_to_schema_1(board: Blackboard) -> None:
         db.execute(f"DROP TRIGGER messages_firsts_{event}")
     for column in firsts.COLUMNS:
         db.execute(f"ALTER TABLE data DROP COLUMN {column}")
+    db.execute("DROP VIEW session_performance")
+    db.execute("ALTER TABLE runs ADD COLUMN human TEXT")  # schema 3's expert was schema 1's human
+    db.execute("UPDATE runs SET human = COALESCE(expert, human_kind)")
+    db.table("runs").transform(drop={"expert"})
     db.execute("CREATE VIEW session_intelligibility AS SELECT session_id FROM data")
     db.execute("CREATE VIEW run_intelligibility AS SELECT id AS run_id FROM runs")
     db.execute("PRAGMA user_version = 1")

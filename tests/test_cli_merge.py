@@ -75,11 +75,11 @@ async def test_merging_keeps_experts_apart_and_is_idempotent(tmp_path: Path, cap
     assert code == 0 and "already in" in printed and "skipped" in printed
     with Blackboard.open(out, create=False, readonly=True) as merged:
         runs = review.runs(merged)
-        assert [(r["id"], r["human"]) for r in runs] == [(1, "h1"), (2, "h2")]
+        assert [(r.run.id, r.run.human) for r in runs] == [(1, "h1"), (2, "h2")]
         page = review.sessions(merged, 2, review.Query(kind="two_way"))
-        assert page.total == runs[1]["two_way"] > 0
+        assert page.total == runs[1].counts.two_way > 0
         replay = review.replay(merged, page.rows[0].session_id)
-        assert replay.run["human"] == "h2" and replay.instance.dataset == "demo-drug"
+        assert replay.run.human == "h2" and replay.instance.dataset == "demo-drug"
 
 
 def test_a_dataset_that_differs_is_copied_under_a_new_name(tmp_path: Path, capsys) -> None:
@@ -93,8 +93,8 @@ def test_a_dataset_that_differs_is_copied_under_a_new_name(tmp_path: Path, capsy
                     "task": "drug",
                     "dataset": "mine",
                     "model": "m",
-                    "human": name,
                     "human_kind": "live",
+                    "expert": name,
                     "n": 10,
                     "k": 3,
                     "context": "all",
@@ -107,7 +107,7 @@ def test_a_dataset_that_differs_is_copied_under_a_new_name(tmp_path: Path, capsy
     assert "copied as 'mine@two'" in printed
     with Blackboard.open(out, create=False, readonly=True) as merged:
         rows = merged.db.execute(
-            "SELECT r.human, i.reference_prediction FROM runs r JOIN instances i ON i.dataset = r.dataset ORDER BY r.id"
+            "SELECT r.expert, i.reference_prediction FROM runs r JOIN instances i ON i.dataset = r.dataset ORDER BY r.id"
         ).fetchall()
     assert rows == [("one", "CC.O"), ("two", "CCC.O")]
 

@@ -9,12 +9,13 @@ import pytest
 
 from pxp_tui.agents.llm import load_litellm
 from pxp_tui.blackboard import Blackboard, BlackboardError
-from pxp_tui.experiments import execute_all
-from pxp_tui.runs import RunConfig, create_run
+from pxp_tui.runs.config import RunConfig
+from pxp_tui.runs.create import create_run
+from pxp_tui.runs.repeat import execute_all
 
 from .cli_helpers import pxp
 
-CONFIG_COLUMNS = ("task", "dataset", "model", "checker", "human", "n", "k", "context", "seed", "split", "plan")
+CONFIG_COLUMNS = ("task", "dataset", "model", "checker", "human_kind", "expert", "n", "k", "context", "seed", "split", "plan")
 
 
 def test_repeat_stores_r_runs_of_one_configuration_under_one_experiment(db_path: Path, capsys) -> None:

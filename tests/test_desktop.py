@@ -11,8 +11,8 @@ from pathlib import Path
 from PIL import Image
 
 from pxp_tui.app import desktop
+from pxp_tui.common.instance import Instance
 from pxp_tui.tasks import get_task
-from pxp_tui.tasks.base import Instance
 
 PARACETAMOL = Instance(1, "demo-drug", "paracetamol", input="CC(=O)Nc1ccc(O)cc1", meta={"name": "Paracetamol"})
 

@@ -7,8 +7,8 @@ import io
 import pytest
 from PIL import Image
 
+from pxp_tui.common.instance import Instance
 from pxp_tui.tasks import get_task
-from pxp_tui.tasks.base import Instance
 
 PARACETAMOL = Instance(1, "demo", "paracetamol", input="CC(=O)Nc1ccc(O)cc1", meta={"name": "Paracetamol"})
 

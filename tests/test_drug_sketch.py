@@ -7,8 +7,8 @@ import math
 import pytest
 from PIL import Image
 
+from pxp_tui.common.instance import Instance
 from pxp_tui.tasks import get_task
-from pxp_tui.tasks.base import Instance
 from pxp_tui.tasks.pictures import CellPicture, Surface, braille
 
 PARACETAMOL = "CC(=O)Nc1ccc(O)cc1"

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from pxp_tui.engine import Message, Turn
+from pxp_tui.common.instance import Instance
+from pxp_tui.engine import Message, ParseError, Turn
 from pxp_tui.protocol import Sender, Tag
 from pxp_tui.tasks import get_task
-from pxp_tui.tasks.base import Instance, ParseError
 
 TASK = get_task("drug")
 PARACETAMOL = Instance(id=1, dataset="d", key="paracetamol", input="CC(=O)Nc1ccc(O)cc1", meta={"name": "Paracetamol"})

@@ -20,7 +20,8 @@ import pytest
 from pxp_tui.app.review.runs_screen import open_board
 from pxp_tui.blackboard import Blackboard
 from pxp_tui.blackboard.writers import lock_file
-from pxp_tui.runs import RunConfig, create_run
+from pxp_tui.runs.config import RunConfig
+from pxp_tui.runs.create import create_run
 
 from . import crash_scenarios
 from .app_helpers import expert_turn as app_turn

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from pxp_tui.blackboard import Blackboard
-from pxp_tui.engine import AgentError, Progress, ProtocolViolation, RunSpec, interact
+from pxp_tui.engine import AgentError, ProtocolViolationError, RunProgress, RunSpec, interact
 from pxp_tui.protocol import Sender, Tag
 
 from .scripted import ScriptedAgent, split_script
@@ -22,7 +22,6 @@ def setup_run(board: Blackboard, count: int) -> tuple[int, list]:
             "task": "drug",
             "dataset": "d",
             "model": "script",
-            "human": "proxy",
             "human_kind": "proxy",
             "n": 10,
             "k": 3,
@@ -65,7 +64,7 @@ async def test_sessions_follow_the_schedule_and_stop_rule() -> None:
         assert all(sender == ("machine" if j % 2 else "human") for sender, j, _ in session)
     stops = [r[0] for r in board.db.execute("SELECT stop_reason FROM data ORDER BY ord")]
     assert stops == ["ratified", "ratified", "rejected", "ratified"]
-    assert board.run(run_id)["status"] == "done"
+    assert board.run(run_id).status == "done"
 
 
 async def test_the_bound_cuts_a_session() -> None:
@@ -82,10 +81,10 @@ async def test_an_agent_breaking_the_protocol_is_stopped(bad: list[str]) -> None
     board = Blackboard.memory()
     run_id, instances = setup_run(board, 1)
     machine, human = scripted_pair([bad])
-    with pytest.raises(ProtocolViolation):
+    with pytest.raises(ProtocolViolationError):
         await interact(RunSpec(run_id, n=10, k=3), instances, machine, human, board)
     assert len(tags_of(board)[0]) == 1  # the bad message was not recorded
-    assert board.run(run_id)["status"] == "paused"
+    assert board.run(run_id).status == "paused"
 
 
 async def test_each_message_is_committed_before_the_next_agent_is_asked(tmp_path) -> None:
@@ -116,13 +115,13 @@ async def test_resume_after_a_failure_continues_at_the_next_message() -> None:
     with pytest.raises(AgentError):
         await interact(RunSpec(run_id), instances, machine, human, board)
     run = board.run(run_id)
-    assert run["status"] == "paused" and "scripted failure" in run["error"]
+    assert run.status == "paused" and "scripted failure" in (run.error or "")
     progress = board.progress(run_id, instances)
     assert len(progress.done) == 1 and len(progress.open_messages) == 2
     await interact(RunSpec(run_id), instances, machine, human, board, progress=progress)
     recorded = tags_of(board)
     assert [[t for _, _, t in s] for s in recorded] == sessions  # no duplicate, no gap
-    assert board.run(run_id)["status"] == "done"
+    assert board.run(run_id).status == "done"
 
 
 @pytest.mark.parametrize(("policy", "expected"), [("all", [0, 1, 2, 3]), ("none", [0, 0, 0, 0]), ("last:2", [0, 1, 2, 2])])
@@ -177,5 +176,5 @@ async def test_context_rows_name_the_message_and_the_carried_sessions() -> None:
 
 
 def test_progress_of_a_fresh_run_is_empty() -> None:
-    assert Progress().next_order == 0
+    assert RunProgress().next_order == 0
     assert Sender.MACHINE.other is Sender.HUMAN and Tag("REVISE") is Tag.REVISE

@@ -108,14 +108,14 @@ def test_a_gate_interrupted_by_the_model_resumes_without_measuring_twice(capsys,
         code, _, err = pxp(capsys, *args)
         assert code == 1 and "paused" in err
         with Blackboard.open(retro, create=False) as board:
-            assert board.run(1)["status"] == "paused"
+            assert board.run(1).status == "paused"
             assert board.db.execute("SELECT COUNT(*) FROM data WHERE stop_reason IS NOT NULL").fetchone()[0] == 1
             assert board.db.execute("SELECT context_kept FROM data").fetchone()[0] is None
         failing[0] = False
         code, _out, err = pxp(capsys, "run", "--headless", "--resume", "1", "--db", str(retro))
     assert code == 0, err
     with Blackboard.open(retro, create=False) as board:
-        assert board.run(1)["status"] == "done"
+        assert board.run(1).status == "done"
         assert_run_obeys_protocol(board, 1)
         phases = [(r["phase"], r["split"], r["session_id"]) for r in board.db.query("SELECT * FROM evaluations ORDER BY id")]
         kept = [r[0] for r in board.db.execute("SELECT context_kept FROM data ORDER BY ord")]

@@ -11,9 +11,9 @@ from pxp_tui.agents.llm import LLMClient
 from pxp_tui.agents.machine import MachineAgent
 from pxp_tui.blackboard import Blackboard
 from pxp_tui.cli.main import main
+from pxp_tui.common.instance import Instance
 from pxp_tui.engine import Turn
 from pxp_tui.tasks import get_task
-from pxp_tui.tasks.base import Instance
 
 from .stub import StubServer, drug_first, learner
 

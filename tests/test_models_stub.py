@@ -56,7 +56,7 @@ def test_rad_run_on_the_papers_cases_sends_every_image_and_stores_parsed_replies
     machine = stub.machine_requests()
     board = Blackboard.open(db_path, create=False)
     run = board.run(1)
-    assert run["status"] == "done" and len(run["plan"]) == 20
+    assert run.status == "done" and len(run.plan) == 20
     assert_run_obeys_protocol(board, 1)
 
     # every machine prompt: the papers' system prompt, and this case's X-ray as a data URL at the end
@@ -93,7 +93,7 @@ def test_drug_run_on_the_papers_reactions_completes(capsys, shared_data: Path, d
         code, out = stub_run(capsys, db_path, stub, "drug", "retro", "--context", "last:3")
     assert code == 0, out
     board = Blackboard.open(db_path, create=False)
-    assert board.run(1)["status"] == "done"
+    assert board.run(1).status == "done"
     assert_run_obeys_protocol(board, 1)
     machine = stub.machine_requests()
     assert all(r.system.startswith(DRUG_PROMPT) for r in machine)
@@ -127,8 +127,8 @@ def test_failing_every_third_and_rate_limited_every_fifth_the_run_still_complete
     statuses = [r.status for r in stub.requests]
     assert statuses.count(500) > 5 and statuses.count(429) > 5
     with Blackboard.open(db_path, create=False) as board:
-        assert board.run(1)["status"] == "done"
-        assert len(board.run(1)["plan"]) == 12
+        assert board.run(1).status == "done"
+        assert len(board.run(1).plan) == 12
         assert assert_run_obeys_protocol(board, 1) >= 3 * 12
 
 
@@ -145,14 +145,14 @@ def test_a_model_that_keeps_failing_pauses_the_run_with_its_cause_and_it_resumes
         assert "pxp run --headless --resume 1" in out
         with Blackboard.open(db_path, create=False) as board:
             run = board.run(1)
-            assert run["status"] == "paused" and "server error" in run["error"]
+            assert run.status == "paused" and "server error" in (run.error or "")
             before = board.db.execute("SELECT COUNT(*) FROM messages").fetchone()[0]
         assert before > 0
 
         code, out = pxp(capsys, "run", "--headless", "--resume", "1", "--db", str(db_path))
     assert code == 0, out
     with Blackboard.open(db_path, create=False) as board:
-        assert board.run(1)["status"] == "done"
+        assert board.run(1).status == "done"
         assert_run_obeys_protocol(board, 1)
     assert SECRET.encode() not in file_bytes(db_path)
 
@@ -167,7 +167,7 @@ def test_a_rejected_key_pauses_at_once_and_the_key_echoed_by_the_server_is_redac
     assert len(stub.requests) == 1  # not retried: retrying cannot fix a key
     assert "authentication failed" in out and "[redacted]" in out
     with Blackboard.open(db_path, create=False) as board:
-        assert "[redacted]" in board.run(1)["error"]
+        assert "[redacted]" in board.run(1).error
     assert SECRET not in out
     assert SECRET.encode() not in file_bytes(db_path)
 
@@ -204,7 +204,7 @@ def test_unparseable_replies_are_asked_again_then_pause(capsys, shared_data: Pat
         code, out = pxp(capsys, "run", "--headless", "--resume", "1", "--db", str(db_path))
     assert code == 0, out
     with Blackboard.open(db_path, create=False) as board:
-        assert board.run(1)["status"] == "done"
+        assert board.run(1).status == "done"
         assert_run_obeys_protocol(board, 1)
 
 

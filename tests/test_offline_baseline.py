@@ -6,10 +6,10 @@ from pxp_tui.agents import tfidf
 from pxp_tui.agents.checker import Checker, agree_prompt, offline_checker
 from pxp_tui.agents.llm import LLMClient
 from pxp_tui.agents.machine import MachineAgent
+from pxp_tui.common.instance import Instance
 from pxp_tui.engine import Message, SessionRecord, Turn
 from pxp_tui.protocol import Sender, StopReason, Tag
 from pxp_tui.tasks import get_task
-from pxp_tui.tasks.base import Instance
 from pxp_tui.tasks.drug import templates
 
 TASK = get_task("drug")

@@ -26,7 +26,7 @@ def run_demo(capsys: pytest.CaptureFixture[str], db: Path, *extra: str) -> Black
 def test_the_baseline_improves_as_its_context_grows(capsys, db_path: Path) -> None:
     with run_demo(capsys, db_path) as board:
         assert_run_obeys_protocol(board, 1)
-        assert len(board.run(1)["plan"]) == 20  # the phantoms' train split
+        assert len(board.run(1).plan) == 20  # the phantoms' train split
         sessions = [r[0] for r in board.db.execute("SELECT correct FROM session_performance WHERE run_id = 1 ORDER BY ord")]
         tests = list(board.db.query("SELECT * FROM evaluations WHERE run_id = 1 AND split = 'test' ORDER BY id"))
     # the machine's first answer in each session: right more often in the second half than the first

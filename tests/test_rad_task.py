@@ -11,11 +11,10 @@ from PIL import Image
 from pxp_tui.agents.checker import Checker
 from pxp_tui.agents.llm import LLMClient
 from pxp_tui.agents.machine import MachineAgent
-from pxp_tui.agents.types import ParseError
-from pxp_tui.engine import Message, SessionRecord, Turn
+from pxp_tui.common.instance import Instance
+from pxp_tui.engine import Message, ParseError, SessionRecord, Turn
 from pxp_tui.protocol import Sender, StopReason, Tag
 from pxp_tui.tasks import get_task
-from pxp_tui.tasks.base import Instance
 from pxp_tui.tasks.rad import baseline, dataset, images
 from pxp_tui.tasks.rad.labels import label_of
 

@@ -6,8 +6,9 @@ import pytest
 
 from pxp_tui.agents.checker import parse_answer
 from pxp_tui.agents.replies import cut_off_thinking, trim_fences, without_thinking
+from pxp_tui.common.instance import Instance
+from pxp_tui.engine import ParseError
 from pxp_tui.tasks import get_task
-from pxp_tui.tasks.base import Instance, ParseError
 from pxp_tui.tasks.drug import chem
 
 DRUG, RAD = get_task("drug"), get_task("rad")

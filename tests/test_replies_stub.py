@@ -78,7 +78,7 @@ def test_a_checker_answering_judgement_yes_completes_the_run(capsys, db_path: Pa
     assert code == 0, out
     assert stub.checker_requests()
     with Blackboard.open(db_path, create=False) as board:
-        assert board.run(1)["status"] == "done"
+        assert board.run(1).status == "done"
         assert_run_obeys_protocol(board, 1)
         agreed = [row[0] for row in board.db.execute("SELECT guard_agree FROM messages WHERE guard_agree IS NOT NULL")]
     assert agreed and all(agreed)  # every "Judgement: Yes" was read as the Yes it is
@@ -103,7 +103,7 @@ def test_checker_answers_shaped_like_real_models_are_read_at_once_as_what_they_s
     assert set(served) == {(shape, yes) for shape in range(len(CHECKER_SHAPES)) for yes in (True, False)}
     assert all(a != b for a, b in itertools.pairwise(asked))  # none asked again
     with Blackboard.open(db_path, create=False) as board:
-        assert board.run(1)["status"] == "done"
+        assert board.run(1).status == "done"
         assert_run_obeys_protocol(board, 1)
         checked = 0
         for (session_id,) in board.db.execute("SELECT session_id FROM data WHERE run_id = 1").fetchall():
@@ -133,7 +133,7 @@ def test_an_answer_with_both_or_neither_is_asked_again_and_a_clear_one_is_taken(
     first, second, third = (r.messages for r in stub.checker_requests()[:3])
     assert first == second == third  # the same question, asked twice more
     with Blackboard.open(db_path, create=False) as board:
-        assert board.run(1)["status"] == "done"
+        assert board.run(1).status == "done"
 
 
 def test_a_checker_that_keeps_saying_both_pauses_the_run_and_it_resumes(capsys, db_path: Path) -> None:
@@ -151,13 +151,13 @@ def test_a_checker_that_keeps_saying_both_pauses_the_run_and_it_resumes(capsys, 
         assert len(stub.checker_requests()) == 3
         with Blackboard.open(db_path, create=False) as board:
             run = board.run(1)
-            assert run["status"] == "paused" and "answered neither Yes nor No" in run["error"]
+            assert run.status == "paused" and "answered neither Yes nor No" in (run.error or "")
 
         answer["checker"] = "<think>\nThe two agree on the reactants.\n</think>\n\nJudgement: No"
         code, out, err = pxp(capsys, "run", "--headless", "--resume", "1", "--db", db_path)
     assert code == 0, out + err
     with Blackboard.open(db_path, create=False) as board:
-        assert board.run(1)["status"] == "done"
+        assert board.run(1).status == "done"
         assert_run_obeys_protocol(board, 1)
 
 
@@ -243,7 +243,7 @@ def test_machine_replies_shaped_like_real_models_store_their_prediction_and_expl
     asked = stub.machine_requests()
     assert len(asked) > len(shapes)  # every shape served
     with Blackboard.open(db_path, create=False) as board:
-        assert board.run(1)["status"] == "done"
+        assert board.run(1).status == "done"
         stored = machine_messages(board)
     assert len(stored) == len(asked)  # every reply read at the first asking
     normalise = get_task(task).normalise  # DRUG: the canonical SMILES set; RAD: the condition

@@ -96,9 +96,9 @@ def test_bad_queries_are_errors(board: Blackboard) -> None:
 def test_runs_list_counts_match_the_protocol(board: Blackboard) -> None:
     (run,) = review.runs(board)
     flags = [session_flags(expected_tags(tags)) for _, tags in EVERY_CLASS]
-    assert run["sessions"] == run["planned"] == run["started"] == len(EVERY_CLASS)
+    assert run.counts.sessions == run.planned == run.started == len(EVERY_CLASS)
     for name in CLASSES:
-        assert run[name] == sum(getattr(f, name) for f in flags)
+        assert getattr(run.counts, name) == sum(getattr(f, name) for f in flags)
 
 
 def test_a_copy_of_the_file_replays_a_session_with_its_instance(db_path: Path, tmp_path: Path, board) -> None:
@@ -110,4 +110,4 @@ def test_a_copy_of_the_file_replays_a_session_with_its_instance(db_path: Path, t
         replay = review.replay(copy, session_id)
     assert [m.tag for m in replay.messages] == [Tag(t) for t in EVERY_CLASS[2][1]]
     assert replay.instance.input == get_task("drug").demo_rows()[2].input  # the target, from the file alone
-    assert replay.run["id"] == 1 and WORDS[2] in replay.messages[0].explanation
+    assert replay.run.id == 1 and WORDS[2] in replay.messages[0].explanation

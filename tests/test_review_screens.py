@@ -186,7 +186,6 @@ async def test_a_copy_on_another_machine_shows_the_stored_xray(tmp_path: Path) -
                 "task": "rad",
                 "dataset": "xrays",
                 "model": "script",
-                "human": "proxy",
                 "human_kind": "proxy",
                 "n": 4,
                 "k": 3,

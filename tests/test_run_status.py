@@ -24,7 +24,9 @@ from pxp_tui.app.review import ReviewApp
 from pxp_tui.app.screens import start
 from pxp_tui.blackboard import Blackboard, BlackboardError, review
 from pxp_tui.blackboard.writers import lock_file
-from pxp_tui.runs import RunConfig, create_run
+from pxp_tui.common.kinds import HumanKind
+from pxp_tui.runs.config import RunConfig
+from pxp_tui.runs.create import create_run
 
 from .app_helpers import wait_for
 from .conftest import ROOT, pxp
@@ -57,7 +59,7 @@ def set_status(db: Path, status: str, run_id: int = 1) -> None:
 
 def shown(db: Path) -> list[str]:
     with Blackboard.open(db, readonly=True) as board:
-        return [r["status"] for r in review.runs(board)]
+        return [r.run.status for r in review.runs(board)]
 
 
 def holder(db: Path, run_id: int = 1) -> subprocess.Popen:
@@ -94,7 +96,7 @@ def test_a_second_writer_of_a_run_is_refused_while_the_first_lives(db_path: Path
         with board.writing(1):
             with pytest.raises(BlackboardError, match="already being driven"), board.writing(1):
                 pass
-            assert board.run(1)["status"] == "running"  # left by the killed holder; this process holds it now
+            assert board.run(1).status == "running"  # left by the killed holder; this process holds it now
         with board.writing(1):  # let go: taken again
             pass
 
@@ -132,7 +134,7 @@ def test_reading_creates_no_lock_file(db_path: Path) -> None:
 
 async def test_the_start_screen_lists_a_killed_run_as_interrupted(db_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("PXP_IMAGES", "none")
-    board_with_runs(db_path, human="alice")
+    board_with_runs(db_path, human_kind=HumanKind.LIVE, expert="alice")
     set_status(db_path, "running")
     app = PXPApp(db_path)
     async with app.run_test(size=(160, 48)) as pilot:

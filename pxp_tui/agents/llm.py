@@ -10,11 +10,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from pxp_tui.agents.redact import redact
+from pxp_tui.common.models import is_offline
+from pxp_tui.common.redaction import redact
 from pxp_tui.engine import AgentError
 
-#: the model name that selects the offline baseline
-OFFLINE = "offline"
 #: the key sent to a local OpenAI-compatible server (``--api-base``) when no OPENAI_API_KEY is set
 LOCAL_KEY = "no-key"
 
@@ -50,26 +49,6 @@ def _load_dotenv() -> None:
     except ImportError:  # pragma: no cover - python-dotenv is a dependency
         return
     load_dotenv(".env", override=False)
-
-
-def litellm_model(model: str, task: str) -> str:
-    """The litellm model string for a user's ``--model`` value."""
-    if model == OFFLINE:
-        return f"pxp-offline/{task}"
-    return model
-
-
-def is_offline(model: str) -> bool:
-    return model == OFFLINE or model.startswith("pxp-offline/")
-
-
-def model_label(model: str) -> str:
-    """How a model is named to users: the offline machine is always called a baseline."""
-    if model.startswith("pxp-offline/checker"):
-        return "offline TF-IDF checker"
-    if is_offline(model):
-        return "offline baseline"
-    return model.replace("pxp-offline/checker", "offline TF-IDF checker")  # e.g. the proxy's note
 
 
 @dataclass(frozen=True)

@@ -7,8 +7,8 @@ from typing import Any
 from pxp_tui.agents.checker import Checker
 from pxp_tui.agents.computed import decide
 from pxp_tui.agents.llm import Completion, LLMClient, totals
-from pxp_tui.agents.types import ParseError, TaskLike
-from pxp_tui.engine import AgentError, Reply, Turn
+from pxp_tui.agents.types import TaskLike
+from pxp_tui.engine import AgentError, ParseError, Reply, Turn
 
 
 class MachineAgent:

@@ -15,7 +15,7 @@ import os
 from collections.abc import Callable
 from typing import Any
 
-PROVIDER = "pxp-offline"
+from pxp_tui.common.models import OFFLINE_PROVIDER as PROVIDER
 
 #: name -> function from chat messages to reply text
 _MODELS: dict[str, Callable[[list[dict[str, Any]]], str]] = {}
@@ -62,7 +62,7 @@ def install(litellm: Any) -> None:
     """Register the provider with litellm (idempotent)."""
     from litellm import CustomLLM
 
-    class OfflineLLM(CustomLLM):  # type: ignore[misc, valid-type]
+    class OfflineLLM(CustomLLM):
         def _reply(self, model: str, messages: list, model_response: Any, text: str) -> Any:
             model_response.choices[0].message.content = text
             model_response.model = f"{PROVIDER}/{model}"

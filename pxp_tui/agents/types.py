@@ -5,27 +5,27 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, Protocol
 
+from pxp_tui.common.instance import Instance
 from pxp_tui.engine import Message, SessionRecord, Turn
 
 
-class ParseError(ValueError):
-    """A model's reply could not be read as a prediction and an explanation."""
-
-
 class TaskLike(Protocol):
-    """The part of ``pxp_tui.tasks.base.Task`` the agents use."""
+    """The part of :class:`pxp_tui.tasks.base.Task` the agents use."""
 
-    name: str
-    explanation_noun: str
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def explanation_noun(self) -> str: ...
 
     def system_prompt(self) -> str: ...
 
-    def session_messages(self, instance: Any, messages: Sequence[Message], *, in_context: bool) -> list[dict]: ...
+    def session_messages(self, instance: Instance, messages: Sequence[Message], *, in_context: bool) -> list[dict[str, Any]]: ...
 
-    def context_messages(self, record: SessionRecord) -> list[dict]: ...
+    def context_messages(self, record: SessionRecord) -> list[dict[str, Any]]: ...
 
     def ask_content(self, turn: Turn) -> str: ...
 
-    def parse(self, text: str, instance: Any = None) -> tuple[str, str]: ...
+    def parse(self, text: str, instance: Instance | None = None) -> tuple[str, str]: ...
 
     def match(self, a: str, b: str) -> bool: ...

@@ -3,11 +3,23 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from enum import Enum
 
 from textual.message import Message as TextualMessage
 
+from pxp_tui.common.instance import Instance
 from pxp_tui.engine import Message, SessionRecord, Turn
+
+
+class StopOutcome(str, Enum):
+    """How the engine stopped driving a run in the app."""
+
+    DONE = "done"  # every session finished
+    CANCELLED = "cancelled"  # the worker was cancelled (escape, pause, quitting): nothing pending was written
+    FAILED = "failed"  # a model failure or a blackboard problem; ``cause`` says which
+
+    def __str__(self) -> str:
+        return self.value
 
 
 @dataclass
@@ -15,7 +27,7 @@ class SessionStarted(TextualMessage):
     """A session opened (or reopened, when a run resumes: ``history`` holds its earlier messages)."""
 
     session_id: int
-    instance: Any
+    instance: Instance
     order: int
     total: int
     history: tuple[Message, ...] = ()
@@ -44,8 +56,8 @@ class HumanTurn(TextualMessage):
 
 @dataclass
 class RunStopped(TextualMessage):
-    """The engine stopped driving the run: ``outcome`` is ``done``, ``cancelled`` or ``failed``."""
+    """The engine stopped driving the run."""
 
-    outcome: str
+    outcome: StopOutcome
     cause: str = ""
     retryable: bool = True

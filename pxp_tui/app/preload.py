@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 from importlib import import_module
-from importlib.util import find_spec
 
-#: modules slow to import that the session screen needs (RDKit drawing, the chart, terminal images)
-HEAVY = ("pxp_tui.tasks.drug.draw", "textual_plotext", "textual_image.widget")
+#: modules slow to import that the session screen needs (the chart, terminal images), besides the tasks' own
+HEAVY = ("textual_plotext", "textual_image.widget")
 
 
 def load(tasks: list[str]) -> None:
@@ -14,11 +13,11 @@ def load(tasks: list[str]) -> None:
     from pxp_tui.agents.llm import load_litellm
     from pxp_tui.tasks import get_task
 
+    modules = list(HEAVY)
     for name in tasks:
-        get_task(name)  # RDKit for DRUG; registers the task's offline machine
-    for module in HEAVY:
-        if find_spec(module) is not None:
-            import_module(module)
-    import pxp_tui.runs  # noqa: F401 - the run wiring (agents, blackboard)
+        modules += get_task(name).slow_modules  # loading it: RDKit for DRUG; registers the task's offline machine
+    for module in modules:
+        import_module(module)
+    import pxp_tui.runs.execute  # noqa: F401 - the run wiring (agents, blackboard)
 
     load_litellm()  # about 2 s

@@ -6,7 +6,7 @@ import asyncio
 from collections.abc import Callable, Iterable
 from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from textual import work
 from textual.app import App, SystemCommand
@@ -14,7 +14,11 @@ from textual.binding import Binding
 from textual.screen import Screen
 
 from pxp_tui.app.keys import key_rows
-from pxp_tui.app.review_hook import review_available, review_screen
+
+if TYPE_CHECKING:
+    from pxp_tui.blackboard import Blackboard
+
+T = TypeVar("T")
 
 
 class PXPApp(App[int]):
@@ -34,7 +38,7 @@ class PXPApp(App[int]):
         self.db_path = Path(db_path)
         self.first_run = run_id
         self.preload = preload
-        self._board: Any = None
+        self._board: Blackboard | None = None
         self._board_lock = asyncio.Lock()
         self._loaded = asyncio.Event()
         self._loading: Any = None
@@ -72,14 +76,14 @@ class PXPApp(App[int]):
         await self._painted.wait()
 
     # -- what the screens share -------------------------------------------------------------------
-    async def blackboard(self) -> Any:
+    async def blackboard(self) -> Blackboard:
         """The blackboard, opened (and created or migrated) in a thread on first use."""
         async with self._board_lock:
             if self._board is None:
                 self._board = await asyncio.to_thread(_open_blackboard, self.db_path)
         return self._board
 
-    async def read_board(self, read: Callable[..., Any], *args: Any) -> Any:
+    async def read_board(self, read: Callable[..., T], *args: Any) -> T:
         """``read(board, *args)`` in a thread, on a read-only connection of its own.
 
         Readers never share the writer's connection (WAL lets them read while it writes); every write
@@ -150,11 +154,10 @@ class PXPApp(App[int]):
         self.exit(0, return_code=code)
 
     def action_open_review(self) -> None:
-        """Open the review of past runs (``pxp_tui.app.review``), or say it is not available yet."""
-        if not review_available():
-            self.notify("The review of past runs is not available yet.", severity="warning")
-            return
-        self.push_screen(review_screen(self.db_path))
+        """Open the review of past runs (``pxp_tui.app.review``), read-only."""
+        from pxp_tui.app.review import ReviewScreen
+
+        self.push_screen(ReviewScreen(self.db_path))
 
     def action_new_run(self) -> None:
         from pxp_tui.app.screens.start import StartScreen
@@ -184,13 +187,13 @@ class PXPApp(App[int]):
         return node.check_action(action, ()) is True
 
 
-def _open_blackboard(path: Path) -> Any:
+def _open_blackboard(path: Path) -> Blackboard:
     from pxp_tui.blackboard import Blackboard  # sqlite-utils: imported in this thread, not on the UI loop
 
     return Blackboard.open(path)
 
 
-def _read_blackboard(path: Path, read: Callable[..., Any], args: tuple[Any, ...]) -> Any:
+def _read_blackboard(path: Path, read: Callable[..., T], args: tuple[Any, ...]) -> T:
     from pxp_tui.blackboard import Blackboard
 
     with Blackboard.open(path, readonly=True) as board:

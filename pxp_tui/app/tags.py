@@ -32,7 +32,7 @@ def tag_content(tag: Tag, sender: Sender | None = None) -> Content:
     return Content.styled(text, f"bold {TAG_COLOURS[tag]}")
 
 
-def tag_sequence(tags: Iterable[tuple[Sender, Tag]]) -> Content:
+def tags_content(tags: Iterable[tuple[Sender, Tag]]) -> Content:
     """A session's tags as ``INIT_m RATIFY_h RATIFY_m``, each in its colour."""
     parts = [tag_content(tag, sender) for sender, tag in tags]
     return Content(" ").join(parts) if parts else Content.styled("no messages yet", "dim")

@@ -32,7 +32,7 @@ _MEANINGS = (
 )
 
 
-def describe(exc: sqlite3.Error) -> str:
+def describe_error(exc: Exception) -> str:
     """One line saying what went wrong, then SQLite's own words: "the disk is full (database or disk is full)"."""
     name = getattr(exc, "sqlite_errorname", "") or ""
     text = str(exc).strip() or type(exc).__name__

@@ -1,11 +1,15 @@
-"""Machine performance measured on a split (``evaluations``, ``evaluation_items``), written and read back."""
+"""Machine performance measured on a split (``evaluations``, ``evaluation_items``): written, read back,
+copied by ``pxp merge``, and found for a report (pxp's own table, or another tool's)."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from pxp_tui.blackboard.store import Blackboard, now
+import sqlite_utils
+
+from pxp_tui.blackboard.schema import TABLES, shared_columns, table_columns
+from pxp_tui.blackboard.store import Blackboard, insert_id, now
 
 #: the summary columns a measurement is written with (besides run, phase, split, session)
 SUMMARY = ("sessions", "context_sessions", "model", "checker")
@@ -60,8 +64,8 @@ def record(
         "created_at": now(),
     }
     with board.db.atomic():
-        row["id"] = board.db["evaluations"].insert(row).last_pk
-        board.db["evaluation_items"].insert_all(
+        row["id"] = insert_id(board.db.table("evaluations"), row)
+        board.db.table("evaluation_items").insert_all(
             [{"evaluation_id": row["id"], **{k: _cell(item.get(k)) for k in ITEM}} for item in items]
         )
     return row
@@ -96,3 +100,71 @@ def ungated(board: Blackboard, run_id: int) -> list[int]:
     sql = """SELECT session_id FROM data WHERE run_id = ? AND stop_reason IS NOT NULL AND context_kept IS NULL
              ORDER BY ord"""
     return [r[0] for r in board.db.execute(sql, [run_id])]
+
+
+# -- pxp merge --------------------------------------------------------------------------------------
+def copy_merged(db: sqlite_utils.Database, src: str, session_offset: int) -> int:
+    """Copy the measurements of the runs ``pxp merge`` mapped from attached database ``src``; how many.
+
+    Called by :mod:`pxp_tui.blackboard.merge` inside its transaction, after the runs, sessions and
+    instances of ``src`` are mapped (``temp.merge_map``): measurements get new ids, their run's and
+    session's new ids, and their items the target's instance ids.
+    """
+    if not table_columns(db, src, "evaluations"):
+        return 0
+    shared = [c for c in shared_columns(db, src, "evaluations") if c != "id"]
+    items = [c for c in shared_columns(db, src, "evaluation_items") if c not in ("evaluation_id", "instance_id")]
+    rows = db.execute(
+        f"""SELECT e.id, r.new, {", ".join("e." + c for c in shared)} FROM {src}.evaluations e
+            JOIN temp.merge_map r ON r.kind = 'run' AND r.old = e.run_id ORDER BY e.id"""
+    ).fetchall()
+    for old_id, run_id, *values in rows:
+        row = dict(zip(shared, values, strict=True), run_id=run_id)
+        if row.get("session_id") is not None:
+            row["session_id"] += session_offset
+        new_id = insert_id(db.table("evaluations"), row)
+        db.execute(
+            f"""INSERT INTO main.evaluation_items (evaluation_id, instance_id, {", ".join(items)})
+                SELECT ?, i.new, {", ".join("t." + c for c in items)} FROM {src}.evaluation_items t
+                JOIN temp.merge_map i ON i.kind = 'instance' AND i.old = t.instance_id WHERE t.evaluation_id = ?""",
+            [new_id, old_id],
+        )
+    return len(rows)
+
+
+# -- reports --------------------------------------------------------------------------------------------
+#: names another tool's evaluation table may have, most likely first (pxp's own is ``evaluations``)
+CANDIDATES = ("evaluation", "performance", "machine_performance")
+
+
+#: the columns of pxp's own ``evaluations`` table (``--evaluate``, ``--learn-gate``) a report shows
+SHOWN = ("run_id", "phase", "split", "sessions", "context_sessions", "instances", "p_correct", "p_agreed", "p_both", "kept")
+
+
+def report_table(board: Blackboard) -> str | None:
+    """The evaluation table: pxp's, a known name, else another non-core table with a ``run_id`` column."""
+    tables = board.db.table_names()
+    if "evaluations" in tables:
+        return "evaluations"
+    names = [n for n in tables if n not in TABLES and not n.startswith(("sqlite_", "_"))]
+    for name in CANDIDATES:
+        if name in names and "run_id" in board.db.table(name).columns_dict:
+            return name
+    for name in names:
+        if ("eval" in name or "perf" in name) and "run_id" in board.db.table(name).columns_dict:
+            return name
+    return None
+
+
+def report_rows(board: Blackboard, run_ids: Sequence[int]) -> tuple[str, list[dict[str, Any]]] | None:
+    """(table, its rows for these runs in stored order), or None when there is nothing evaluated.
+
+    The table is :func:`report_table`; a blackboard without one (or runs never evaluated) has none.
+    """
+    name = report_table(board)
+    if name is None or not run_ids:
+        return None
+    marks = ",".join("?" * len(run_ids))
+    shown = ", ".join(SHOWN) if name == "evaluations" else "*"
+    found = list(board.db.query(f"SELECT {shown} FROM [{name}] WHERE run_id IN ({marks}) ORDER BY run_id, rowid", list(run_ids)))
+    return (name, found) if found else None

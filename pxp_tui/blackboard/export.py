@@ -14,7 +14,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
-from pxp_tui.blackboard.store import Blackboard, BlackboardError
+from pxp_tui.blackboard.errors import BlackboardError
+from pxp_tui.blackboard.store import Blackboard
 
 FORMATS = {"csv": "csv", "json": "json", "ndjson": "ndjson", "markdown": "md"}
 
@@ -33,8 +34,8 @@ def names(board: Blackboard) -> list[str]:
 
 
 def _rows(board: Blackboard, name: str) -> tuple[list[str], Iterator[tuple]]:
-    table = board.db[name]
-    order = "" if name in board.db.view_names() or not table.pks else " ORDER BY " + ", ".join(f"[{p}]" for p in table.pks)
+    pks = [] if name in board.db.view_names() else board.db.table(name).pks
+    order = " ORDER BY " + ", ".join(f"[{p}]" for p in pks) if pks else ""
     cursor = board.db.execute(f"SELECT * FROM [{name}]{order}")
     return [d[0] for d in cursor.description], iter(cursor)
 

@@ -18,9 +18,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from pxp_tui.blackboard import firsts, merge_evaluations, schema
+from pxp_tui.blackboard import evaluations, firsts, schema
+from pxp_tui.blackboard.errors import BlackboardError
 from pxp_tui.blackboard.schema import shared_columns, table_columns
-from pxp_tui.blackboard.store import Blackboard, BlackboardError
+from pxp_tui.blackboard.store import Blackboard, insert_id
 
 #: inputs attached at once (SQLite attaches at most 10 databases by default)
 BATCH = 8
@@ -41,16 +42,15 @@ class Merged:
 
 
 def check_source(source: Path, target: Path | None) -> None:
-    """``source`` must be an existing pxp blackboard at the current schema, other than the target.
+    """``source`` must be an existing pxp blackboard that this pxp reads as it is (the current schema, or
+    one from :data:`schema.READABLE_FROM`), other than the target. It is never changed.
 
     Read through SQLite only, never opened as a plain file: see :meth:`Blackboard.open`.
     """
     if target is not None and source.exists() and target.exists() and source.resolve() == target.resolve():
         raise BlackboardError(f"{source} is the output file: merge other files into it")
-    with Blackboard.open(source, create=False, readonly=True) as board:
-        version = board.db.execute("PRAGMA user_version").fetchone()[0]
-    if version != schema.SCHEMA_VERSION:  # pragma: no cover - opening read-only fails first
-        raise BlackboardError(f"{source} has schema {version}: open it once with this pxp to upgrade it")
+    with Blackboard.open(source, create=False, readonly=True):  # BlackboardError if it is older than that
+        pass
 
 
 def check_sources(sources: Sequence[Path], target: Path | None) -> None:
@@ -68,11 +68,11 @@ def merge(target: Blackboard, sources: Sequence[Path]) -> list[Merged]:
     for start in range(0, len(sources), BATCH):
         batch = list(sources[start : start + BATCH])
         aliases = [f"src{i}" for i in range(len(batch))]
-        for alias, path in zip(aliases, batch):
+        for alias, path in zip(aliases, batch, strict=True):
             target.db.execute(f"ATTACH DATABASE ? AS {alias}", [str(path)])
         try:
             with target.db.atomic():
-                results += [_merge_one(target, alias, path) for alias, path in zip(aliases, batch)]
+                results += [_merge_one(target, alias, path) for alias, path in zip(aliases, batch, strict=True)]
         finally:
             for alias in aliases:
                 target.db.execute(f"DETACH DATABASE {alias}")
@@ -120,7 +120,10 @@ def _merge_one(target: Blackboard, src: str, path: Path) -> Merged:
         )
     ours = {row[0] for row in db.execute("SELECT uid FROM main.runs")}
     run_columns = [c for c in shared_columns(db, src, "runs") if c != "id"]
-    for run in db.query(f"SELECT * FROM {src}.runs ORDER BY id"):
+    derived = [(c, sql) for (table, c), sql in schema.DERIVED.items() if table == "runs" and c not in run_columns]
+    extra = "".join(f", {sql} AS {c}" for c, sql in derived)  # columns an older file lacks, as its migration fills them
+    run_columns += [c for c, _ in derived]
+    for run in db.query(f"SELECT *{extra} FROM {src}.runs ORDER BY id"):
         if run["uid"] in ours:
             result.skipped.append(run["id"])
             continue
@@ -129,7 +132,7 @@ def _merge_one(target: Blackboard, src: str, path: Path) -> Merged:
         options = json.loads(run["options"] or "{}")
         options["merged_from"] = {"file": path.name, "run_id": run["id"]}
         row["options"] = json.dumps(options, sort_keys=True)
-        new_id = db["runs"].insert(row).last_pk
+        new_id = insert_id(db.table("runs"), row)
         db.execute("INSERT INTO temp.merge_map VALUES ('run', ?, ?)", [run["id"], new_id])
         result.runs.append((run["id"], new_id))
     offset = db.execute("SELECT COALESCE(MAX(session_id), 0) FROM main.data").fetchone()[0]
@@ -155,7 +158,7 @@ def _merge_one(target: Blackboard, src: str, path: Path) -> Merged:
         ).rowcount
         if table == "messages":
             result.messages = count
-    merge_evaluations.copy(db, src, offset)
+    evaluations.copy_merged(db, src, offset)
     _other_tables(target, src, offset, result)
     return result
 
@@ -172,7 +175,7 @@ def _other_tables(target: Blackboard, src: str, offset: int, result: Merged) -> 
         if table not in db.table_names():
             result.not_copied.append(table)
             continue
-        pks = db[table].pks
+        pks = db.table(table).pks
         shared = [c for c in shared_columns(db, src, table) if not (c in pks and pks == ["id"])]
         values = [{"run_id": "r.new", "session_id": "t.session_id + ?"}.get(c, f"t.{c}") for c in shared]
         params = [offset] if "session_id" in shared else []

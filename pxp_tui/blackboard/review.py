@@ -9,11 +9,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from pxp_tui.blackboard.errors import BlackboardError
+from pxp_tui.blackboard.metrics import counts_of
+from pxp_tui.blackboard.records import Run, RunSummary
 from pxp_tui.blackboard.schema import CLASSES
-from pxp_tui.blackboard.store import Blackboard, BlackboardError
+from pxp_tui.blackboard.store import Blackboard
+from pxp_tui.common.instance import Instance
 from pxp_tui.engine import Message
 from pxp_tui.protocol import Sender, SessionFlags, Tag, sender_at
-from pxp_tui.tasks.base import Instance
 
 #: session filters: the intelligibility classes, then how the session ended
 FILTERS: dict[str, str] = {
@@ -95,37 +98,41 @@ class Page:
 class Replay:
     """One session as recorded: its run, instance (image included) and messages."""
 
-    run: dict[str, Any]
+    run: Run
     session: dict[str, Any]
     instance: Instance
     messages: list[Message]
 
 
-_RUNS = """SELECT r.id, r.uid, r.task, r.dataset, r.model, r.checker, r.human, r.human_kind, r.n, r.k,
-               r.context, r.experiment, r.status, r.created_at, r.updated_at,
-               json_array_length(r.plan) AS planned,
-               (SELECT COUNT(*) FROM data d WHERE d.run_id = r.id) AS started,
-               v.* FROM runs r JOIN run_intelligibility v ON v.run_id = r.id ORDER BY r.id"""
+_COUNTS = ", ".join(f"v.{name}" for name in ("sessions", *CLASSES))
+_RUNS = f"""SELECT r.*, json_array_length(r.plan) AS planned,
+              (SELECT COUNT(*) FROM data d WHERE d.run_id = r.id) AS started, {_COUNTS}
+            FROM runs r JOIN run_intelligibility v ON v.run_id = r.id"""
 
 
-def runs(board: Blackboard) -> list[dict[str, Any]]:
+def _summary(row: dict[str, Any]) -> RunSummary:
+    return RunSummary(Run.from_row(row), counts_of(row), planned=row["planned"], started=row["started"])
+
+
+def runs(board: Blackboard) -> list[RunSummary]:
     """Every run with its configuration, sessions planned/started/finished and class counts.
 
     A run whose status says ``running`` but whose process is gone (killed) shows ``interrupted``.
     """
-    return board.shown_status(list(board.db.query(_RUNS)))
+    return [_summary(row) for row in board.shown_status(list(board.db.query(_RUNS + " ORDER BY r.id")))]
 
 
-def runs_row(board: Blackboard, run_id: int) -> dict[str, Any]:
-    """The :func:`runs` row of one run."""
-    rows = list(board.db.query(_RUNS.replace("ORDER BY r.id", "WHERE r.id = ?"), [run_id]))
+def runs_row(board: Blackboard, run_id: int) -> RunSummary:
+    """The :func:`runs` line of one run."""
+    rows = list(board.db.query(_RUNS + " WHERE r.id = ?", [run_id]))
     if not rows:
         raise board.no_run(run_id)
-    return board.shown_status(rows)[0]
+    return _summary(board.shown_status(rows)[0])
 
 
 def _where(run_id: int, query: Query) -> tuple[str, list[Any]]:
-    clauses, params = ["s.run_id = ?"], [run_id]
+    clauses: list[str] = ["s.run_id = ?"]
+    params: list[Any] = [run_id]
     if query.kind:
         clauses.append(FILTERS[query.kind])
     if query.text.strip():

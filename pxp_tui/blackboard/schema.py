@@ -12,7 +12,10 @@ from pxp_tui.protocol.intelligibility import CLASSES
 #: ``PRAGMA application_id`` of a pxp blackboard ("PXPT")
 APPLICATION_ID = 0x50585054
 #: ``PRAGMA user_version`` of the schema this code writes
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
+#: the oldest schema read as it is, without migrating (a read-only reader cannot migrate): 2 differs from
+#: 3 only in ``runs`` (``human`` held the expert's name, see :data:`DERIVED`), which readers allow for
+READABLE_FROM = 2
 
 TABLES: dict[str, dict] = {
     "runs": {
@@ -23,8 +26,8 @@ TABLES: dict[str, dict] = {
             "dataset": str,
             "model": str,
             "checker": str,
-            "human": str,
-            "human_kind": str,
+            "human_kind": str,  # proxy | live (pxp_tui.common.kinds.HumanKind)
+            "expert": str,  # the live expert's name (NULL for other kinds)
             "n": int,
             "k": int,
             "context": str,
@@ -40,7 +43,7 @@ TABLES: dict[str, dict] = {
             "finished_at": str,
         },
         "pk": "id",
-        "not_null": {"uid", "task", "dataset", "model", "human", "human_kind", "n", "k", "context", "status", "plan"},
+        "not_null": {"uid", "task", "dataset", "model", "human_kind", "n", "k", "context", "status", "plan"},
     },
     "datasets": {
         "columns": {"name": str, "task": str, "source": str, "description": str, "created_at": str},
@@ -184,9 +187,13 @@ FROM data
 """
 
 
+#: who answered in the human's seat, in words: the expert's name, else the kind (``proxy``)
+HUMAN_LABEL = "COALESCE(r.expert, r.human_kind)"
+
 #: per-run counts and proportions over finished sessions (the papers' table)
 RUN_VIEW = (
-    "SELECT r.id AS run_id, r.task, r.dataset, r.model, r.checker, r.human, r.status,\n"
+    f"SELECT r.id AS run_id, r.task, r.dataset, r.model, r.checker, {HUMAN_LABEL} AS human, r.human_kind, r.expert,\n"
+    "  r.status,\n"
     "  COUNT(s.session_id) AS sessions,\n"
     + ",\n".join(f"  COALESCE(SUM(s.{c}), 0) AS {c}" for c in CLASSES)
     + ",\n"
@@ -223,7 +230,7 @@ def create(db: sqlite_utils.Database) -> None:
         _create_tables(db)
         firsts.create_triggers(db)
         for table, columns, unique in INDEXES:
-            db[table].create_index(columns, unique=unique, if_not_exists=True)
+            db.table(table).create_index(columns, unique=unique, if_not_exists=True)
         _replace_views(db)
         db.execute(f"PRAGMA application_id = {APPLICATION_ID}")
         db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
@@ -243,7 +250,7 @@ def shared_columns(db: sqlite_utils.Database, schema_name: str, table: str) -> l
 def _create_tables(db: sqlite_utils.Database) -> None:
     """Every table of :data:`TABLES` that is not there yet."""
     for name, spec in TABLES.items():
-        db[name].create(
+        db.table(name).create(
             spec["columns"],
             pk=spec["pk"],
             not_null=spec.get("not_null"),
@@ -261,19 +268,35 @@ def _replace_views(db: sqlite_utils.Database) -> None:
 
 
 def _firsts(db: sqlite_utils.Database) -> None:
+    """Version 1 -> 2: where each agent first sent each kind of tag, in ``data``; the machine's measurements."""
     firsts.add_to_v1(db)
     _create_tables(db)  # evaluations, evaluation_items (new in version 2)
-    _replace_views(db)
+
+
+#: (table, column) -> the SQL that computes a column of this schema from an older file's columns (its
+#: migration fills it so; ``pxp merge`` copies an older file's rows so; Run.from_row reads them so)
+DERIVED = {("runs", "expert"): "CASE WHEN human_kind = 'live' THEN human END"}
+
+
+def _expert(db: sqlite_utils.Database) -> None:
+    """Version 2 -> 3: the expert's name in its own column, ``expert``; ``human`` (which held it, or
+    ``proxy``) goes. ``human_kind`` alone says who answered, so an expert may be called anything."""
+    db.execute("ALTER TABLE runs ADD COLUMN expert TEXT")
+    db.execute(f"UPDATE runs SET expert = {DERIVED['runs', 'expert']}")
+    db.table("runs").transform(drop={"human"})
 
 
 #: version -> step that brings a blackboard from that version to the next
-MIGRATIONS: dict[int, Callable[[sqlite_utils.Database], None]] = {1: _firsts}
+MIGRATIONS: dict[int, Callable[[sqlite_utils.Database], None]] = {1: _firsts, 2: _expert}
 
 
 def migrate(db: sqlite_utils.Database, version: int) -> None:
-    """Bring a blackboard at ``version`` forward to :data:`SCHEMA_VERSION`, one step per transaction."""
-    while version < SCHEMA_VERSION:
-        with db.atomic():
-            MIGRATIONS[version](db)
-            version += 1
-            db.execute(f"PRAGMA user_version = {version}")
+    """Bring a blackboard at ``version`` forward to :data:`SCHEMA_VERSION` in one transaction: all of it, or
+    nothing (a failure leaves the file as it was). The views are made anew for the tables the steps changed."""
+    with db.atomic():
+        for name in VIEWS:
+            db.execute(f"DROP VIEW IF EXISTS {name}")
+        for step in range(version, SCHEMA_VERSION):
+            MIGRATIONS[step](db)
+        _replace_views(db)
+        db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")

@@ -6,35 +6,40 @@ import hashlib
 import json
 import sqlite3
 import uuid
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager
 from datetime import datetime, timezone
+from enum import Enum
 from pathlib import Path
 from typing import Any
 
 import sqlite_utils
 
-from pxp_tui.agents.redact import redact
 from pxp_tui.blackboard import access, schema, writers
-from pxp_tui.engine import Message, Progress, SessionRecord
+from pxp_tui.blackboard.errors import BlackboardError, WriteError
+from pxp_tui.blackboard.records import Run
+from pxp_tui.common.instance import Instance
+from pxp_tui.common.redaction import redact
+from pxp_tui.engine import Message, RunProgress, RunStatus, SessionRecord
 from pxp_tui.protocol import Sender, StopReason, Tag
-from pxp_tui.tasks.base import DatasetRow, Instance
+from pxp_tui.tasks.base import DatasetRow
+from pxp_tui.tasks.csvdata import ImportProgress
 
 #: SQLite's result code for a file that is not a database
 _SQLITE_NOTADB = 26
 
 
-class BlackboardError(Exception):
-    """The file cannot be used as a blackboard, or a request does not fit what it holds."""
-
-
-class WriteError(BlackboardError):
-    """SQLite refused a write (the disk is full, the file read-only, a disk error); its transaction was rolled back."""
-
-
 def now() -> str:
     """A UTC timestamp with microseconds, as stored in every ``*_at`` column."""
     return datetime.now(timezone.utc).isoformat(timespec="microseconds")
+
+
+def insert_id(table: sqlite_utils.db.Table, row: Mapping[str, Any]) -> int:
+    """Insert ``row`` into ``table`` (in the caller's transaction); the integer key SQLite gave it."""
+    key = table.insert(dict(row)).last_pk
+    if not isinstance(key, int):  # pragma: no cover - every table inserted into this way has an integer key
+        raise BlackboardError(f"{table.name}: no integer key for the new row")
+    return key
 
 
 def _image_size(data: bytes) -> tuple[int | None, int | None]:
@@ -44,7 +49,8 @@ def _image_size(data: bytes) -> tuple[int | None, int | None]:
         from PIL import Image
 
         with Image.open(BytesIO(data)) as image:
-            return image.size
+            width, height = image.size
+            return width, height
     except Exception:  # noqa: BLE001 - a size is a nicety; validation happens at import
         return None, None
 
@@ -66,6 +72,8 @@ class Blackboard:
     def __init__(self, db: sqlite_utils.Database, path: Path | None) -> None:
         self.db = db
         self.path = path
+        #: the schema the file is at: SCHEMA_VERSION, or older when it was opened read-only
+        self.schema_version = schema.SCHEMA_VERSION
 
     # -- opening ----------------------------------------------------------------------------------
     @classmethod
@@ -103,12 +111,12 @@ class Blackboard:
                 conn = sqlite3.connect(str(where), check_same_thread=False)
             _check_header(conn, where)
             board = cls(sqlite_utils.Database(conn), where)
-            board._prepare(create=create and not readonly)
+            board._prepare(create=create and not readonly, readonly=readonly)
         except BaseException as exc:
             if conn is not None:
                 conn.close()
             if isinstance(exc, sqlite3.DatabaseError):
-                raise BlackboardError(f"{where}: {access.describe(exc)}") from None
+                raise BlackboardError(f"{where}: {access.describe_error(exc)}") from None
             raise
         return board
 
@@ -119,7 +127,7 @@ class Blackboard:
         board._prepare(create=True)
         return board
 
-    def _prepare(self, *, create: bool) -> None:
+    def _prepare(self, *, create: bool, readonly: bool = False) -> None:
         db = self.db
         db.execute("PRAGMA busy_timeout = 5000")
         app_id = db.execute("PRAGMA application_id").fetchone()[0]
@@ -140,8 +148,15 @@ class Blackboard:
             if not create:
                 raise BlackboardError(f"{where} is empty: not a pxp blackboard")
             schema.create(db)
+        elif version < schema.SCHEMA_VERSION and readonly:  # a reader never writes: it reads an older file as it is
+            if version < schema.READABLE_FROM:
+                raise BlackboardError(
+                    f"{where} was written by an older pxp-tui (schema {version}): open it once with a command that "
+                    "writes (pxp metrics, say) to upgrade it"
+                )
         elif version < schema.SCHEMA_VERSION:
             schema.migrate(db, version)
+        self.schema_version = db.execute("PRAGMA user_version").fetchone()[0]
 
     def close(self) -> None:
         self.db.close()
@@ -152,6 +167,15 @@ class Blackboard:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
+    def transaction(self) -> AbstractContextManager[sqlite_utils.Database]:
+        """Several writes as one transaction (nested: a savepoint): all are kept, or none."""
+        return self.db.atomic()
+
+    def _table(self, name: str) -> sqlite_utils.db.Table:
+        """Table ``name`` of the schema: unlike ``db.table()``, no query to check that it is not a view
+        (the engine writes two rows per message)."""
+        return sqlite_utils.db.Table(self.db, name)
+
     # -- datasets ---------------------------------------------------------------------------------
     def has_dataset(self, name: str) -> bool:
         return self.db.execute("SELECT 1 FROM datasets WHERE name = ?", [name]).fetchone() is not None
@@ -160,7 +184,8 @@ class Blackboard:
         row = self.db.execute("SELECT task FROM datasets WHERE name = ?", [name]).fetchone()
         if row is None:
             raise BlackboardError(f"no dataset {name!r} in the blackboard (see `pxp datasets`)")
-        return row[0]
+        task: str = row[0]
+        return task
 
     def add_dataset(
         self,
@@ -171,7 +196,7 @@ class Blackboard:
         source: str = "",
         description: str = "",
         append: bool = False,
-        progress: Callable[[str, int, int], None] | None = None,
+        progress: ImportProgress | None = None,
     ) -> int:
         """Store a dataset and its instances (images included) in one transaction.
 
@@ -188,17 +213,15 @@ class Blackboard:
                 if append:
                     self.db.execute("UPDATE datasets SET source = source || '; ' || ? WHERE name = ?", [source, name])
                 else:
-                    self.db["datasets"].insert(
+                    self.db.table("datasets").insert(
                         {"name": name, "task": task, "source": source, "description": description, "created_at": now()}
                     )
-                self.db["instances"].insert_all(self._instance_rows(name, rows, progress), batch_size=500)
+                self.db.table("instances").insert_all(self._instance_rows(name, rows, progress), batch_size=500)
         except sqlite3.Error as exc:
-            raise WriteError(f"{self.path or ':memory:'}: {access.describe(exc)}; nothing imported") from None
+            raise WriteError(f"{self.path or ':memory:'}: {access.describe_error(exc)}; nothing imported") from None
         return len(rows)
 
-    def _instance_rows(
-        self, name: str, rows: Sequence[DatasetRow], progress: Callable[[str, int, int], None] | None
-    ) -> Iterator[dict[str, Any]]:
+    def _instance_rows(self, name: str, rows: Sequence[DatasetRow], progress: ImportProgress | None) -> Iterator[dict[str, Any]]:
         """The ``instances`` rows of ``rows``, each image stored as its row is reached (one held at a time)."""
         for done, row in enumerate(rows, start=1):
             sha = None
@@ -206,7 +229,7 @@ class Blackboard:
             if image is not None:
                 sha = row.image_sha256 or hashlib.sha256(image).hexdigest()  # checked by image_bytes()
                 width, height = _image_size(image)
-                self.db["images"].insert(
+                self.db.table("images").insert(
                     {"sha256": sha, "mime": row.image_mime, "width": width, "height": height, "data": image}, ignore=True
                 )
             del image
@@ -278,10 +301,17 @@ class Blackboard:
 
     # -- runs -------------------------------------------------------------------------------------
     def create_run(self, fields: Mapping[str, Any], plan: Sequence[int]) -> int:
+        """Store a new run (status ``created``) with these column values and this plan; its id.
+
+        ``fields`` are columns of ``runs`` (enums stored as their values, ``options`` as JSON).
+        """
+        unknown = sorted(set(fields) - set(schema.TABLES["runs"]["columns"]))
+        if unknown:
+            raise BlackboardError(f"runs has no column {unknown[0]!r}")
         row = {
-            **fields,
+            **{k: v.value if isinstance(v, Enum) else v for k, v in fields.items()},
             "uid": uuid.uuid4().hex,
-            "status": "created",
+            "status": RunStatus.CREATED.value,
             "plan": json.dumps(list(plan)),
             "created_at": now(),
             "updated_at": now(),
@@ -289,16 +319,22 @@ class Blackboard:
         if isinstance(row.get("options"), Mapping):
             row["options"] = json.dumps(row["options"], sort_keys=True)
         with self.db.atomic():
-            return self.db["runs"].insert(row).last_pk
+            return insert_id(self.db.table("runs"), row)
 
-    def run(self, run_id: int) -> dict[str, Any]:
+    def run(self, run_id: int) -> Run:
+        """Run ``run_id``; a ``running`` status that no living process writes reads ``interrupted``."""
         rows = list(self.db.query("SELECT * FROM runs WHERE id = ?", [run_id]))
         if not rows:
             raise self.no_run(run_id)
-        row = writers.shown_status(self.path, rows)[0]
-        row["plan"] = json.loads(row["plan"])
-        row["options"] = json.loads(row["options"] or "{}")
-        return row
+        return Run.from_row(writers.shown_status(self.path, rows)[0])
+
+    def runs(self, *, experiment: str | None = None) -> list[Run]:
+        """Every run (or those of ``experiment``), in id order, as :meth:`run` reads them."""
+        if experiment is None:
+            rows = list(self.db.query("SELECT * FROM runs ORDER BY id"))
+        else:
+            rows = list(self.db.query("SELECT * FROM runs WHERE experiment = ? ORDER BY id", [experiment]))
+        return [Run.from_row(row) for row in writers.shown_status(self.path, rows)]
 
     def run_ids(self) -> list[int]:
         return [r[0] for r in self.db.execute("SELECT id FROM runs ORDER BY id")]
@@ -326,29 +362,46 @@ class Blackboard:
         """``rows`` of runs, a ``running`` status that no living process writes shown as ``interrupted``."""
         return writers.shown_status(self.path, rows, key)
 
-    def set_status(self, run_id: int, status: str, error: str | None = None) -> None:
+    def set_status(self, run_id: int, status: RunStatus, error: str | None = None) -> None:
         """Set run ``run_id``'s status; ``error`` (why it paused) is stored with any credential redacted."""
+        status = RunStatus(status)  # its value, as scripts and tests write it, reads as the status
+        if status is RunStatus.INTERRUPTED:
+            raise ValueError("interrupted is shown, never stored: a run without a living writer")
         stamp = now()
+        finished = stamp if status is RunStatus.DONE else None
         with self.db.atomic():
             self.db.execute(
                 "UPDATE runs SET status = ?, error = ?, updated_at = ?, finished_at = ? WHERE id = ?",
-                [status, None if error is None else redact(error), stamp, stamp if status == "done" else None, run_id],
+                [status.value, None if error is None else redact(error), stamp, finished, run_id],
             )
+
+    def pause_after_failed_write(self, run_id: int, why: str) -> None:
+        """Mark run ``run_id`` paused with ``why`` after SQLite refused one of its writes, if the file takes that much.
+
+        On a full disk the journal is first copied into the file and started over, so that the status update
+        reuses the journal's space rather than growing it; if even that fails the status stays as the engine
+        left it (every committed message is kept either way).
+        """
+        try:
+            self.set_status(run_id, RunStatus.PAUSED, why)
+        except sqlite3.Error:
+            try:
+                self.db.execute("PRAGMA wal_checkpoint(RESTART)")
+                self.set_status(run_id, RunStatus.PAUSED, why)
+            except sqlite3.Error:
+                pass
 
     def update_run(self, run_id: int, fields: Mapping[str, Any]) -> None:
         """Change columns of run ``run_id`` (e.g. the model it continues with), in one transaction."""
         self.run(run_id)  # BlackboardError if there is none
         with self.db.atomic():
-            self.db["runs"].update(run_id, {**fields, "updated_at": now()})
+            self.db.table("runs").update(run_id, {**fields, "updated_at": now()})
 
     # -- the engine's Recorder --------------------------------------------------------------------
     def start_session(self, run_id: int, instance_id: int, order: int) -> int:
+        row = {"run_id": run_id, "instance_id": instance_id, "ord": order, "started_at": now(), "n_messages": 0}
         with self.db.atomic():
-            return (
-                self.db["data"]
-                .insert({"run_id": run_id, "instance_id": instance_id, "ord": order, "started_at": now(), "n_messages": 0})
-                .last_pk
-            )
+            return insert_id(self._table("data"), row)
 
     def record(self, message: Message, context: Mapping[str, Any], stop: StopReason | None) -> None:
         """Commit one message, its context entry and (if it ends the session) the session's end."""
@@ -365,8 +418,8 @@ class Blackboard:
             **{k: v for k, v in message.meta.items() if k in schema.TABLES["messages"]["columns"]},
         }
         with self.db.atomic():
-            self.db["messages"].insert(row)
-            self.db["context"].insert(
+            self._table("messages").insert(row)
+            self._table("context").insert(
                 {"session_id": message.session_id, "j": message.j, "context": json.dumps(context, ensure_ascii=False)}
             )
             if stop is None:
@@ -386,7 +439,7 @@ class Blackboard:
         rows = self.db.query("SELECT * FROM messages WHERE session_id = ? ORDER BY j", [session_id])
         return [_message(row) for row in rows]
 
-    def progress(self, run_id: int, instances: Sequence[Instance]) -> Progress:
+    def progress(self, run_id: int, instances: Sequence[Instance]) -> RunProgress:
         """Where run ``run_id`` stands, for the engine to resume it."""
         by_id = {inst.id: inst for inst in instances}
         sessions = list(self.db.query("SELECT * FROM data WHERE run_id = ? ORDER BY ord", [run_id]))
@@ -395,7 +448,7 @@ class Blackboard:
                  WHERE d.run_id = ? ORDER BY m.session_id, m.j"""
         for row in self.db.query(sql, [run_id]):
             messages.setdefault(row["session_id"], []).append(_message(row))
-        progress = Progress()
+        progress = RunProgress()
         for order, row in enumerate(sessions):
             if row["ord"] != order:
                 raise BlackboardError(f"run {run_id}: session order has a gap at {order}")

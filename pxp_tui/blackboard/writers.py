@@ -22,13 +22,17 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from pxp_tui.blackboard.errors import BlackboardError
+from pxp_tui.engine import RunStatus
+
 try:
     import fcntl
 except ImportError:  # pragma: no cover - Windows: no record locks; every running run is taken as live
     fcntl = None  # type: ignore[assignment]
 
 #: the status a run shows when it says ``running`` but no process is writing it
-INTERRUPTED = "interrupted"
+INTERRUPTED = RunStatus.INTERRUPTED.value
+_RUNNING = RunStatus.RUNNING.value
 
 _BUSY = (errno.EACCES, errno.EAGAIN)
 
@@ -90,8 +94,6 @@ def writing(board_file: Path | None, run_id: int) -> Iterator[None]:
     if board_file is None or fcntl is None:
         yield
         return
-    from pxp_tui.blackboard.store import BlackboardError
-
     with _guard:
         try:
             lock = _lock_file(board_file, create=True)
@@ -145,10 +147,10 @@ def live(board_file: Path | None, run_ids: Iterable[int]) -> set[int]:
 
 def shown_status(board_file: Path | None, rows: list[dict], key: str = "id") -> list[dict]:
     """``rows`` (of runs), their ``status`` ``running`` replaced by ``interrupted`` where no process writes the run."""
-    running = [row[key] for row in rows if row.get("status") == "running"]
+    running = [row[key] for row in rows if row.get("status") == _RUNNING]
     if running:
         alive = live(board_file, running)
         for row in rows:
-            if row.get("status") == "running" and row[key] not in alive:
+            if row.get("status") == _RUNNING and row[key] not in alive:
                 row["status"] = INTERRUPTED
     return rows

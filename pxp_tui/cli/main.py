@@ -59,9 +59,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"pxp: error: {exc}", file=sys.stderr)
         return 2
     except _SQLiteError() as exc:  # a write SQLite refused outside the places that say more (disk full, read-only)
-        from pxp_tui.blackboard.access import describe
+        from pxp_tui.blackboard.access import describe_error
 
-        print(f"pxp: error: {getattr(args, 'db', 'the blackboard')}: {describe(exc)}", file=sys.stderr)
+        print(f"pxp: error: {getattr(args, 'db', 'the blackboard')}: {describe_error(exc)}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("pxp: interrupted", file=sys.stderr)
@@ -83,8 +83,8 @@ def _BlackboardError() -> type[Exception]:  # noqa: N802 - stands for the class
 def _SQLiteError() -> type[Exception]:  # noqa: N802 - stands for the class
     """sqlite3's error class if it was imported (only then can one have been raised); never matches otherwise."""
     module = sys.modules.get("sqlite3")
-    return module.Error if module is not None else _Never
+    return module.Error if module is not None else _NeverRaisedError
 
 
-class _Never(Exception):
+class _NeverRaisedError(Exception):
     """Raised by nothing."""

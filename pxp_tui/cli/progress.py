@@ -3,16 +3,15 @@
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import TextIO
 
-#: ``report(phase, done, total)``
-Report = Callable[[str, int, int], None]
+from pxp_tui.tasks.csvdata import ImportProgress
 
 
 @contextmanager
-def progress_bar(stream: TextIO | None = None) -> Iterator[Report | None]:
+def progress_bar(stream: TextIO | None = None) -> Iterator[ImportProgress | None]:
     """A callback drawing one bar per phase on ``stream`` (stderr) if it is a terminal; None otherwise.
 
     The bars are wiped when the block ends, so an error reported after them is still one line.
@@ -22,10 +21,10 @@ def progress_bar(stream: TextIO | None = None) -> Iterator[Report | None]:
         yield None
         return
     from rich.console import Console
-    from rich.progress import BarColumn, Progress, TaskProgressColumn, TextColumn, TimeRemainingColumn
+    from rich.progress import BarColumn, Progress, TaskID, TaskProgressColumn, TextColumn, TimeRemainingColumn
 
     columns = (TextColumn("{task.description:<9}"), BarColumn(), TaskProgressColumn(), TimeRemainingColumn())
-    bars: dict[str, int] = {}
+    bars: dict[str, TaskID] = {}
     with Progress(*columns, console=Console(file=stream), transient=True) as progress:
 
         def report(phase: str, done: int, total: int) -> None:

@@ -7,31 +7,32 @@ import asyncio
 import sys
 from typing import Any
 
+from pxp_tui.cli.printing import SessionLines, say
+
 
 def drive_experiment(board: Any, config: Any, args: argparse.Namespace) -> int:
-    from pxp_tui.agents.llm import model_label
     from pxp_tui.blackboard import WriteError
-    from pxp_tui.cli.run import Progress, say
+    from pxp_tui.common.models import model_label
     from pxp_tui.engine import AgentError
-    from pxp_tui.engine.stopping import Stopped, until_stopped
-    from pxp_tui.experiments import create_experiment, execute_all
+    from pxp_tui.engine.stopping import StopSignalError, until_stopped
     from pxp_tui.report import columns, render
+    from pxp_tui.runs.repeat import create_experiment, execute_all
 
     experiment, run_ids = create_experiment(board, config, args.repeat)
     first = board.run(run_ids[0])
     print(
-        f"experiment {experiment}: runs {', '.join(map(str, run_ids))}: {first['task']} on {first['dataset']}, "
-        f"machine {model_label(first['model'])}, human {first['human']}, n={first['n']} k={first['k']}, "
-        f"{len(first['plan'])} sessions each -> {args.db}",
+        f"experiment {experiment}: runs {', '.join(map(str, run_ids))}: {first.task} on {first.dataset}, "
+        f"machine {model_label(first.model)}, human {first.human}, n={first.n} k={first.k}, "
+        f"{len(first.plan)} sessions each -> {args.db}",
         flush=True,
     )
 
-    def observer(run_id: int) -> Progress | None:
-        return None if args.quiet else Progress(label=f"run {run_id}  ")
+    def observer(run_id: int) -> SessionLines | None:
+        return None if args.quiet else SessionLines(label=f"run {run_id}  ")
 
     try:
         outcome = asyncio.run(until_stopped(execute_all(board, run_ids, observer)))
-    except Stopped as stop:
+    except StopSignalError as stop:
         say(
             f"pxp: experiment {experiment} paused: {stop.reason}; resume each run with: "
             f"pxp run --headless --resume RUN_ID --db {args.db}"

@@ -35,7 +35,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def main(args: argparse.Namespace) -> int:
-    from pxp_tui.report import columns, performance, render
+    from pxp_tui.blackboard import evaluations
+    from pxp_tui.report import columns, render
 
     by = args.by or ("experiment" if args.experiment else "run")
     with open_existing(args.db) as board:
@@ -44,7 +45,7 @@ def main(args: argparse.Namespace) -> int:
             print(f"no runs in {args.db}")
             return 0
         cols = columns.columns(board, runs, by)
-        measured = performance.rows(board, [r["id"] for r in runs])
+        measured = evaluations.report_rows(board, [r.id for r in runs])
     figure = _write(Path(args.out), args.db, runs, cols, measured) if args.out else None
     if args.format == "csv":
         print(render.csv_text(render.table_rows(cols)), end="")

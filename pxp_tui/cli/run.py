@@ -4,38 +4,60 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import contextlib
 import sys
-import time
+from dataclasses import fields
 from typing import Any
 
+from pxp_tui.agents.checker import CHECKER_SETTINGS
+from pxp_tui.agents.llm import LLMClient
 from pxp_tui.cli.common import add_db, positive
+from pxp_tui.cli.printing import SessionLines, evaluation_line, say
+from pxp_tui.cli.repeat import drive_experiment
+from pxp_tui.runs.config import DEFAULTS, RunConfig, parse_human
 from pxp_tui.tasks import TASKS
+
+#: runs of one configuration with --repeat, unless told
+REPEAT = 1
+
+
+def _default(text: str, value: object) -> str:
+    """A help text naming its default."""
+    return f"{text} (default: {value})"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """``pxp run``'s options: every default is RunConfig's (DEFAULTS), the model clients' or the checker's."""
+    d = DEFAULTS
     add_db(parser)
     parser.add_argument("--headless", action="store_true", help="no app: print a line per session, then the table")
     parser.add_argument("--resume", type=positive, metavar="RUN_ID", help="continue an unfinished run at its next message")
-    parser.add_argument("--task", choices=sorted(TASKS), default="drug", help="the task (default: drug)")
+    parser.add_argument("--task", choices=sorted(TASKS), default=d.task, help=_default("the task", d.task))
     parser.add_argument("--dataset", help="a dataset in the blackboard (default: the task's bundled demo)")
-    parser.add_argument("--model", default="offline", help="machine: a litellm model string, or `offline` (default)")
+    parser.add_argument("--model", default=d.model, help=_default("machine: a litellm model string, or `offline`", d.model))
     parser.add_argument("--checker", help="model for AGREE (default: the machine's model; `offline`: TF-IDF)")
-    parser.add_argument("--human", default="proxy", help="`proxy` (the dataset's answers) or the live expert's name")
-    parser.add_argument("--n", type=positive, default=10, help="message bound per session (default: 10)")
-    parser.add_argument("--k", type=positive, default=3, help="REJECT allowed after message k (default: 3)")
-    parser.add_argument("--context", default="all", help="carried context: all, none or last:N (default: all)")
+    parser.add_argument(
+        "--human",
+        default=d.human_kind.value,
+        help=_default("`proxy` (the dataset's answers), or the live expert's name (`live:NAME` for any name)", d.human_kind),
+    )
+    parser.add_argument("--n", type=positive, default=d.n, help=_default("message bound per session", d.n))
+    parser.add_argument("--k", type=positive, default=d.k, help=_default("REJECT allowed after message k", d.k))
+    parser.add_argument("--context", default=d.context, help=_default("carried context: all, none or last:N", d.context))
     parser.add_argument("--seed", type=int, help="shuffle the instances with this seed (default: dataset order)")
     parser.add_argument("--limit", type=positive, help="at most this many sessions")
-    parser.add_argument("--split", default="train", help="the dataset split to run on (default: train)")
+    parser.add_argument("--split", default=d.split, help=_default("the dataset split to run on", d.split))
     parser.add_argument("--api-base", help="base URL of an OpenAI-compatible server (Ollama, vLLM, ...)")
     parser.add_argument("--max-tokens", type=positive, help="generation token limit (default: the task's)")
     parser.add_argument("--temperature", type=float, help="generation temperature (default: the task's)")
-    parser.add_argument("--timeout", type=float, help="seconds a model call may take (default: 120)")
-    parser.add_argument("--retries", type=int, help="retries of a failed model call, with backoff (default: 3)")
+    parser.add_argument("--timeout", type=float, help=_default("seconds a model call may take", f"{LLMClient.timeout:g}"))
+    parser.add_argument("--retries", type=int, help=_default("retries of a failed model call, with backoff", LLMClient.retries))
     parser.add_argument("--checker-api-base", help="base URL for a checker other than the machine's model")
-    parser.add_argument("--checker-max-tokens", type=positive, help="the checker's token limit (default: 10)")
-    parser.add_argument("--checker-temperature", type=float, help="the checker's temperature (default: 0)")
+    parser.add_argument(
+        "--checker-max-tokens", type=positive, help=_default("the checker's token limit", CHECKER_SETTINGS["max_tokens"])
+    )
+    parser.add_argument(
+        "--checker-temperature", type=float, help=_default("the checker's temperature", CHECKER_SETTINGS["temperature"])
+    )
     parser.add_argument(
         "--learn-gate", action="store_true", help="keep a session's context only if validation accuracy does not drop"
     )
@@ -45,47 +67,24 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--repeat",
         type=positive,
-        default=1,
+        default=REPEAT,
         metavar="R",
-        help="R runs of this configuration as one experiment, concurrently (default: 1)",
+        help=_default("R runs of this configuration as one experiment, concurrently", REPEAT),
     )
     parser.add_argument("--experiment", metavar="NAME", help="the experiment id of the run(s) (default: new with --repeat)")
     parser.add_argument("--quiet", action="store_true", help="no progress lines")
 
 
-class Progress:
-    """Prints one line per finished session."""
-
-    def __init__(self, stream: Any = None, label: str = "") -> None:
-        self.stream = stream or sys.stdout  # the current stdout, not the one at import
-        self.label = label
-        self.started = time.perf_counter()
-
-    def session_started(self, session_id: int, instance: Any, order: int, total: int, history: Any) -> None:
-        self.total = total
-
-    def session_ended(self, record: Any, kept: bool) -> None:
-        tags = " ".join(f"{m.tag.value}_{m.sender.short}" for m in record.messages)
-        name = getattr(record.instance, "name", record.instance.id)
-        width = len(str(self.total))
-        line = f"{self.label}session {record.order + 1:>{width}}/{self.total}  {name[:28]:<28}  {record.stop.value:<8}  {tags}"
-        print(line, file=self.stream, flush=True)
-
-
-def evaluation_line(row: dict[str, Any]) -> None:
-    """One line per measurement of the machine (``--evaluate``, ``--learn-gate``)."""
-    when = "start" if row["phase"] == "start" else "end" if row["phase"] == "end" else f"after session {row['sessions']}"
-    gate = "" if row["kept"] is None else ("  -> context kept" if row["kept"] else "  -> context not kept")
-    print(
-        f"  {row['split']:<4} {when:<17} ({row['context_sessions']} in context): accuracy {row['p_correct']:.2f}, "
-        f"agreement {row['p_agreed']:.2f}, both {row['p_both']:.2f}{gate}",
-        flush=True,
-    )
+def config_of(args: argparse.Namespace) -> RunConfig:
+    """The run ``pxp run``'s options describe: every RunConfig field is the option of the same name."""
+    human_kind, expert = parse_human(args.human)
+    options = {f.name: getattr(args, f.name) for f in fields(RunConfig) if hasattr(args, f.name)}
+    return RunConfig(**{**options, "human_kind": human_kind, "expert": expert})
 
 
 def main(args: argparse.Namespace) -> int:
     from pxp_tui.blackboard import Blackboard
-    from pxp_tui.runs import RunConfig, create_run
+    from pxp_tui.runs.create import create_run
 
     if args.resume and args.repeat > 1:
         raise ValueError("--resume continues one run: leave out --repeat")
@@ -96,38 +95,13 @@ def main(args: argparse.Namespace) -> int:
         if args.resume:
             run_id = args.resume
             run = board.run(run_id)
-            if run["status"] == "done":
+            if run.finished:
                 raise ValueError(f"run {run_id} is already finished")
         else:
-            config = RunConfig(
-                task=args.task,
-                dataset=args.dataset,
-                model=args.model,
-                checker=args.checker,
-                human=args.human,
-                n=args.n,
-                k=args.k,
-                context=args.context,
-                seed=args.seed,
-                limit=args.limit,
-                split=args.split,
-                api_base=args.api_base,
-                max_tokens=args.max_tokens,
-                temperature=args.temperature,
-                timeout=args.timeout,
-                retries=args.retries,
-                checker_api_base=args.checker_api_base,
-                checker_max_tokens=args.checker_max_tokens,
-                checker_temperature=args.checker_temperature,
-                learn_gate=args.learn_gate,
-                evaluate=args.evaluate,
-                experiment=args.experiment,
-            )
-            if config.human != "proxy" and args.headless:
+            config = config_of(args)
+            if config.human_kind.interactive and args.headless:
                 raise ValueError("a live expert answers in the app: leave out --headless (or use --human proxy)")
             if args.repeat > 1:
-                from pxp_tui.cli.repeat import drive_experiment
-
                 return drive_experiment(board, config, args)
             run_id = create_run(board, config)
         if args.headless:
@@ -138,21 +112,21 @@ def main(args: argparse.Namespace) -> int:
 
 
 def _drive(board: Any, run_id: int, args: argparse.Namespace) -> int:
-    from pxp_tui.agents.llm import model_label
     from pxp_tui.blackboard import WriteError
     from pxp_tui.blackboard.metrics import counts_of, run_rows
+    from pxp_tui.common.models import model_label
     from pxp_tui.engine import AgentError
-    from pxp_tui.engine.stopping import Stopped, until_stopped
+    from pxp_tui.engine.stopping import StopSignalError, until_stopped
     from pxp_tui.report import table
-    from pxp_tui.runs import execute
+    from pxp_tui.runs.execute import execute
 
     run = board.run(run_id)
     print(
-        f"run {run_id}: {run['task']} on {run['dataset']}, machine {model_label(run['model'])}, human {run['human']}, "
-        f"n={run['n']} k={run['k']}, {len(run['plan'])} session{'s' if len(run['plan']) != 1 else ''} -> {args.db}",
+        f"run {run_id}: {run.task} on {run.dataset}, machine {model_label(run.model)}, human {run.human}, "
+        f"n={run.n} k={run.k}, {len(run.plan)} session{'s' if len(run.plan) != 1 else ''} -> {args.db}",
         flush=True,
     )
-    observer = None if args.quiet else Progress()
+    observer = None if args.quiet else SessionLines()
     resume_hint = f"resume with: pxp run --headless --resume {run_id} --db {args.db}"
     work = execute(board, run_id, observer=observer, on_evaluation=None if args.quiet else evaluation_line)
     try:
@@ -163,7 +137,7 @@ def _drive(board: Any, run_id: int, args: argparse.Namespace) -> int:
     except WriteError as exc:  # e.g. the disk is full: the message being written was rolled back whole
         say(f"pxp: run {run_id} paused: {exc}; every message before it is kept\n{resume_hint}")
         return 1
-    except Stopped as stop:
+    except StopSignalError as stop:
         say(f"pxp: run {run_id} paused: {stop.reason}; {resume_hint}")
         return 128 + stop.signum
     except KeyboardInterrupt:
@@ -171,11 +145,5 @@ def _drive(board: Any, run_id: int, args: argparse.Namespace) -> int:
         return 130
     rows = run_rows(board, [run_id])
     print()
-    print(table.text([f"run {run_id} {run['task'].upper()}"], [counts_of(rows[0])]))
+    print(table.text([f"run {run_id} {run.task.upper()}"], [counts_of(rows[0])]))
     return 0
-
-
-def say(line: str) -> None:
-    """``line`` on stderr, if there still is one (after SIGHUP the terminal may be gone)."""
-    with contextlib.suppress(OSError):
-        print(line, file=sys.stderr, flush=True)

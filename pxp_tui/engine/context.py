@@ -52,7 +52,7 @@ class PriorView(Sequence[SessionRecord]):
     def __getitem__(self, index: int) -> SessionRecord: ...
     @overload
     def __getitem__(self, index: slice) -> Sequence[SessionRecord]: ...
-    def __getitem__(self, index):  # type: ignore[no-untyped-def]
+    def __getitem__(self, index: int | slice) -> SessionRecord | Sequence[SessionRecord]:
         if isinstance(index, slice):
             return [self[i] for i in range(*index.indices(len(self)))]
         if index < 0:

@@ -3,18 +3,19 @@
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Sequence
-from typing import Any
 
+from pxp_tui.common.instance import Instance
 from pxp_tui.engine.context import CarriedContext, ContextPolicy, update_context
 from pxp_tui.engine.types import (
     Agent,
     Message,
     Observer,
-    Progress,
-    ProtocolViolation,
+    ProtocolViolationError,
     Recorder,
     Reply,
+    RunProgress,
     RunSpec,
+    RunStatus,
     SessionRecord,
     Turn,
 )
@@ -28,23 +29,17 @@ def _check(reply: Reply, j: int, k: int, sender: Sender) -> None:
     tags = allowed_tags(j, k)
     if reply.tag not in tags:
         allowed = ", ".join(t.value for t in tags)
-        raise ProtocolViolation(f"the {sender.value} sent {reply.tag.value} at message {j}; allowed: {allowed}")
-
-
-def _notify(observer: Observer | None, name: str, *args: Any) -> None:
-    method = getattr(observer, name, None)
-    if method is not None:
-        method(*args)
+        raise ProtocolViolationError(f"the {sender.value} sent {reply.tag.value} at message {j}; allowed: {allowed}")
 
 
 async def interact(
     spec: RunSpec,
-    instances: Sequence[Any],
+    instances: Sequence[Instance],
     machine: Agent,
     human: Agent,
     recorder: Recorder,
     *,
-    progress: Progress | None = None,
+    progress: RunProgress | None = None,
     gate: SessionGate | None = None,
     observer: Observer | None = None,
 ) -> None:
@@ -54,12 +49,14 @@ async def interact(
     (from the recorder's store) resumes an interrupted run at its next message. An exception from an
     agent propagates after the run is marked ``paused``; nothing recorded is lost.
     """
-    progress = progress or Progress()
+    progress = progress or RunProgress()
+    if observer is None:
+        observer = Observer()
     policy = ContextPolicy.parse(spec.context)
     carried = CarriedContext(policy, progress.kept_sessions)
     agents = {Sender.MACHINE: machine, Sender.HUMAN: human}
     total = len(instances)
-    recorder.set_status(spec.run_id, "running")
+    recorder.set_status(spec.run_id, RunStatus.RUNNING)
     try:
         for order in range(progress.next_order, total):
             instance = instances[order]
@@ -67,23 +64,23 @@ async def interact(
                 session_id, history = progress.open_session, list(progress.open_messages)
             else:
                 session_id, history = recorder.start_session(spec.run_id, instance.id, order), []
-            _notify(observer, "session_started", session_id, instance, order, total, tuple(history))
+            observer.session_started(session_id, instance, order, total, tuple(history))
             record = await _session(spec, instance, order, total, session_id, history, agents, recorder, carried, observer)
             kept = await gate(record, carried.view()) if gate else True
             if gate:
                 recorder.keep_context(session_id, kept)
             if kept:
                 carried.add(record)
-            _notify(observer, "session_ended", record, kept)
+            observer.session_ended(record, kept)
     except BaseException as exc:
-        recorder.set_status(spec.run_id, "paused", describe_error(exc))
+        recorder.set_status(spec.run_id, RunStatus.PAUSED, describe_error(exc))
         raise
-    recorder.set_status(spec.run_id, "done")
+    recorder.set_status(spec.run_id, RunStatus.DONE)
 
 
 async def _session(
     spec: RunSpec,
-    instance: Any,
+    instance: Instance,
     order: int,
     total: int,
     session_id: int,
@@ -91,7 +88,7 @@ async def _session(
     agents: dict[Sender, Agent],
     recorder: Recorder,
     carried: CarriedContext,
-    observer: Observer | None,
+    observer: Observer,
 ) -> SessionRecord:
     latest: dict[Sender, Tag] = {m.sender: m.tag for m in history}
     prior = carried.view()
@@ -107,7 +104,7 @@ async def _session(
         stop = stop_reason(j, spec.n, reply.tag, latest.get(Sender.MACHINE), latest.get(Sender.HUMAN))
         recorder.record(message, update_context(message, instance.id, prior, carried.policy), stop)
         history.append(message)
-        _notify(observer, "message_recorded", message)
+        observer.message_recorded(message)
         j += 1
     return SessionRecord(session_id, instance, order, tuple(history), stop)
 

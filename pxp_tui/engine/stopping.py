@@ -22,7 +22,7 @@ STOP_SIGNALS = {
 }
 
 
-class Stopped(Exception):
+class StopSignalError(Exception):
     """A stop signal arrived and the runs were paused with ``reason``; exit with ``128 + signum``."""
 
     def __init__(self, signum: int, reason: str) -> None:
@@ -55,7 +55,7 @@ def on_stop_signals(callback: Callable[[int, str], None]) -> Callable[[], None]:
 
 
 async def until_stopped(work: Awaitable[T]) -> T:
-    """Await ``work`` (runs being driven); a stop signal cancels it with its reason, then :class:`Stopped`."""
+    """Await ``work`` (runs being driven); a stop signal cancels it with its reason, then :class:`StopSignalError`."""
     task = asyncio.ensure_future(work)
     received: list[tuple[int, str]] = []
 
@@ -68,7 +68,7 @@ async def until_stopped(work: Awaitable[T]) -> T:
         return await task
     except asyncio.CancelledError:
         if received:
-            raise Stopped(*received[0]) from None
+            raise StopSignalError(*received[0]) from None
         raise
     finally:
         undo()

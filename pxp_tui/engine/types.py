@@ -4,16 +4,26 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from enum import Enum
 from typing import Any, Protocol
 
+from pxp_tui.common.instance import Instance
 from pxp_tui.protocol import Sender, StopReason, Tag, sender_at
 
 
-class Instance(Protocol):
-    """What the engine needs of a data instance: an identifier. Tasks add the rest."""
+class RunStatus(str, Enum):
+    """Where a run is, as stored in ``runs.status`` (the engine moves it from ``created`` to ``done``)."""
 
-    @property
-    def id(self) -> int: ...
+    CREATED = "created"  # stored, never driven
+    RUNNING = "running"  # an engine is driving it
+    PAUSED = "paused"  # stopped before its end (an error, a signal, the expert quit): it resumes at its next message
+    DONE = "done"  # every session finished
+    #: shown, never stored: the file says ``running`` but no living process drives the run (it was killed,
+    #: or the file was copied): see :mod:`pxp_tui.blackboard.writers`
+    INTERRUPTED = "interrupted"
+
+    def __str__(self) -> str:
+        return self.value
 
 
 @dataclass(frozen=True)
@@ -39,7 +49,7 @@ class SessionRecord:
     """A finished session, as carried in the machine's context."""
 
     session_id: int
-    instance: Any
+    instance: Instance
     order: int
     messages: tuple[Message, ...]
     stop: StopReason | None
@@ -51,7 +61,7 @@ class Turn:
 
     run_id: int
     session_id: int
-    instance: Any
+    instance: Instance
     order: int  # 0-based position of the session in the run
     total: int  # sessions planned in the run
     j: int
@@ -100,7 +110,11 @@ class AgentError(Exception):
         self.retryable = retryable
 
 
-class ProtocolViolation(Exception):
+class ParseError(ValueError):
+    """A model's reply could not be read as a prediction and an explanation (the task's parser says why)."""
+
+
+class ProtocolViolationError(Exception):
     """An agent answered with a tag the protocol does not allow at that point."""
 
 
@@ -115,7 +129,7 @@ class RunSpec:
 
 
 @dataclass
-class Progress:
+class RunProgress:
     """Where a run stands: finished sessions and the open one, as the recorder holds them."""
 
     done: list[SessionRecord] = field(default_factory=list)
@@ -142,15 +156,18 @@ class Recorder(Protocol):
 
     def keep_context(self, session_id: int, kept: bool) -> None: ...
 
-    def set_status(self, run_id: int, status: str, error: str | None = None) -> None: ...
+    def set_status(self, run_id: int, status: RunStatus, error: str | None = None) -> None: ...
 
 
-class Observer(Protocol):
-    """Optional listener for progress (CLI progress lines, the TUI). All methods are optional."""
+class Observer:
+    """A listener for a run's progress (the CLI's session lines, the app). Every method does nothing:
+    a listener subclasses this and overrides what it needs. Each is called after the recorder committed."""
 
-    def session_started(self, session_id: int, instance: Any, order: int, total: int, history: tuple[Message, ...]) -> None:
+    def session_started(self, session_id: int, instance: Instance, order: int, total: int, history: tuple[Message, ...]) -> None:
         """A session opened; ``history`` holds its messages already recorded (a resumed session's)."""
 
-    def message_recorded(self, message: Message) -> None: ...
+    def message_recorded(self, message: Message) -> None:
+        """A message was committed."""
 
-    def session_ended(self, record: SessionRecord, kept: bool) -> None: ...
+    def session_ended(self, record: SessionRecord, kept: bool) -> None:
+        """A session stopped; ``kept``: its context is carried into the next sessions (the LEARN gate's decision)."""

@@ -73,7 +73,7 @@ def normalise(distribution: Distribution, labels: Iterable[str] | None = None) -
     total = math.fsum(values)
     if total <= 0:
         raise DistributionError("the distribution has no mass (every probability is 0)")
-    return {label: value / total for label, value in zip(order, values)}
+    return {label: value / total for label, value in zip(order, values, strict=True)}
 
 
 def _pair(p: Distribution, q: Distribution) -> tuple[list[float], list[float]]:
@@ -86,7 +86,7 @@ def _pair(p: Distribution, q: Distribution) -> tuple[list[float], list[float]]:
 def _plogp_ratio(a: Sequence[float], b: Sequence[float]) -> float:
     """``sum a log2(a / b)`` over the terms with ``a > 0`` (inf if such a term has ``b = 0``)."""
     terms = []
-    for x, y in zip(a, b):
+    for x, y in zip(a, b, strict=True):
         if x > 0:
             if y <= 0:
                 return math.inf
@@ -115,15 +115,15 @@ def kl_divergence(p: Distribution, q: Distribution, smoothing: float = SMOOTHING
 def cross_entropy(p: Distribution, q: Distribution, smoothing: float = SMOOTHING) -> float:
     """``H(P, Q) = -sum P'(x) log2 Q'(x)`` in bits, on the smoothed pair."""
     a, b = (_smoothed(v, smoothing) for v in _pair(p, q))
-    if any(y <= 0 < x for x, y in zip(a, b)):
+    if any(y <= 0 < x for x, y in zip(a, b, strict=True)):
         return math.inf
-    return -math.fsum(x * math.log2(y) for x, y in zip(a, b) if x > 0)
+    return -math.fsum(x * math.log2(y) for x, y in zip(a, b, strict=True) if x > 0)
 
 
 def js_divergence(p: Distribution, q: Distribution) -> float:
     """Jensen-Shannon divergence in bits: ``KL(P||M)/2 + KL(Q||M)/2`` with ``M = (P + Q)/2``; in [0, 1]."""
     a, b = _pair(p, q)
-    m = [(x + y) / 2 for x, y in zip(a, b)]
+    m = [(x + y) / 2 for x, y in zip(a, b, strict=True)]
     return min(1.0, max(0.0, (_plogp_ratio(a, m) + _plogp_ratio(b, m)) / 2))
 
 
@@ -149,7 +149,7 @@ def wasserstein(p: Distribution, q: Distribution, order: Sequence[str]) -> float
 def total_variation(p: Distribution, q: Distribution) -> float:
     """``sum |P - Q| / 2``: the 1-Wasserstein distance when any two distinct labels are 1 apart."""
     a, b = _pair(p, q)
-    return min(1.0, math.fsum(abs(x - y) for x, y in zip(a, b)) / 2)
+    return min(1.0, math.fsum(abs(x - y) for x, y in zip(a, b, strict=True)) / 2)
 
 
 def coupling(p: Distribution, q: Distribution) -> dict[tuple[str, str], float]:

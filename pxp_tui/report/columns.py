@@ -9,6 +9,7 @@ from typing import Any
 from pxp_tui.blackboard import Blackboard, BlackboardError
 from pxp_tui.blackboard.curves import run_curves
 from pxp_tui.blackboard.metrics import counts_of, run_rows
+from pxp_tui.blackboard.records import Run
 from pxp_tui.protocol import RunCounts
 from pxp_tui.protocol.repeats import CountsSpread, curve_spread, spread
 
@@ -21,13 +22,13 @@ class Column:
     """One column of the papers' table: one run, or the runs of an experiment or of an expert."""
 
     label: str
-    runs: tuple[dict[str, Any], ...]  # rows of the runs table
+    runs: tuple[Run, ...]
     counts: tuple[RunCounts, ...]  # one per run
     curves: tuple[tuple[RunCounts, ...], ...]  # one per run: counts under bound j* = 1..n
 
     @property
     def run_ids(self) -> list[int]:
-        return [r["id"] for r in self.runs]
+        return [r.id for r in self.runs]
 
     @property
     def table(self) -> CountsSpread:
@@ -38,51 +39,54 @@ class Column:
         return curve_spread(self.curves)
 
 
-def select(board: Blackboard, run_ids: Sequence[int] | None = None, experiment: str | None = None) -> list[dict[str, Any]]:
+def select(board: Blackboard, run_ids: Sequence[int] | None = None, experiment: str | None = None) -> list[Run]:
     """The runs of a report: these ids, the runs of an experiment, or every run; in id order."""
     if run_ids and experiment:
         raise BlackboardError("give runs or an experiment, not both")
     if experiment:
-        rows = list(board.db.query("SELECT * FROM runs WHERE experiment = ? ORDER BY id", [experiment]))
+        rows = board.runs(experiment=experiment)
         if not rows:
             raise BlackboardError(f"no experiment {experiment!r} in {board.path or 'the blackboard'}")
-        return board.shown_status(rows)
+        return rows
     if run_ids:
         return [board.run(r) for r in sorted(set(run_ids))]
-    return board.shown_status(list(board.db.query("SELECT * FROM runs ORDER BY id")))
+    return board.runs()
 
 
-def _key(run: dict[str, Any], by: str) -> tuple[tuple[Any, ...], str]:
-    task = run["task"].upper()
-    if by == "experiment" and run["experiment"]:
-        return ("e", run["experiment"]), f"{task} {run['experiment']}"
+def _key(run: Run, by: str) -> tuple[tuple[Any, ...], str]:
+    task = run.task.upper()
+    if by == "experiment" and run.experiment:
+        return ("e", run.experiment), f"{task} {run.experiment}"
     if by == "expert":
-        return ("h", run["task"], run["human"]), f"{task} {run['human']}"
-    who = "" if run["human_kind"] == "proxy" else f" {run['human']}"
-    return ("r", run["id"]), f"{task} run {run['id']}{who}"
+        return ("h", run.task, run.human_kind, run.human), f"{task} {run.human}"
+    who = f" {run.human}" if run.human_kind.interactive else ""
+    return ("r", run.id), f"{task} run {run.id}{who}"
 
 
-def columns(board: Blackboard, runs: Sequence[dict[str, Any]], by: str = "run") -> list[Column]:
+def columns(board: Blackboard, runs: Sequence[Run], by: str = "run") -> list[Column]:
     """The table's columns: one per run, per experiment (runs without one stand alone) or per expert."""
     if by not in GROUPINGS:
         raise BlackboardError(f"group by one of {', '.join(GROUPINGS)}, not {by!r}")
-    ids = [r["id"] for r in runs]
+    ids = [r.id for r in runs]
     counts = {row["run_id"]: counts_of(row) for row in run_rows(board, ids)} if ids else {}
     curves = run_curves(board, ids)
-    groups: dict[Any, tuple[str, list[dict[str, Any]]]] = {}
+    groups: dict[Any, tuple[str, list[Run]]] = {}
     for run in runs:
         key, label = _key(run, by)
         groups.setdefault(key, (label, []))[1].append(run)
+    labels = [label for label, _ in groups.values()]
     out = []
     for label, members in groups.values():
+        if labels.count(label) > 1:  # an expert named like a kind ("proxy"): say which is which
+            label = f"{label} ({members[0].human_kind})"
         if len(members) > 1:
             label = f"{label} ({len(members)} runs)"
         out.append(
             Column(
                 label=label,
                 runs=tuple(members),
-                counts=tuple(counts[r["id"]] for r in members),
-                curves=tuple(tuple(curves[r["id"]]) for r in members),
+                counts=tuple(counts[r.id] for r in members),
+                curves=tuple(tuple(curves[r.id]) for r in members),
             )
         )
     return out

@@ -32,7 +32,7 @@ PER_ROW = 3
 LEGEND = 56
 
 
-def _font(size: int) -> ImageFont.ImageFont:
+def _font(size: int) -> ImageFont.FreeTypeFont | ImageFont.ImageFont:
     return ImageFont.load_default(size=size)
 
 
@@ -57,11 +57,11 @@ def _panel(draw: ImageDraw.ImageDraw, origin: tuple[int, int], column: Column) -
         x, _ = xy(j, 0)
         draw.line([x, py + height, x, py + height + 4], fill="black")
         draw.text((x, py + height + 6), str(j), fill="black", font=small, anchor="mt")
-    for value in range(0, ymax + 1, step):
-        _, y = xy(1, value)
+    for tick in range(0, ymax + 1, step):
+        _, y = xy(1, tick)
         draw.line([px - 4, y, px, y], fill="black")
         draw.line([px, y, px + width, y], fill=(230, 230, 230))
-        draw.text((px - 6, y), str(value), fill="black", font=small, anchor="rm")
+        draw.text((px - 6, y), str(tick), fill="black", font=small, anchor="rm")
     draw.text((px + width // 2, py + height + 22), "message bound j*", fill="black", font=small, anchor="mt")
     draw.text((px - 6, py - 8), "sessions", fill="black", font=small, anchor="rb")
     for index, (name, colour) in enumerate(COLOURS.items()):

@@ -10,7 +10,7 @@ def grid(rows: Sequence[Sequence[str]], right: Collection[int] = ()) -> str:
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
     lines = []
     for row in rows:
-        cells = [v.rjust(w) if i in right else v.ljust(w) for i, (v, w) in enumerate(zip(row, widths))]
+        cells = [v.rjust(w) if i in right else v.ljust(w) for i, (v, w) in enumerate(zip(row, widths, strict=False))]
         lines.append("  ".join(cells).rstrip())
     lines.insert(1, "-" * (sum(widths) + 2 * (len(widths) - 1)))
     return "\n".join(lines)

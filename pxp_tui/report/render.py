@@ -7,6 +7,7 @@ import io
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+from pxp_tui.blackboard.records import Run
 from pxp_tui.protocol.repeats import CountsSpread, Spread
 from pxp_tui.report.columns import Column
 from pxp_tui.report.table import ROWS
@@ -101,8 +102,8 @@ def curves_rows(columns: Sequence[Column]) -> list[list[Any]]:
 
 
 # -- runs and performance ------------------------------------------------------------------------
-def runs_markdown(runs: Sequence[dict[str, Any]]) -> str:
-    return markdown_table([list(RUN_FIELDS), *([r.get(f) for f in RUN_FIELDS] for r in runs)], right_from=len(RUN_FIELDS))
+def runs_markdown(runs: Sequence[Run]) -> str:
+    return markdown_table([list(RUN_FIELDS), *([getattr(r, f) for f in RUN_FIELDS] for r in runs)], right_from=len(RUN_FIELDS))
 
 
 def performance_rows(found: tuple[str, list[dict[str, Any]]]) -> list[list[Any]]:
@@ -113,7 +114,7 @@ def performance_rows(found: tuple[str, list[dict[str, Any]]]) -> list[list[Any]]
 
 def report_markdown(
     source: str,
-    runs: Sequence[dict[str, Any]],
+    runs: Sequence[Run],
     columns: Sequence[Column],
     performance: tuple[str, list[dict[str, Any]]] | None,
     figure: str | None = None,

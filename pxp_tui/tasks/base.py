@@ -10,11 +10,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
 
-from pxp_tui.agents.types import ParseError
+from pxp_tui.common.instance import Instance
 from pxp_tui.engine import Message, SessionRecord, Turn
 from pxp_tui.tasks.pictures import Drawing, Surface
 
-__all__ = ["DatasetRow", "Instance", "ParseError", "Task"]
+__all__ = ["DatasetRow", "Task"]
 
 #: how the closing instruction of the prompt opens after the first message (:meth:`Task.ask_content`)
 ASK_AGAIN = "Considering the human's reply"
@@ -28,26 +28,6 @@ def before_ask(text: str) -> str:
     The offline baselines read their prompt as an LLM would, and the instruction is not part of the exchange.
     """
     return text.split("\n\n" + ASK_AGAIN, 1)[0]
-
-
-@dataclass(frozen=True)
-class Instance:
-    """A data instance of a dataset, with the reference (human) prediction and explanation."""
-
-    id: int
-    dataset: str
-    key: str
-    split: str = "train"
-    input: str = ""  # e.g. the target SMILES
-    image: bytes | None = field(default=None, repr=False)
-    image_mime: str = "image/png"
-    reference_prediction: str = ""
-    reference_explanation: str = ""
-    meta: Mapping[str, Any] = field(default_factory=dict)
-
-    @property
-    def name(self) -> str:
-        return str(self.meta.get("name") or self.key)
 
 
 @dataclass(frozen=True)
@@ -94,6 +74,9 @@ class Task(ABC):
     explanation_noun: ClassVar[str] = "explanations"
     #: generation settings from the papers (overridable per run)
     generation: ClassVar[Mapping[str, Any]] = {}
+    #: modules the task imports lazily that are slow to import (its drawing code): the app loads them
+    #: in a thread after its first paint, so that the session screen never waits on them
+    slow_modules: ClassVar[tuple[str, ...]] = ()
 
     # -- prompt assembly (ASSEMBLE_PROMPT) -------------------------------------------------------
     @abstractmethod
@@ -159,9 +142,9 @@ class Task(ABC):
     def read_dataset(
         self, path: Path, *, images_dir: Path | None = None, encoding: str = "utf-8", progress: Any = None
     ) -> list[DatasetRow]:
-        """The instances in a dataset file; :class:`pxp_tui.tasks.csvdata.DatasetProblems` lists every problem.
+        """The instances in a dataset file; :class:`pxp_tui.tasks.csvdata.DatasetProblemsError` lists every problem.
 
-        ``progress`` is a :data:`pxp_tui.tasks.csvdata.Progress` callback, told how far the check has got.
+        ``progress`` is a :data:`pxp_tui.tasks.csvdata.ImportProgress` callback, told how far the check has got.
         """
         raise NotImplementedError(f"the {self.name} task cannot read dataset files")
 

@@ -23,7 +23,7 @@ SPLITS = ("train", "val", "test")
 #: the longest cell read, in characters: longer ones are nearly always a quote left open
 MAX_CELL = 1 << 20
 #: ``progress(phase, done, total)``: how far a long import has got (the CLI draws a bar)
-Progress = Callable[[str, int, int], None]
+ImportProgress = Callable[[str, int, int], None]
 #: problems listed in the one-line error (the count says how many more there are)
 SHOWN_PROBLEMS = 20
 #: rows between two calls of a progress callback
@@ -36,7 +36,7 @@ _NOT_CSV = {
 }
 
 
-class DatasetProblems(ValueError):
+class DatasetProblemsError(ValueError):
     """A dataset file that cannot be imported: every problem found, each with its line number."""
 
     def __init__(self, source: str, problems: Sequence[tuple[int, str]]) -> None:
@@ -60,12 +60,12 @@ class Table:
     _reader: Iterator[list[str]] = field(default=iter(()), repr=False)
     _raw: IO[bytes] | None = field(default=None, repr=False)
     _codec: str = "utf-8"
-    _progress: Progress | None = field(default=None, repr=False)
+    _progress: ImportProgress | None = field(default=None, repr=False)
 
     def fail(self) -> None:
-        """Raise :class:`DatasetProblems` if any problem was noted."""
+        """Raise :class:`DatasetProblemsError` if any problem was noted."""
         if self.problems:
-            raise DatasetProblems(str(self.path), sorted(self.problems, key=lambda p: p[0]))
+            raise DatasetProblemsError(str(self.path), sorted(self.problems, key=lambda p: p[0]))
 
     def rows(self) -> Iterator[tuple[int, dict[str, str]]]:
         """Each row with the line it starts on; rows with the wrong number of cells (or none) are problems.
@@ -104,7 +104,7 @@ class Table:
             if any("\x00" in c for c in cells):
                 self.problems.append((start, "a NUL byte: not text (a binary file, or text in another encoding?)"))
                 continue
-            yield start, {h: c.strip() for h, c in zip(header, cells)}
+            yield start, {h: c.strip() for h, c in zip(header, cells, strict=True)}
         if self._progress is not None:
             self._progress("checking", size, size)
         if not count and not self.problems:
@@ -112,26 +112,26 @@ class Table:
 
 
 @contextmanager
-def open_table(path: Path, *, encoding: str = "utf-8", progress: Progress | None = None) -> Iterator[Table]:
+def open_table(path: Path, *, encoding: str = "utf-8", progress: ImportProgress | None = None) -> Iterator[Table]:
     """The CSV at ``path`` with its header read, its rows streamed while the ``with`` block lasts.
 
-    A file that cannot be read as CSV text raises :class:`DatasetProblems` saying why.
+    A file that cannot be read as CSV text raises :class:`DatasetProblemsError` saying why.
     """
     if path.is_dir():
-        raise DatasetProblems(str(path), [(0, "a folder, not a CSV file")])
+        raise DatasetProblemsError(str(path), [(0, "a folder, not a CSV file")])
     if not path.is_file():
-        raise DatasetProblems(str(path), [(0, "no such file")])
+        raise DatasetProblemsError(str(path), [(0, "no such file")])
     try:
         raw = path.open("rb")
     except OSError as exc:
-        raise DatasetProblems(str(path), [(0, f"cannot be read ({exc.strerror or exc})")]) from None
+        raise DatasetProblemsError(str(path), [(0, f"cannot be read ({exc.strerror or exc})")]) from None
     limit = csv.field_size_limit()
     with raw:
         head = raw.peek(4)[:4]
         codec = _codec(head, encoding)
         for magic, why in _NOT_CSV.items():
             if head.startswith(magic):
-                raise DatasetProblems(str(path), [(0, why)])
+                raise DatasetProblemsError(str(path), [(0, why)])
         text = io.TextIOWrapper(raw, encoding=codec, newline="")
         csv.field_size_limit(MAX_CELL)
         try:
@@ -148,13 +148,13 @@ def _codec(head: bytes, encoding: str) -> str:
     return "utf-8-sig" if name == "utf-8" else name
 
 
-def _header(path: Path, text: io.TextIOWrapper, raw: IO[bytes], codec: str, progress: Progress | None) -> Table:
+def _header(path: Path, text: io.TextIOWrapper, raw: IO[bytes], codec: str, progress: ImportProgress | None) -> Table:
     try:
         first = text.readline()
     except UnicodeDecodeError:
-        raise DatasetProblems(str(path), [_decode_problem(path, codec)]) from None
+        raise DatasetProblemsError(str(path), [_decode_problem(path, codec)]) from None
     if not first.strip():
-        raise DatasetProblems(str(path), [(1, "the file is empty (a header line is needed)")])
+        raise DatasetProblemsError(str(path), [(1, "the file is empty (a header line is needed)")])
     separator = ","
     if "," not in first and (";" in first or "\t" in first):
         separator = ";" if first.count(";") >= first.count("\t") else "\t"
@@ -163,9 +163,9 @@ def _header(path: Path, text: io.TextIOWrapper, raw: IO[bytes], codec: str, prog
     try:
         header = [h.strip() for h in next(reader)]
     except csv.Error as exc:
-        raise DatasetProblems(str(path), [(1, _csv_problem(exc))]) from None
+        raise DatasetProblemsError(str(path), [(1, _csv_problem(exc))]) from None
     except UnicodeDecodeError:
-        raise DatasetProblems(str(path), [_decode_problem(path, codec)]) from None
+        raise DatasetProblemsError(str(path), [_decode_problem(path, codec)]) from None
     table = Table(path, header, _reader=reader, _raw=raw, _codec=codec, _progress=progress)
     if len(set(header)) != len(header):
         twice = sorted({h for h in header if header.count(h) > 1})

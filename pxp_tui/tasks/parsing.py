@@ -6,7 +6,7 @@ import json
 import re
 
 from pxp_tui.agents.replies import cut_off_thinking, trim_fences, without_thinking
-from pxp_tui.agents.types import ParseError
+from pxp_tui.engine import ParseError
 
 _LEAD = re.compile(r"^[\s>#*_\-\d.)]*")
 _EMPH = r"(?:\*\*|__|\*|_)?"

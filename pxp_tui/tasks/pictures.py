@@ -13,7 +13,7 @@ can be cached under that key and prepared ahead of time.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Union
+from typing import Any
 
 #: renderers that show pictures at full resolution, and those that show two pixels per cell
 FINE = ("sixel", "tgp", "pixels")
@@ -81,7 +81,7 @@ class CellPicture:
 
 
 #: what a task draws: image bytes, characters, or nothing
-Drawing = Union[bytes, CellPicture, None]
+Drawing = bytes | CellPicture | None
 
 #: the bit of each braille dot in U+2800 + bits, by its row (0-3) and column (0-1) in the cell
 _BRAILLE_BITS = ((0x01, 0x08), (0x02, 0x10), (0x04, 0x20), (0x40, 0x80))

@@ -20,7 +20,7 @@ TAGS: dict[Tag, tuple[str, str]] = {
 LEGEND = "  ".join(f"{glyph} {tag.value}" for tag, (glyph, _) in TAGS.items())
 
 
-def tag_sequence(tags: Sequence[tuple[Sender, Tag]]) -> Text:
+def tag_glyphs(tags: Sequence[tuple[Sender, Tag]]) -> Text:
     """A session's tags as glyphs; the human's are underlined (the machine speaks at odd j)."""
     text = Text()
     for sender, tag in tags:

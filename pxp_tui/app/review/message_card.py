@@ -7,9 +7,9 @@ from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.widgets import Static
 
-from pxp_tui.agents.llm import model_label
 from pxp_tui.app.css import beside
 from pxp_tui.app.review import glyphs
+from pxp_tui.common.models import model_label
 from pxp_tui.engine import Message
 
 

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import asyncio
+from typing import TYPE_CHECKING
+
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -10,12 +13,15 @@ from textual.reactive import reactive
 from textual.screen import Screen
 from textual.widgets import Footer, Header, Static
 
-from pxp_tui.agents.llm import model_label
 from pxp_tui.app.review import glyphs
 from pxp_tui.app.review.message_card import MessageCard
 from pxp_tui.app.widgets.instance_view import InstanceView, PictureActions, picture_bindings
 from pxp_tui.blackboard import Blackboard, review
+from pxp_tui.common.models import model_label
 from pxp_tui.protocol import session_flags
+
+if TYPE_CHECKING:
+    from pxp_tui.tasks.base import Task
 
 
 class ReplayScreen(PictureActions, Screen):
@@ -50,21 +56,24 @@ class ReplayScreen(PictureActions, Screen):
         self.title = "PXP review"
         self.load()
 
-    @work(thread=True, exclusive=True, group="replay")
-    def load(self) -> None:
+    @work(exclusive=True, group="replay")
+    async def load(self) -> None:
+        replay, task = await asyncio.to_thread(self._read)
+        await self._show(replay, task)
+
+    def _read(self) -> tuple[review.Replay, Task]:
         from pxp_tui.tasks import get_task
 
         replay = review.replay(self.board, self.session_id)
-        task = get_task(replay.run["task"])  # RDKit for DRUG: loaded here, off the UI loop
-        self.app.call_from_thread(self._show, replay, task)
+        return replay, get_task(replay.run.task)  # RDKit for DRUG: loaded here, off the UI loop
 
-    async def _show(self, replay: review.Replay, task: object) -> None:
+    async def _show(self, replay: review.Replay, task: Task) -> None:
         self.replay = replay
         run, session = replay.run, replay.session
-        self.sub_title = f"run {run['id']} · session {session['ord'] + 1}"
+        self.sub_title = f"run {run.id} · session {session['ord'] + 1}"
         self.query_one("#replay-title", Static).update(
-            f"Run {run['id']} · {run['task'].upper()} · session {session['ord'] + 1} of {len(run['plan'])} · "
-            f"{replay.instance.name} · machine {model_label(run['model'])} · human {run['human']}"
+            f"Run {run.id} · {run.task.upper()} · session {session['ord'] + 1} of {len(run.plan)} · "
+            f"{replay.instance.name} · machine {model_label(run.model)} · human {run.human}"
         )
         body = self.query_one("#replay-body", Horizontal)
         await body.mount_all([InstanceView(task, replay.instance, id="replay-instance"), VerticalScroll(id="replay-messages")])

@@ -11,8 +11,10 @@ from textual.binding import Binding
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Static
 
-from pxp_tui.agents.llm import model_label
 from pxp_tui.blackboard import Blackboard, BlackboardError, review
+from pxp_tui.blackboard.records import RunSummary
+from pxp_tui.common.models import model_label
+from pxp_tui.engine import RunStatus
 
 #: (column key, header) of the runs list: the counts first, so that they show at 80 columns
 COLUMNS = (
@@ -39,15 +41,23 @@ def open_board(path: Path) -> Blackboard:
     return Blackboard.open(path, create=False, readonly=True)
 
 
-def cells(run: dict[str, Any]) -> list[Any]:
+def cells(summary: RunSummary) -> list[Any]:
+    run, counts = summary.run, summary.counts
     values = {
-        **run,
-        "task": run["task"].upper(),
-        "date": (run["created_at"] or "")[:16].replace("T", " "),
-        "progress": f"{run['sessions']}/{run['planned']}",
-        **{kind: f"{run[kind + '_human']} · {run[kind + '_machine']}" for kind in ("one_way", "strong", "ultra_strong")},
-        "experiment": run["experiment"] or "",
-        "model": model_label(run["model"]),
+        "id": run.id,
+        "task": run.task.upper(),
+        "human": run.human,
+        "status": str(run.status),
+        "dataset": run.dataset,
+        "date": run.created_at[:16].replace("T", " "),
+        "progress": f"{counts.sessions}/{summary.planned}",
+        "two_way": counts.two_way,
+        **{
+            kind: f"{getattr(counts, kind + '_human')} · {getattr(counts, kind + '_machine')}"
+            for kind in ("one_way", "strong", "ultra_strong")
+        },
+        "experiment": run.experiment or "",
+        "model": model_label(run.model),
     }
     return [values[key] for key, _ in COLUMNS]
 
@@ -66,7 +76,7 @@ class ReviewScreen(Screen):
         super().__init__(name=name)
         self.db_path = Path(db_path)
         self.board: Blackboard | None = None
-        self.runs: list[dict[str, Any]] = []
+        self.runs: list[RunSummary] = []
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -98,21 +108,21 @@ class ReviewScreen(Screen):
         runs = review.runs(self.board)
         self.app.call_from_thread(self._show, runs)
 
-    def _show(self, runs: list[dict[str, Any]]) -> None:
+    def _show(self, runs: list[RunSummary]) -> None:
         table = self.query_one("#runs-table", DataTable)
         keep = table.cursor_row
         table.clear()
         for run in runs:
-            table.add_row(*cells(run), key=str(run["id"]))
+            table.add_row(*cells(run), key=str(run.run.id))
         if runs:
             table.move_cursor(row=min(keep, len(runs) - 1))
         self.runs = runs
-        live = sum(r["status"] == "running" for r in runs)
+        live = sum(r.run.status is RunStatus.RUNNING for r in runs)
         status = f"{len(runs)} run(s)" + (f", {live} being written (refreshing)" if live else "")
         self.query_one("#runs-status", Static).update(status + " · Enter: a run's sessions · r: refresh")
 
     def _live_refresh(self) -> None:
-        if any(r["status"] == "running" for r in self.runs):
+        if any(r.run.status is RunStatus.RUNNING for r in self.runs):
             self.load()
 
     def action_refresh(self) -> None:
@@ -126,6 +136,8 @@ class ReviewScreen(Screen):
         from pxp_tui.app.review.sessions_screen import SessionsScreen
 
         row_key, _ = table.coordinate_to_cell_key(table.cursor_coordinate)
+        if row_key.value is None:
+            return
         self.app.push_screen(SessionsScreen(self.board, int(row_key.value)))
 
     def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:

@@ -15,12 +15,13 @@ from textual.binding import Binding
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Static
 
-from pxp_tui.agents.llm import model_label
 from pxp_tui.app.review import glyphs
 from pxp_tui.app.review.filter_bar import CLASS_LABELS, FilterBar
 from pxp_tui.app.review.messages import FilterChanged
 from pxp_tui.blackboard import Blackboard, review
-from pxp_tui.blackboard.metrics import counts_of
+from pxp_tui.blackboard.records import RunSummary
+from pxp_tui.common.models import model_label
+from pxp_tui.engine import RunStatus
 
 #: (column key = sort key of pxp_tui.blackboard.review.SORTS, header)
 COLUMNS = (
@@ -40,7 +41,7 @@ LIVE_REFRESH = 2.0
 def row_cells(row: review.SessionRow) -> list[Any]:
     one, two, strong, ultra = glyphs.flag_cells(row.flags)
     stop = row.stop_reason or "…open"
-    return [row.order + 1, row.instance, glyphs.tag_sequence(row.tags), one, two, strong, ultra, row.n_messages, stop]
+    return [row.order + 1, row.instance, glyphs.tag_glyphs(row.tags), one, two, strong, ultra, row.n_messages, stop]
 
 
 class SessionsScreen(Screen):
@@ -65,7 +66,7 @@ class SessionsScreen(Screen):
         self.run_id = run_id
         self.query_state = review.Query()
         self.page: review.Page | None = None
-        self.run: dict[str, Any] = {}
+        self.summary: RunSummary | None = None
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -92,19 +93,19 @@ class SessionsScreen(Screen):
         page = review.sessions(self.board, self.run_id, self.query_state)
         self.app.call_from_thread(self._show, run, page)
 
-    def _show(self, run: dict[str, Any], page: review.Page) -> None:
-        self.run, self.page = run, page
+    def _show(self, line: RunSummary, page: review.Page) -> None:
+        self.summary, self.page = line, page
         self.sub_title = f"run {self.run_id}"
-        c = counts_of(run)
+        run, c = line.run, line.counts
         summary = (
             f"1-way h {c.one_way_human} m {c.one_way_machine} · 2-way {c.two_way} · "
             f"strong h {c.strong_human} m {c.strong_machine} · "
             f"ultra h {c.ultra_strong_human} m {c.ultra_strong_machine}"
         )
         self.query_one("#sessions-title", Static).update(
-            f"Run {self.run_id} · {run['task'].upper()} on {run['dataset']} · machine {model_label(run['model'])} · "
-            f"human {run['human']} · n={run['n']} k={run['k']} · {run['status']}\n"
-            f"{c.sessions}/{run['planned']} finished · {summary}"
+            f"Run {self.run_id} · {run.task.upper()} on {run.dataset} · machine {model_label(run.model)} · "
+            f"human {run.human} · n={run.n} k={run.k} · {run.status}\n"
+            f"{c.sessions}/{line.planned} finished · {summary}"
         )
         table = self.query_one("#sessions-table", DataTable)
         keep = table.cursor_row
@@ -128,7 +129,7 @@ class SessionsScreen(Screen):
         return " · ".join(parts)
 
     def _live_refresh(self) -> None:
-        if self.run.get("status") == "running":
+        if self.summary is not None and self.summary.run.status is RunStatus.RUNNING:
             self.load()
 
     def _requery(self, **changes: Any) -> None:
@@ -180,6 +181,8 @@ class SessionsScreen(Screen):
         from pxp_tui.app.review.replay_screen import ReplayScreen
 
         row_key, _ = table.coordinate_to_cell_key(table.cursor_coordinate)
+        if row_key.value is None:
+            return
         self.app.push_screen(ReplayScreen(self.board, int(row_key.value)))
 
     def action_back(self) -> None:

@@ -24,6 +24,7 @@ class FailureScreen(ModalScreen["Recovery | None"]):
     """Shows why the run stopped; dismisses with a :class:`Recovery`, or None to decide later."""
 
     CSS_PATH = "failure.tcss"
+    AUTO_FOCUS = None  # on_mount focuses the first choice
     BINDINGS = [
         Binding("r", "retry", "Retry", id="failure.retry"),
         Binding("s", "switch", "Switch model", id="failure.switch"),
@@ -33,7 +34,10 @@ class FailureScreen(ModalScreen["Recovery | None"]):
     def __init__(self, cause: str, model: str, retryable: bool = True) -> None:
         super().__init__()
         self.cause, self.model, self.retryable = cause, model, retryable
-        self.AUTO_FOCUS = "#failure-retry" if retryable else "#failure-switch"
+
+    def on_mount(self) -> None:
+        # retrying first, unless the failure says retrying will not help
+        self.query_one("#failure-retry" if self.retryable else "#failure-switch", Button).focus()
 
     def compose(self) -> ComposeResult:
         with Vertical(id="failure-box"):

@@ -17,7 +17,7 @@ from textual.content import Content
 from textual.screen import Screen
 from textual.widgets import Static
 
-from pxp_tui.app.widgets.instance_view import describe, open_outside
+from pxp_tui.app.widgets.instance_info import describe, open_outside
 from pxp_tui.app.widgets.picture import Picture
 from pxp_tui.app.zoom import View
 

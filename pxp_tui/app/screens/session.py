@@ -8,7 +8,8 @@ threads: the screen never waits on either.
 from __future__ import annotations
 
 import asyncio
-from typing import Any
+import contextlib
+from typing import TYPE_CHECKING, Any
 
 from textual import work
 from textual.app import ComposeResult
@@ -18,11 +19,11 @@ from textual.screen import Screen
 from textual.widgets import Footer, Header
 from textual.worker import Worker, WorkerState
 
-from pxp_tui.agents.llm import model_label
 from pxp_tui.app.driver import RunDriver
 from pxp_tui.app.exchange import Exchange
+from pxp_tui.app.host import host
 from pxp_tui.app.live_metrics import LiveMetrics
-from pxp_tui.app.messages import HumanTurn, MessageRecorded, RunStopped, SessionEnded, SessionStarted
+from pxp_tui.app.messages import HumanTurn, MessageRecorded, RunStopped, SessionEnded, SessionStarted, StopOutcome
 from pxp_tui.app.screens.confirm import ConfirmScreen
 from pxp_tui.app.screens.failure import FailureScreen, Recovery
 from pxp_tui.app.widgets.conversation import Conversation
@@ -31,15 +32,20 @@ from pxp_tui.app.widgets.machine_pane import MachinePane
 from pxp_tui.app.widgets.metrics_pane import MetricsPane
 from pxp_tui.app.widgets.tag_choice import TagChoice
 from pxp_tui.app.widgets.tag_picker import Answer, TagPicker
+from pxp_tui.common.models import model_label
+from pxp_tui.engine import RunStatus
 from pxp_tui.protocol import Sender, Tag
 
-#: the screen's states: loading, machine (the machine or the proxy is answering), human (the expert's
+if TYPE_CHECKING:
+    from pxp_tui.blackboard.records import Run
+
+#: the screen's states: loading, machine (the machine, or a watched human such as the proxy, is answering), human (the expert's
 #: turn), stopped (cancelled, paused or failed: retry continues), done (the run is finished)
 STATES = ("loading", "machine", "human", "stopped", "done")
 
 
 class SessionScreen(PictureActions, Screen):
-    """One run, session after session, with a live expert or a watched proxy."""
+    """One run, session after session, with a live expert or a watched human (the proxy)."""
 
     CSS_PATH = "session.tcss"
     ALLOW_IN_MAXIMIZED_VIEW = "Header, Footer"
@@ -58,7 +64,7 @@ class SessionScreen(PictureActions, Screen):
         super().__init__()
         self.run_id = run_id
         self.state = "loading"
-        self.run_row: dict[str, Any] = {}  # the runs table row
+        self.stored_run: Run | None = None  # the run as the blackboard holds it
         self.pxp_task: Any = None
         self.board: Any = None
         self.driver: RunDriver | None = None
@@ -68,8 +74,9 @@ class SessionScreen(PictureActions, Screen):
         self.leaving = False
 
     @property
-    def proxy(self) -> bool:
-        return self.run_row.get("human_kind") == "proxy"
+    def watched(self) -> bool:
+        """Whether the human's seat answers by itself (the proxy): the expert watches."""
+        return self.stored_run is not None and not self.stored_run.human_kind.interactive
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -91,31 +98,31 @@ class SessionScreen(PictureActions, Screen):
     # -- opening and driving the run --------------------------------------------------------------
     @work(group="session-open", exclusive=True)
     async def open_run(self) -> None:
-        await self.app.loaded()  # litellm, RDKit, the blackboard's modules: imported in a thread
+        await host(self.app).loaded()  # litellm, RDKit, the blackboard's modules: imported in a thread
         from pxp_tui.blackboard import BlackboardError
         from pxp_tui.tasks import get_task
 
         try:
-            self.board = await self.app.blackboard()
-            run, finished = await self.app.read_board(_run_and_tags, self.run_id)
+            self.board = await host(self.app).blackboard()
+            run, finished = await host(self.app).read_board(_run_and_tags, self.run_id)
         except (BlackboardError, ValueError) as exc:  # no such run, not a blackboard: say so, no traceback
             self.query_one(MachinePane).idle()
             self.query_one(TagPicker).wait(f"Cannot open run {self.run_id}: {exc}")
             return
-        self.run_row = run
-        self.pxp_task = get_task(run["task"])
-        self.metrics = LiveMetrics(run["n"], len(run["plan"]), finished)
+        self.stored_run = run
+        self.pxp_task = get_task(run.task)
+        self.metrics = LiveMetrics(run.n, len(run.plan), finished)
         label = self.pxp_task.prediction_label
-        human = "proxy" if self.proxy else run["human"]
+        human = run.human
         self.query_one(MachinePane).prediction_label = label
         self.query_one(Conversation).prediction_label = label
         self.query_one(Conversation).human = human
         self.query_one(TagPicker).set_prediction_label(label)
-        self.set_class(self.proxy, "-proxy")
+        self.set_class(self.watched, "-watched")
         self.query_one(MetricsPane).refresh_metrics(self.metrics)
         self.query_one(MetricsPane).show_session([])
         self._title()
-        if run["status"] == "done":
+        if run.finished:
             self._finished()
             return
         self.drive()
@@ -124,7 +131,8 @@ class SessionScreen(PictureActions, Screen):
         """Run (or resume) the run in a worker; it continues at the next message."""
         if self.board is None or (self.engine is not None and self.engine.is_running):
             return
-        self.driver = RunDriver(self.board, self.run_id, self, self.run_row.get("human", "expert"))
+        human = self.stored_run.human if self.stored_run is not None else "expert"
+        self.driver = RunDriver(self.board, self.run_id, self, human)
         self._set_state("machine")
         self.engine = self.run_worker(self.driver.drive(), group="engine", exclusive=True, exit_on_error=False)
 
@@ -137,17 +145,16 @@ class SessionScreen(PictureActions, Screen):
         engine = self.engine
         if engine is not None and engine.is_running:
             engine.cancel()
-            try:
+            with contextlib.suppress(Exception):  # cancelled or failed: either way it has stopped
                 await engine.wait()
-            except Exception:  # noqa: BLE001 - cancelled or failed: either way it has stopped
-                pass
-            if reason and self.board is not None and self.board.run(self.run_id)["status"] != "done":
-                self.board.set_status(self.run_id, "paused", reason)
+            if reason and self.board is not None and not self.board.run(self.run_id).finished:
+                self.board.set_status(self.run_id, RunStatus.PAUSED, reason)
 
     # -- what the engine reports (committed before it arrives here) --------------------------------
     def on_session_started(self, event: SessionStarted) -> None:
-        run = self.run_row
-        self.exchange = Exchange(event.session_id, event.instance, event.order, event.total, run["n"], run["k"])
+        run = self.stored_run
+        assert run is not None  # the engine runs once the run is read
+        self.exchange = Exchange(event.session_id, event.instance, event.order, event.total, run.n, run.k)
         self.query_one(Conversation).clear()
         self.query_one(MachinePane).clear("waiting for the machine's first message")
         self.query_one(InstanceView).show(self.pxp_task, event.instance)
@@ -177,8 +184,8 @@ class SessionScreen(PictureActions, Screen):
         nxt = self.exchange.next_sender
         if nxt is Sender.MACHINE:
             self._set_state("machine")
-        elif nxt is Sender.HUMAN and self.proxy:
-            self._set_state("machine", "the human proxy is answering…")
+        elif nxt is Sender.HUMAN and self.watched and self.stored_run is not None:
+            self._set_state("machine", f"{self.stored_run.human_kind.phrase} is answering…")
         elif nxt is Sender.HUMAN:
             self.query_one(MachinePane).idle()
         self._title()
@@ -192,22 +199,25 @@ class SessionScreen(PictureActions, Screen):
         self.query_one(Conversation).note(f"session {record.order + 1} ended: {stop}")
 
     def on_human_turn(self, event: HumanTurn) -> None:
-        turn = event.turn
+        turn, machine = event.turn, event.turn.other_last
+        if machine is None:  # pragma: no cover - the expert never speaks first
+            return
         self._set_state("human")
-        self.query_one(TagPicker).prepare(self.pxp_task, turn.instance, turn.j, turn.n, turn.k, turn.other_last, turn.own_last)
+        self.query_one(TagPicker).prepare(self.pxp_task, turn.instance, turn.j, turn.n, turn.k, machine, turn.own_last)
         self._title()
 
     def on_run_stopped(self, event: RunStopped) -> None:
         if self.leaving:
             return
-        if event.outcome == "done":
+        if event.outcome is StopOutcome.DONE:
             self._finished()
             self.notify("The run is finished.", title="PXP")
-        elif event.outcome == "cancelled":
+        elif event.outcome is StopOutcome.CANCELLED:
             self._stopped("Cancelled: nothing pending was written. Press r to continue.")
         else:
             self._stopped(f"Stopped: {event.cause}. Press r to retry.")
-            self.app.push_screen(FailureScreen(event.cause, self.run_row.get("model", ""), event.retryable), self._recover)
+            model = self.stored_run.model if self.stored_run is not None else ""
+            self.app.push_screen(FailureScreen(event.cause, model, event.retryable), self._recover)
 
     def _recover(self, recovery: Recovery | None) -> None:
         if recovery is None:
@@ -220,14 +230,14 @@ class SessionScreen(PictureActions, Screen):
     @work(group="session-switch", exclusive=True)
     async def switch_model(self, model: str) -> None:
         from pxp_tui.blackboard import BlackboardError
-        from pxp_tui.runs import switch_model
+        from pxp_tui.runs.execute import switch_model
 
         try:
             await asyncio.to_thread(switch_model, self.board, self.run_id, model)
         except (ValueError, BlackboardError) as exc:
             self.notify(str(exc), severity="error")
             return
-        self.run_row = await asyncio.to_thread(self.board.run, self.run_id)
+        self.stored_run = await asyncio.to_thread(self.board.run, self.run_id)
         self.notify(f"Continuing with {model}.")
         self._title()
         self.drive()
@@ -253,7 +263,12 @@ class SessionScreen(PictureActions, Screen):
             return
         if answer.tag is Tag.REJECT:
             question = "Send REJECT? It ends this session without agreement."
-            self.app.push_screen(ConfirmScreen(question, yes="Reject"), lambda yes: yes and self._submit(answer))
+
+            def confirmed(yes: bool | None) -> None:
+                if yes:
+                    self._submit(answer)
+
+            self.app.push_screen(ConfirmScreen(question, yes="Reject"), confirmed)
             return
         self._submit(answer)
 
@@ -268,7 +283,7 @@ class SessionScreen(PictureActions, Screen):
         self.state = state
         machine, picker = self.query_one(MachinePane), self.query_one(TagPicker)
         if state == "machine":
-            model = model_label(self.run_row["model"]) if self.run_row.get("model") else "the machine"
+            model = model_label(self.stored_run.model) if self.stored_run is not None else "the machine"
             label = note or f"{model} is thinking… escape cancels"
             machine.thinking(label)
             picker.wait("waiting for the machine")
@@ -289,16 +304,16 @@ class SessionScreen(PictureActions, Screen):
         self._title()
 
     def _title(self) -> None:
-        run, ex = self.run_row, self.exchange
-        if not run:
+        run, ex = self.stored_run, self.exchange
+        if run is None:
             return
-        parts = [f"run {self.run_id}", run["task"].upper(), model_label(run["model"])]
+        parts = [f"run {self.run_id}", run.task.upper(), model_label(run.model)]
         if ex is not None:
             j = ex.next_j if ex.stop is None else len(ex.messages)
             parts += [f"session {ex.order + 1} / {ex.total}", f"message {j} / {ex.n}"]
         else:
             done = self.metrics.done if self.metrics else 0
-            parts += [f"session {done} / {len(run['plan'])}"]
+            parts += [f"session {done} / {len(run.plan)}"]
         self.sub_title = " · ".join(parts)
 
     def quit_warning(self) -> str | None:
@@ -313,13 +328,13 @@ class SessionScreen(PictureActions, Screen):
     # -- keys -------------------------------------------------------------------------------------
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "send":
-            return True if self.state == "human" and not self.proxy else None
+            return True if self.state == "human" and not self.watched else None
         if action == "cancel":
-            return self.state == "machine" and not self.proxy
+            return self.state == "machine" and not self.watched
         if action == "retry":
             return self.state == "stopped"
         if action == "pause":
-            return self.proxy and self.state in ("machine", "stopped")
+            return self.watched and self.state in ("machine", "stopped")
         return True
 
     def action_send(self) -> None:
@@ -357,7 +372,7 @@ class SessionScreen(PictureActions, Screen):
             self._stopped(f"Stopped: {event.worker.error}. Press r to retry.")
 
 
-def _run_and_tags(board: Any, run_id: int) -> tuple[dict[str, Any], list[Any]]:
+def _run_and_tags(board: Any, run_id: int) -> tuple[Run, list[Any]]:
     """The run's row and its finished sessions' tags (read in a thread)."""
     from pxp_tui.blackboard.metrics import session_tags
 

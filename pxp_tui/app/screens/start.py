@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import getpass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from textual import work
 from textual.app import ComposeResult
@@ -15,8 +15,13 @@ from textual.screen import Screen
 from textual.widgets import Button, Footer, Header, Input, Label, OptionList, Select, Static
 from textual.widgets.option_list import Option
 
-from pxp_tui.app.review_hook import review_available
+from pxp_tui.app.host import host
+from pxp_tui.common.kinds import HumanKind
+from pxp_tui.runs.config import DEFAULTS
 from pxp_tui.tasks import TASKS
+
+if TYPE_CHECKING:
+    from pxp_tui.blackboard.records import RunSummary
 
 INTRO = (
     "For each instance the machine sends a prediction and an explanation; you answer RATIFY, REFUTE, "
@@ -67,13 +72,13 @@ class StartScreen(Screen):
                         yield Label("Dataset")
                         yield Select([("bundled demo", "")], value="", allow_blank=False, id="start-dataset")
                         yield Label("Machine")
-                        yield Input("offline", id="start-model", placeholder="offline, gpt-4o-mini, ollama/llava, ...")
+                        yield Input(DEFAULTS.model, id="start-model", placeholder="offline, gpt-4o-mini, ollama/llava, ...")
                         yield Label("Checker")
                         yield Input("", id="start-checker", placeholder="the machine's model (offline: TF-IDF)")
                         yield Label("Human")
                         yield Select(
-                            [("live expert", "live"), ("human proxy (the dataset's answers)", "proxy")],
-                            value="live",
+                            [(kind.label, kind.value) for kind in HumanKind],  # the live expert first
+                            value=HumanKind.LIVE.value,
                             allow_blank=False,
                             id="start-human",
                         )
@@ -81,21 +86,16 @@ class StartScreen(Screen):
                         yield Input(default_name(), id="start-name")
                         yield Label("n, k")
                         with Horizontal(id="start-nk"):
-                            yield Input("10", id="start-n", type="integer", tooltip="messages per session at most")
-                            yield Input("3", id="start-k", type="integer", tooltip="REJECT allowed after message k")
+                            yield Input(str(DEFAULTS.n), id="start-n", type="integer", tooltip="messages per session at most")
+                            yield Input(str(DEFAULTS.k), id="start-k", type="integer", tooltip="REJECT allowed after message k")
                         yield Label("Context")
-                        yield Select(CONTEXTS, value="all", allow_blank=False, id="start-context")
+                        yield Select(CONTEXTS, value=DEFAULTS.context, allow_blank=False, id="start-context")
                     yield Static("", id="start-error")
                     yield Button("Start (enter)", id="start-button", variant="primary")
                 with Vertical(id="start-runs"):
                     yield OptionList(id="start-unfinished")
                     yield Button("Resume (ctrl+r)", id="resume-button")
-                    if review_available():
-                        yield Button("Review past runs (ctrl+o)", id="review-button")
-                    else:
-                        yield Static(
-                            Content.styled("Review of past runs: not available yet.", "$text-muted"), id="review-missing"
-                        )
+                    yield Button("Review past runs (ctrl+o)", id="review-button")
         yield Footer(compact=True)
 
     def on_mount(self) -> None:
@@ -108,9 +108,9 @@ class StartScreen(Screen):
     # -- what the blackboard holds -----------------------------------------------------------------
     @work(group="start-board", exclusive=True)
     async def load_board(self) -> None:
-        await self.app.painted()  # opening the file imports sqlite-utils: not before the first frame
+        await host(self.app).painted()  # opening the file imports sqlite-utils: not before the first frame
         try:
-            datasets, runs = await self.app.read_board(_board_contents)
+            datasets, runs = await host(self.app).read_board(_board_contents)
         except Exception as exc:
             from pxp_tui.blackboard import BlackboardError  # imported by now, in the reading thread
 
@@ -125,7 +125,7 @@ class StartScreen(Screen):
         unfinished = self.query_one("#start-unfinished", OptionList)
         unfinished.clear_options()
         for run in runs:
-            unfinished.add_option(Option(_run_label(run), id=str(run["run_id"])))
+            unfinished.add_option(Option(_run_label(run), id=str(run.run.id)))
         if runs:
             unfinished.highlighted = 0  # the latest: ctrl+r resumes it without selecting it first
         else:
@@ -143,7 +143,7 @@ class StartScreen(Screen):
         if event.select.id == "start-task":
             self._fill_datasets()
         elif event.select.id == "start-human":
-            self.query_one("#start-name", Input).disabled = event.value == "proxy"
+            self.query_one("#start-name", Input).disabled = event.value != HumanKind.LIVE.value
 
     # -- starting ---------------------------------------------------------------------------------
     def form(self) -> dict[str, Any]:
@@ -159,9 +159,10 @@ class StartScreen(Screen):
         return {
             "task": self.query_one("#start-task", Select).value,
             "dataset": self.query_one("#start-dataset", Select).value or None,
-            "model": self.query_one("#start-model", Input).value.strip() or "offline",
+            "model": self.query_one("#start-model", Input).value.strip() or DEFAULTS.model,
             "checker": self.query_one("#start-checker", Input).value.strip() or None,
-            "human": "proxy" if human == "proxy" else self.query_one("#start-name", Input).value.strip(),
+            "human_kind": HumanKind(human),
+            "expert": None if human != HumanKind.LIVE.value else self.query_one("#start-name", Input).value.strip(),
             "context": self.query_one("#start-context", Select).value,
             **values,
         }
@@ -178,19 +179,20 @@ class StartScreen(Screen):
             error.update(Content.styled(str(exc), "$error"))
             return
         error.update(Content.styled("preparing the run…", "$text-muted"))
-        await self.app.loaded()
-        await self.app.stop_engines()  # a run open underneath pauses: one writer at a time
+        await host(self.app).loaded()
+        await host(self.app).stop_engines()  # a run open underneath pauses: one writer at a time
         from pxp_tui.blackboard import BlackboardError
-        from pxp_tui.runs import RunConfig, create_run
+        from pxp_tui.runs.config import RunConfig
+        from pxp_tui.runs.create import create_run
 
         try:
-            board = await self.app.blackboard()
+            board = await host(self.app).blackboard()
             run_id = await asyncio.to_thread(create_run, board, RunConfig(**fields))
         except (ValueError, BlackboardError) as exc:
             error.update(Content.styled(str(exc), "$error"))
             return
         error.update("")
-        self.app.open_run(run_id)
+        host(self.app).open_run(run_id)
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         if event.button.id == "start-button":
@@ -198,14 +200,14 @@ class StartScreen(Screen):
         elif event.button.id == "resume-button":
             self.action_resume()
         elif event.button.id == "review-button":
-            self.app.action_open_review()
+            host(self.app).action_open_review()
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         self.start_run()
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         if event.option.id:
-            self.app.open_run(int(event.option.id))
+            host(self.app).open_run(int(event.option.id))
 
     def action_resume(self) -> None:
         runs = self.query_one("#start-unfinished", OptionList)
@@ -213,20 +215,21 @@ class StartScreen(Screen):
         if option is None or not option.id:
             self.notify("no unfinished run selected", severity="warning")
             return
-        self.app.open_run(int(option.id))
+        host(self.app).open_run(int(option.id))
 
 
-def _board_contents(board: Any) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+def _board_contents(board: Any) -> tuple[list[dict[str, Any]], list[RunSummary]]:
     """The datasets, and the unfinished runs (newest first) with their counts and sessions planned."""
     from pxp_tui.blackboard import review
 
-    runs = [r for r in review.runs(board) if r["status"] != "done"]
-    return board.datasets(), sorted(runs, key=lambda r: -r["run_id"])
+    runs = [r for r in review.runs(board) if not r.run.finished]
+    return board.datasets(), sorted(runs, key=lambda r: -r.run.id)
 
 
-def _run_label(run: dict[str, Any]) -> Content:
+def _run_label(summary: RunSummary) -> Content:
+    run = summary.run
     return Content.assemble(
-        (f"run {run['run_id']}", "bold"),
-        f"  {run['task'].upper()}  {run['model']}  {run['human']}  ",
-        (f"{run['sessions']}/{run['planned']} sessions  {run['status']}", "$text-muted"),
+        (f"run {run.id}", "bold"),
+        f"  {run.task.upper()}  {run.model}  {run.human}  ",
+        (f"{summary.counts.sessions}/{summary.planned} sessions  {run.status}", "$text-muted"),
     )

@@ -29,7 +29,7 @@ class CurvePlot(PlotextPlot):
         finished = bool(curve) and curve[-1].sessions > 0
         plt.title("intelligibility vs message bound" if finished else "no finished session yet")
         plt.xlabel("bound j*")
-        bounds = list(range(1, len(curve) + 1))
+        bounds: list[float] = list(range(1, len(curve) + 1))
         if finished:
             for name, label in SERIES:
                 plt.plot(bounds, [c.proportion(name) for c in curve], label=label, marker="hd")

@@ -13,10 +13,10 @@ from typing import Any
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
-from textual.content import Content
 from textual.widgets import Static
 
 from pxp_tui.app.css import beside
+from pxp_tui.app.widgets.instance_info import describe, open_outside
 from pxp_tui.app.widgets.picture import Picture
 
 
@@ -26,14 +26,6 @@ def picture_bindings(screen: str) -> list[Binding]:
         Binding("f", "picture", "Picture full-screen", id=f"{screen}.picture"),
         Binding("o", "open_picture", "Open in image viewer", id=f"{screen}.open_picture"),
     ]
-
-
-def describe(task: Any, instance: Any) -> Content:
-    """The instance's name in bold, then its other metadata (formula, weight, SMILES...), as one paragraph."""
-    info = dict(task.describe(instance))
-    name = info.pop("name", None) or getattr(instance, "name", str(instance.id))
-    parts = [Content.assemble((f"{key} ", "$text-muted"), str(value)) for key, value in info.items() if value]
-    return Content.assemble(Content.styled(str(name), "bold"), "  ", Content(" · ").join(parts))
 
 
 class InstanceView(Vertical):
@@ -125,16 +117,3 @@ class PictureActions:
         views = self.query(InstanceView)  # type: ignore[attr-defined]
         if views:
             views.first().open_outside()
-
-
-def open_outside(node: Any, task: Any, instance: Any, prediction: str | None) -> None:
-    """Write the picture (the original image, or a large drawing) to a file and open it, in a thread; ``node`` notifies."""
-
-    def run() -> None:
-        from pxp_tui.app import desktop
-
-        outcome = desktop.open_picture(task, instance, prediction)
-        severity = "information" if outcome.opened else "warning"
-        node.app.call_from_thread(node.notify, outcome.message, severity=severity, timeout=15)
-
-    node.run_worker(run, thread=True, group="open-picture")

@@ -10,10 +10,10 @@ from textual.containers import Vertical, VerticalScroll
 from textual.content import Content
 from textual.widgets import Markdown, Static
 
-from pxp_tui.agents.llm import model_label
 from pxp_tui.app.css import beside
 from pxp_tui.app.tags import tag_content
 from pxp_tui.app.widgets.thinking import Thinking
+from pxp_tui.common.models import model_label
 from pxp_tui.engine import Message
 
 

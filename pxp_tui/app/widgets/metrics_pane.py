@@ -11,7 +11,7 @@ from textual.widgets import Static
 
 from pxp_tui.app.css import beside
 from pxp_tui.app.live_metrics import LiveMetrics
-from pxp_tui.app.tags import tag_sequence
+from pxp_tui.app.tags import tags_content
 from pxp_tui.app.widgets.curve_plot import CurvePlot
 from pxp_tui.protocol import RunCounts, Sender, Tag
 
@@ -60,4 +60,4 @@ class MetricsPane(Vertical):
         self.query_one(CurvePlot).show(metrics.curve)
 
     def show_session(self, tags: Sequence[tuple[Sender, Tag]]) -> None:
-        self.query_one("#metrics-tags", Static).update(Content.assemble("This session: ", tag_sequence(tags)))
+        self.query_one("#metrics-tags", Static).update(Content.assemble("This session: ", tags_content(tags)))

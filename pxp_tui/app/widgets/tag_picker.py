@@ -16,8 +16,10 @@ from pxp_tui.app.css import beside
 from pxp_tui.app.widgets.guard_helper import GuardHelper
 from pxp_tui.app.widgets.picture import Picture
 from pxp_tui.app.widgets.tag_choice import TagChoice
+from pxp_tui.common.instance import Instance
 from pxp_tui.engine import Message
 from pxp_tui.protocol import Tag, allowed_tags
+from pxp_tui.tasks.base import Task
 
 
 @dataclass(frozen=True)
@@ -54,7 +56,7 @@ class TagPicker(Vertical):
     def __init__(self, prediction_label: str = "Prediction", *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.prediction_label = prediction_label
-        self.pxp_task: Any = None
+        self.pxp_task: Task | None = None
         self.instance: Any = None
         self.j, self.k = 0, 1
         self.machine: Message | None = None
@@ -88,7 +90,7 @@ class TagPicker(Vertical):
         self.query_one("#picker-head", Static).update(Content.styled(note, "$text-muted"))
         self.disabled = True
 
-    def prepare(self, task: Any, instance: Any, j: int, n: int, k: int, machine: Message, own: Message | None) -> None:
+    def prepare(self, task: Task, instance: Instance, j: int, n: int, k: int, machine: Message, own: Message | None) -> None:
         """Open the expert's turn at message ``j``, replying to ``machine``; ``own`` is their message at ``j-2``."""
         self.pxp_task, self.instance, self.j, self.k, self.machine, self.own = task, instance, j, k, machine, own
         start = own or machine
@@ -154,9 +156,10 @@ class TagPicker(Vertical):
     def _draw_draft(self, value: str | None) -> None:
         picture = self.query_one("#answer-picture", Picture)
         task, instance = self.pxp_task, self.instance
-        drawable = task is not None and task.draws_predictions
-        same = self.machine is not None and value is not None and task.match(value, self.machine.prediction)
-        picture.display = bool(drawable and value and value.strip() and not same)
+        if task is None or instance is None or not task.draws_predictions or not value or not value.strip():
+            picture.display = False
+            return
+        picture.display = self.machine is None or not task.match(value, self.machine.prediction)
         if picture.display:
             picture.show(lambda size: task.draw_prediction(instance, value, size))
 

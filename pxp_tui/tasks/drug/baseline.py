@@ -17,7 +17,7 @@ from typing import Any
 from pxp_tui.protocol.information import normalise
 from pxp_tui.tasks.base import HUMAN_REPLY, before_ask
 from pxp_tui.tasks.drug import chem, templates
-from pxp_tui.tasks.drug.task import target_of
+from pxp_tui.tasks.drug.prompt import target_of
 from pxp_tui.tasks.parsing import sections
 
 _ALIASES = {"prediction": ["pathway"], "explanation": ["explanation"]}

@@ -5,10 +5,10 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from rdkit import Chem, RDLogger
+from rdkit import Chem, rdBase
 from rdkit.Chem import Descriptors, rdMolDescriptors
 
-RDLogger.DisableLog("rdApp.*")
+rdBase.DisableLog("rdApp.*")
 
 _SPLIT = re.compile(r"\s*(?:>>|->|→|⟶|=>|\+|,|;|\band\b|\s)\s*")
 _BRACKET_ATOM = re.compile(r"\[[^\[\]\s]*\]")
@@ -117,5 +117,5 @@ def describe(smiles: str) -> dict[str, str]:
     return {
         "smiles": Chem.MolToSmiles(mol),
         "formula": rdMolDescriptors.CalcMolFormula(mol),
-        "weight": f"{Descriptors.MolWt(mol):.1f} g/mol",
+        "weight": f"{Descriptors.MolWt(mol):.1f} g/mol",  # type: ignore[attr-defined]  # made at import: not in RDKit's stubs
     }

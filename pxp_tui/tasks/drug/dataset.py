@@ -14,7 +14,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from pxp_tui.tasks.base import DatasetRow
-from pxp_tui.tasks.csvdata import Progress, Table, choose_format, open_table, split_of, unique_key
+from pxp_tui.tasks.csvdata import ImportProgress, Table, choose_format, open_table, split_of, unique_key
 from pxp_tui.tasks.drug import chem
 
 FORMATS = {
@@ -23,8 +23,8 @@ FORMATS = {
 }
 
 
-def read(path: Path, *, encoding: str = "utf-8", progress: Progress | None = None) -> list[DatasetRow]:
-    """The rows of a DRUG CSV; :class:`~pxp_tui.tasks.csvdata.DatasetProblems` listing every problem."""
+def read(path: Path, *, encoding: str = "utf-8", progress: ImportProgress | None = None) -> list[DatasetRow]:
+    """The rows of a DRUG CSV; :class:`~pxp_tui.tasks.csvdata.DatasetProblemsError` listing every problem."""
     with open_table(path, encoding=encoding, progress=progress) as table:
         return _rows(table)
 

@@ -38,10 +38,11 @@ def _canvas(size: tuple[int, int]) -> rdMolDraw2D.MolDraw2DCairo:
     canvas = rdMolDraw2D.MolDraw2DCairo(round(width * scale), round(height * scale))
     options = canvas.drawOptions()
     rdMolDraw2D.SetDarkMode(options)
-    options.bondLineWidth = max(2, round(1.5 * scale))
-    options.scaleBondWidth = False
-    options.minFontSize = max(10, round(7 * scale))
-    options.padding = 0.05
+    # RDKit's generated stubs type these properties as the options object itself: hence the ignores
+    options.bondLineWidth = max(2, round(1.5 * scale))  # type: ignore[assignment]
+    options.scaleBondWidth = False  # type: ignore[assignment]
+    options.minFontSize = max(10, round(7 * scale))  # type: ignore[assignment]
+    options.padding = 0.05  # type: ignore[assignment]
     return canvas
 
 
@@ -81,7 +82,8 @@ def molecule_png(smiles: str, size: tuple[int, int]) -> bytes | None:
     canvas = _canvas(size)
     canvas.DrawMolecule(mol)
     canvas.FinishDrawing()
-    return canvas.GetDrawingText()
+    png: bytes = canvas.GetDrawingText()
+    return png
 
 
 def reaction_png(reactants: str, target: str, size: tuple[int, int]) -> bytes | None:
@@ -94,4 +96,5 @@ def reaction_png(reactants: str, target: str, size: tuple[int, int]) -> bytes | 
     canvas = _canvas(size)
     canvas.DrawReaction(reaction)
     canvas.FinishDrawing()
-    return canvas.GetDrawingText()
+    png: bytes = canvas.GetDrawingText()
+    return png

@@ -222,7 +222,7 @@ def _write(letters: dict[tuple[int, int], tuple[str, str]], text: str, x: int, y
             break
     else:
         cells = [(x + i, y) for i in range(len(text))]
-    for cell, ch in zip(cells, text):
+    for cell, ch in zip(cells, text, strict=True):
         letters[cell] = (ch, style)
 
 

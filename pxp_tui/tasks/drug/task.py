@@ -6,9 +6,11 @@ from importlib.resources import as_file, files
 from pathlib import Path
 from typing import Any
 
-from pxp_tui.agents.types import ParseError
-from pxp_tui.tasks.base import DatasetRow, Instance, Task
+from pxp_tui.common.instance import Instance
+from pxp_tui.engine import ParseError
+from pxp_tui.tasks.base import DatasetRow, Task
 from pxp_tui.tasks.drug import chem, dataset
+from pxp_tui.tasks.drug.prompt import instance_text
 from pxp_tui.tasks.parsing import missing, sections
 from pxp_tui.tasks.pictures import Drawing, Surface
 
@@ -36,12 +38,13 @@ class DrugTask(Task):
     prediction_label = "Pathway"
     explanation_noun = "retrosynthetic pathways"
     generation = {"max_tokens": 1024, "temperature": 0.3}
+    slow_modules = ("pxp_tui.tasks.drug.draw",)  # RDKit's drawing code
 
     def system_prompt(self) -> str:
         return SYSTEM_PROMPT
 
     def instance_content(self, instance: Instance, *, in_context: bool = False) -> str:
-        return f"Target molecule: {instance.name}\nTarget SMILES: {instance.input}"
+        return instance_text(instance.name, instance.input)
 
     def parse(self, text: str, instance: Instance | None = None) -> tuple[str, str]:
         found = sections(text, _ALIASES)
@@ -100,11 +103,3 @@ class DrugTask(Task):
 
     def original_picture(self, instance: Instance) -> bytes | None:
         return None  # molecules are drawn, at every size
-
-
-def target_of(content: str) -> str | None:
-    """The target SMILES named in an instance message."""
-    for line in content.splitlines():
-        if line.startswith("Target SMILES:"):
-            return line.split(":", 1)[1].strip()
-    return None

@@ -8,11 +8,12 @@ recognise which named reaction a chemist's reactant set corresponds to.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cache, lru_cache
 
 from rdkit import Chem
-from rdkit.Chem import AllChem
+from rdkit.Chem import rdChemReactions
 
 from pxp_tui.tasks.drug.chem import canonical, canonical_parts
 
@@ -73,7 +74,7 @@ _R = {  # rationales, reused by variants
     "in medicinal chemistry.",
 }
 
-_ROWS = [  # name, title, retro SMARTS, bond, roles, rationale
+_ROWS: list[tuple[str, str, str, str, tuple[str, ...], str]] = [  # name, title, retro SMARTS, bond, roles, rationale
     (
         "boc_protection",
         "Boc protection",
@@ -370,13 +371,13 @@ def canonical_set(smiles: str) -> frozenset[str] | None:
 
 
 @cache
-def _reaction(retro_smarts: str):
-    rxn = AllChem.ReactionFromSmarts(retro_smarts)
+def _reaction(retro_smarts: str) -> rdChemReactions.ChemicalReaction:
+    rxn = rdChemReactions.ReactionFromSmarts(retro_smarts)
     rxn.Initialize()
     return rxn
 
 
-def _finish(prod) -> str | None:
+def _finish(prod: Chem.Mol) -> str | None:
     """Sanitize one RunReactants product and return its canonical SMILES."""
     for atom in prod.GetAtoms():  # reaction-centre atoms: recompute their H counts
         if atom.HasProp("old_mapno") and not atom.GetIsAromatic():
@@ -389,21 +390,22 @@ def _finish(prod) -> str | None:
         return None
 
 
-def _apply(template: Template, mol, target_can: str) -> dict[tuple[str, ...], tuple]:
+def _apply(template: Template, mol: Chem.Mol, target_can: str) -> dict[tuple[str, ...], tuple[tuple[str, str], ...]]:
     """Distinct outcomes of one template: sorted reactants -> (role, smiles) pairs."""
-    found: dict[tuple[str, ...], tuple] = {}
+    found: dict[tuple[str, ...], tuple[tuple[str, str], ...]] = {}
     try:
         outcomes = _reaction(template.retro_smarts).RunReactants((mol,), 1000)
     except Exception:  # noqa: BLE001
         return found
     for prods in outcomes:
-        smis = [_finish(p) for p in prods]
-        if any(s is None or "." in s for s in smis) or target_can in smis:
+        finished = [_finish(p) for p in prods]
+        smis = [s for s in finished if s is not None]
+        if len(smis) < len(finished) or any("." in s for s in smis) or target_can in smis:
             continue
         key = tuple(sorted(set(smis)))
         if key not in found:
             roles = template.roles or tuple(f"reactant {i + 1}" for i in range(len(smis)))
-            found[key] = tuple(zip(roles, smis))
+            found[key] = tuple(zip(roles, smis, strict=False))
     return found
 
 
@@ -424,7 +426,7 @@ def _disconnections(target_smiles: str, templates: tuple[Template, ...]) -> tupl
     return tuple(result)
 
 
-def disconnections(target_smiles: str, templates=TEMPLATES) -> list[Disconnection]:
+def disconnections(target_smiles: str, templates: Sequence[Template] = TEMPLATES) -> list[Disconnection]:
     """Every distinct single-step disconnection of the target, in template priority order
     (then by reactant SMILES); [] for invalid SMILES or when nothing applies. Never raises."""
     try:

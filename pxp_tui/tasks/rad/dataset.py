@@ -15,9 +15,10 @@ absolute path elsewhere, a link pointing out) is refused. Labels are read by :fu
 from __future__ import annotations
 
 from pathlib import Path, PurePosixPath
+from typing import Any
 
 from pxp_tui.tasks.base import DatasetRow
-from pxp_tui.tasks.csvdata import Progress, Table, choose_format, open_table, split_of, unique_key
+from pxp_tui.tasks.csvdata import ImportProgress, Table, choose_format, open_table, split_of, unique_key
 from pxp_tui.tasks.rad import images
 from pxp_tui.tasks.rad.labels import LABELS, label_of
 
@@ -28,9 +29,9 @@ FORMATS = {
 
 
 def read(
-    path: Path, images_dir: Path | None = None, *, encoding: str = "utf-8", progress: Progress | None = None
+    path: Path, images_dir: Path | None = None, *, encoding: str = "utf-8", progress: ImportProgress | None = None
 ) -> list[DatasetRow]:
-    """The rows of a RAD CSV; :class:`~pxp_tui.tasks.csvdata.DatasetProblems` listing every problem.
+    """The rows of a RAD CSV; :class:`~pxp_tui.tasks.csvdata.DatasetProblemsError` listing every problem.
 
     Every image is read and decoded to check it, one at a time; the rows refer to the files, read
     again (and checked unchanged) when they are stored.
@@ -46,6 +47,7 @@ def _rows(table: Table, base: Path) -> list[DatasetRow]:
     seen: dict[str, int] = {}
     repeats: dict[str, int] = {}
     for line, cells in table.rows():
+        meta: dict[str, Any]
         if papers:
             case = cells["case"]
             repeats[case] = repeats.get(case, 0) + 1
@@ -91,7 +93,7 @@ def _image(table: Table, line: int, base: Path, name: str) -> tuple[Path, images
     except OSError as exc:
         table.problems.append((line, f"image {name!r} cannot be read ({exc.strerror or exc})"))
         return None
-    except images.TooLarge as exc:
+    except images.ImageTooLargeError as exc:
         table.problems.append((line, f"image {name!r} is too large: {exc}"))
         return None
     except ValueError as exc:

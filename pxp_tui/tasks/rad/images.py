@@ -28,7 +28,7 @@ MAX_PIXELS = 50_000_000
 MAX_FILE_BYTES = 256 * 2**20
 
 
-class TooLarge(ValueError):
+class ImageTooLargeError(ValueError):
     """An image larger than pxp takes (pixels, or bytes)."""
 
 
@@ -64,7 +64,7 @@ def check_file(path: Path) -> tuple[ImageInfo, str]:
         _check_pixels(image)
     size = path.stat().st_size
     if size > MAX_FILE_BYTES:
-        raise TooLarge(f"{size / 2**20:,.0f} MB: pxp takes image files up to {MAX_FILE_BYTES // 2**20} MB")
+        raise ImageTooLargeError(f"{size / 2**20:,.0f} MB: pxp takes image files up to {MAX_FILE_BYTES // 2**20} MB")
     data = path.read_bytes()
     return inspect(data), hashlib.sha256(data).hexdigest()
 
@@ -72,7 +72,7 @@ def check_file(path: Path) -> tuple[ImageInfo, str]:
 def _check_pixels(image: Image.Image) -> None:
     width, height = image.size
     if width * height > MAX_PIXELS:
-        raise TooLarge(_too_large(f"{width} x {height} pixels ({width * height / 1e6:.0f} megapixels)"))
+        raise ImageTooLargeError(_too_large(f"{width} x {height} pixels ({width * height / 1e6:.0f} megapixels)"))
 
 
 def _too_large(size: str) -> str:
@@ -93,8 +93,8 @@ def _reading() -> Iterator[None]:
         except UnidentifiedImageError:
             raise ValueError("not an image file Pillow can read") from None
         except Image.DecompressionBombError:
-            raise TooLarge(_too_large(f"more than {2 * Image.MAX_IMAGE_PIXELS / 1e6:.0f} megapixels")) from None
-        except TooLarge:
+            raise ImageTooLargeError(_too_large(f"more than {2 * (Image.MAX_IMAGE_PIXELS or 0) / 1e6:.0f} megapixels")) from None
+        except ImageTooLargeError:
             raise
         except (SyntaxError, ValueError) as exc:
             raise ValueError(str(exc) or type(exc).__name__) from None

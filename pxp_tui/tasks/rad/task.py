@@ -6,8 +6,9 @@ from importlib.resources import as_file, files
 from pathlib import Path
 from typing import Any
 
-from pxp_tui.agents.types import ParseError
-from pxp_tui.tasks.base import DatasetRow, Instance, Task
+from pxp_tui.common.instance import Instance
+from pxp_tui.engine import ParseError
+from pxp_tui.tasks.base import DatasetRow, Task
 from pxp_tui.tasks.parsing import missing, sections
 from pxp_tui.tasks.rad import dataset, images
 from pxp_tui.tasks.rad.labels import LABELS, label_of

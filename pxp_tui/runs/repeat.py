@@ -16,7 +16,9 @@ from dataclasses import replace
 
 from pxp_tui.blackboard import Blackboard
 from pxp_tui.engine import Observer
-from pxp_tui.runs import RunConfig, create_run, execute
+from pxp_tui.runs.config import RunConfig
+from pxp_tui.runs.create import create_run
+from pxp_tui.runs.execute import execute
 
 
 def new_experiment_id(config: RunConfig) -> str:
@@ -45,7 +47,7 @@ async def execute_all(
     tasks = [execute(board, run_id, observer=observer_for(run_id)) for run_id in run_ids]
     results = await asyncio.gather(*tasks, return_exceptions=True)
     outcome: dict[int, BaseException | None] = {}
-    for run_id, result in zip(run_ids, results):
+    for run_id, result in zip(run_ids, results, strict=True):
         if isinstance(result, (KeyboardInterrupt, asyncio.CancelledError)):
             raise result
         outcome[run_id] = result if isinstance(result, BaseException) else None

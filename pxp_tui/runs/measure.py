@@ -14,13 +14,14 @@ from typing import Any
 
 from pxp_tui.agents.llm import totals
 from pxp_tui.agents.machine import MachineAgent
+from pxp_tui.common.instance import Instance
 from pxp_tui.engine import SessionRecord, Turn
 
 #: requests to the model under way at once during a measurement
 CONCURRENCY = 4
 
 
-async def judge(machine: MachineAgent, instance: Any, prior: Sequence[SessionRecord]) -> dict[str, Any]:
+async def judge(machine: MachineAgent, instance: Instance, prior: Sequence[SessionRecord]) -> dict[str, Any]:
     """The machine's first answer on ``instance`` and how it compares with the reference."""
     turn = Turn(0, 0, instance, 0, 1, 1, 1, 1, (), prior)
     (prediction, explanation), completion, failures = await machine.ask(turn)
@@ -40,12 +41,12 @@ async def judge(machine: MachineAgent, instance: Any, prior: Sequence[SessionRec
 
 
 async def measure(
-    machine: MachineAgent, instances: Sequence[Any], prior: Sequence[SessionRecord], *, concurrency: int = CONCURRENCY
+    machine: MachineAgent, instances: Sequence[Instance], prior: Sequence[SessionRecord], *, concurrency: int = CONCURRENCY
 ) -> list[dict[str, Any]]:
     """Every instance judged (in order), at most ``concurrency`` at a time; the first failure is raised."""
     gate = asyncio.Semaphore(concurrency)
 
-    async def one(instance: Any) -> dict[str, Any]:
+    async def one(instance: Instance) -> dict[str, Any]:
         async with gate:
             return await judge(machine, instance, prior)
 

@@ -17,17 +17,19 @@ from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager
 from typing import Any
 
-from pxp_tui.agents.evaluation import measure
 from pxp_tui.agents.machine import MachineAgent
 from pxp_tui.blackboard import Blackboard, BlackboardError
 from pxp_tui.blackboard import evaluations as stored
-from pxp_tui.engine import ContextPolicy, Progress, SessionRecord, describe_error
+from pxp_tui.blackboard.records import Run
+from pxp_tui.common.instance import Instance
+from pxp_tui.engine import ContextPolicy, RunProgress, RunStatus, SessionRecord, describe_error
 from pxp_tui.engine.context import CarriedContext
+from pxp_tui.runs.measure import measure
 
-Report = Callable[[dict[str, Any]], None]
+OnMeasurement = Callable[[dict[str, Any]], None]
 
 
-def check(board: Blackboard, dataset: str, split: str, *, learn_gate: bool, evaluate: bool, context: str) -> None:
+def check_held_out(board: Blackboard, dataset: str, split: str, *, learn_gate: bool, evaluate: bool, context: str) -> None:
     """A one-line reason why these options cannot run on ``dataset``, as a BlackboardError."""
     needed = [("val", "--learn-gate")] if learn_gate else []
     needed += [("test", "--evaluate")] if evaluate else []
@@ -49,23 +51,23 @@ class Learn:
     def __init__(
         self,
         board: Blackboard,
-        run: dict[str, Any],
+        run: Run,
         machine: MachineAgent,
         *,
         learn_gate: bool,
         evaluate: bool,
-        report: Report | None = None,
+        report: OnMeasurement | None = None,
     ) -> None:
         self.board = board
-        self.run_id = run["id"]
-        self.policy = ContextPolicy.parse(run["context"])
+        self.run_id = run.id
+        self.policy = ContextPolicy.parse(run.context)
         self.machine = machine
         self.learn_gate = learn_gate
         self.evaluate = evaluate
         self.report = report
-        self.summary = {"model": run["model"], "checker": run["checker"]}
+        self.summary = {"model": run.model, "checker": run.checker}
         self.held_out = {
-            split: board.instances(board.instance_ids(run["dataset"], split))
+            split: board.instances(board.instance_ids(run.dataset, split))
             for split, wanted in (("val", learn_gate), ("test", evaluate))
             if wanted
         }
@@ -100,7 +102,7 @@ class Learn:
     def _with(self, prior: Sequence[SessionRecord], record: SessionRecord) -> Sequence[SessionRecord]:
         return CarriedContext(self.policy, [*prior, record]).view()
 
-    async def before(self, instances: Sequence[Any], progress: Progress) -> Progress:
+    async def before(self, instances: Sequence[Instance], progress: RunProgress) -> RunProgress:
         """Settle an interrupted after-session step, measure the starting context; the run's progress."""
         async with self._pausing():
             if stored.ungated(self.board, self.run_id):
@@ -113,7 +115,7 @@ class Learn:
                     await self._measure("start", "test", (), 0)
         return progress
 
-    async def after(self, instances: Sequence[Any]) -> None:
+    async def after(self, instances: Sequence[Instance]) -> None:
         """Measure the context the run ends with."""
         if not self.evaluate:
             return
@@ -128,7 +130,7 @@ class Learn:
         try:
             yield
         except BaseException as exc:
-            self.board.set_status(self.run_id, "paused", describe_error(exc))
+            self.board.set_status(self.run_id, RunStatus.PAUSED, describe_error(exc))
             raise
 
     async def __call__(self, record: SessionRecord, prior: Sequence[SessionRecord]) -> bool:

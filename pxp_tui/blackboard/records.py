@@ -1,0 +1,102 @@
+"""Typed records of what the blackboard holds: a run (a row of ``runs``), and a run with its counts."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from pxp_tui.common.kinds import HumanKind
+from pxp_tui.engine import RunStatus
+from pxp_tui.protocol import RunCounts
+
+
+def _json(value: Any, empty: Any) -> Any:
+    """A JSON column's value: parsed if it is still text, ``empty`` if NULL."""
+    if value is None:
+        return empty
+    return json.loads(value) if isinstance(value, (str, bytes)) else value
+
+
+@dataclass(frozen=True)
+class Run:
+    """One run, as stored in ``runs`` (with ``status`` as readers see it: see :class:`RunStatus`)."""
+
+    id: int
+    uid: str
+    task: str
+    dataset: str
+    model: str  # the machine's model (``offline``: the baseline)
+    checker: str | None  # the model of AGREE (stored by every run pxp makes)
+    human_kind: HumanKind  # who answers in the human's seat
+    expert: str | None  # the live expert's name (None for other kinds)
+    n: int
+    k: int
+    context: str  # all | none | last:N
+    seed: int | None
+    split: str
+    experiment: str | None
+    status: RunStatus
+    error: str | None  # why it paused, credentials redacted
+    plan: tuple[int, ...]  # the instances, in session order
+    options: Mapping[str, Any] = field(default_factory=dict)  # the rest of its configuration (RunConfig)
+    created_at: str = ""
+    updated_at: str = ""
+    finished_at: str | None = None
+
+    @classmethod
+    def from_row(cls, row: Mapping[str, Any]) -> Run:
+        """The run of a ``runs`` row (``plan`` and ``options`` as stored, JSON text, or parsed); a row of
+        a schema-2 file (read-only, so not migrated) too."""
+        kind = HumanKind(row["human_kind"])
+        return cls(
+            id=row["id"],
+            uid=row["uid"],
+            task=row["task"],
+            dataset=row["dataset"],
+            model=row["model"],
+            checker=row["checker"],
+            human_kind=kind,
+            expert=row["expert"] if "expert" in row else _expert_of_schema_2(row),
+            n=row["n"],
+            k=row["k"],
+            context=row["context"],
+            seed=row["seed"],
+            split=row["split"] or "train",
+            experiment=row["experiment"],
+            status=RunStatus(row["status"]),
+            error=row["error"],
+            plan=tuple(_json(row["plan"], [])),
+            options=_json(row["options"], {}),
+            created_at=row["created_at"] or "",
+            updated_at=row["updated_at"] or "",
+            finished_at=row["finished_at"],
+        )
+
+    @property
+    def human(self) -> str:
+        """Who answered in the human's seat, in words: the expert's name, else the kind (``proxy``).
+
+        The ``human`` column of the ``run_intelligibility`` view (schema.HUMAN_LABEL) says the same.
+        """
+        return self.expert or self.human_kind.value
+
+    @property
+    def finished(self) -> bool:
+        return self.status is RunStatus.DONE
+
+
+def _expert_of_schema_2(row: Mapping[str, Any]) -> str | None:
+    """Schema 2 kept the expert's name in ``human`` (``proxy`` for the proxy): schema.DERIVED's rule."""
+    return row["human"] if row["human_kind"] == HumanKind.LIVE.value else None
+
+
+@dataclass(frozen=True)
+class RunSummary:
+    """A run with its intelligibility counts (finished sessions) and how far it has got: a line of a runs list."""
+
+    run: Run
+    counts: RunCounts
+    planned: int  # sessions in its plan
+    started: int  # sessions started (finished or not)

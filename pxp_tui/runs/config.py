@@ -1,0 +1,117 @@
+"""What defines a run (what ``pxp run`` takes), and how a stored run reads back as one.
+
+:class:`RunConfig`'s field defaults are the only statement of each default: ``pxp run``'s options
+and the start screen read them from :data:`DEFAULTS`. Fields that are columns of ``runs`` (those
+:class:`~pxp_tui.blackboard.records.Run` also has) are stored as columns; the rest go to the run's
+``options`` JSON. Importing this module imports neither the blackboard nor the agents: ``pxp`` builds
+its parser from it before the first paint.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, fields
+from functools import cache
+from typing import TYPE_CHECKING, Any
+
+from pxp_tui.common.kinds import HumanKind
+from pxp_tui.common.models import OFFLINE
+from pxp_tui.engine import ContextPolicy
+from pxp_tui.tasks import get_task
+
+if TYPE_CHECKING:
+    from pxp_tui.blackboard.records import Run
+
+
+@dataclass
+class RunConfig:
+    """Everything that defines a run (what ``pxp run`` takes). Never holds credentials."""
+
+    task: str = "drug"
+    dataset: str | None = None  # None: the task's bundled demo
+    model: str = OFFLINE
+    checker: str | None = None  # None: the machine's model
+    human_kind: HumanKind = HumanKind.PROXY  # who answers in the human's seat
+    expert: str | None = None  # the live expert's name
+    n: int = 10
+    k: int = 3
+    context: str = "all"
+    seed: int | None = None  # None: dataset order
+    limit: int | None = None
+    split: str = "train"
+    api_base: str | None = None
+    max_tokens: int | None = None  # None: the task's
+    temperature: float | None = None  # None: the task's
+    experiment: str | None = None
+    learn_gate: bool = False  # keep a session's context only if validation accuracy does not drop
+    evaluate: bool = False  # measure the machine on the test split (start, after kept sessions, end)
+    timeout: float | None = None  # seconds per model call (None: the client's default)
+    retries: int | None = None  # retries of a failed model call (None: the client's default)
+    checker_api_base: str | None = None
+    checker_max_tokens: int | None = None  # None: the checker's default
+    checker_temperature: float | None = None  # None: the checker's default
+
+    def validate(self) -> None:
+        """Raise ValueError with a one-line reason for a configuration that cannot run."""
+        get_task(self.task)
+        if self.n < 1:
+            raise ValueError(f"--n must be at least 1, got {self.n}")
+        if self.k < 1:
+            raise ValueError(f"--k must be at least 1, got {self.k}")
+        if self.limit is not None and self.limit < 1:
+            raise ValueError(f"--limit must be at least 1, got {self.limit}")
+        ContextPolicy.parse(self.context)
+        if self.human_kind is HumanKind.LIVE and not (self.expert or "").strip():
+            raise ValueError("the human's name is empty")
+        if self.human_kind is not HumanKind.LIVE and self.expert is not None:
+            raise ValueError(f"a {self.human_kind} human has no expert's name (got {self.expert!r})")
+        if self.timeout is not None and self.timeout <= 0:
+            raise ValueError(f"--timeout must be more than 0 seconds, got {self.timeout}")
+        if self.retries is not None and self.retries < 0:
+            raise ValueError(f"--retries must be 0 or more, got {self.retries}")
+
+    @property
+    def checker_model(self) -> str:
+        return self.checker or self.model
+
+    # -- stored as a run ----------------------------------------------------------------------------
+    def columns(self) -> dict[str, Any]:
+        """The fields stored as columns of ``runs``, as they are."""
+        return {name: getattr(self, name) for name in sorted(stored_columns())}
+
+    def options(self) -> dict[str, Any]:
+        """The fields stored in the run's ``options`` JSON: those that are not columns, when set."""
+        columns = stored_columns()
+        return {k: v for k, v in asdict(self).items() if k not in columns and v not in (None, {}, [])}
+
+    @classmethod
+    def from_run(cls, run: Run) -> RunConfig:
+        """The configuration a stored run was made with (options a newer pxp stored are left out)."""
+        known = {f.name for f in fields(cls)}
+        columns = {name: getattr(run, name) for name in stored_columns()}
+        options = {k: v for k, v in run.options.items() if k in known and k not in columns}
+        return cls(**columns, **options)
+
+
+#: every default, for the CLI's options and the start screen
+DEFAULTS = RunConfig()
+
+
+def parse_human(text: str) -> tuple[HumanKind, str | None]:
+    """``pxp run --human``'s value as (kind, expert's name): a kind that answers by itself (``proxy``); the
+    live expert's name; or ``live:NAME`` for any name (``live:proxy`` is an expert called "proxy")."""
+    text = text.strip()
+    kind, colon, name = text.partition(":")
+    if colon and kind == HumanKind.LIVE.value:
+        return HumanKind.LIVE, name.strip()
+    for found in HumanKind:
+        if text == found.value and not found.interactive:
+            return found, None
+    return HumanKind.LIVE, text
+
+
+@cache
+def stored_columns() -> frozenset[str]:
+    """The names of the fields that are columns of ``runs``: those of :class:`Run` too."""
+    from pxp_tui.blackboard.records import Run  # the blackboard (sqlite-utils): only when a run is stored or read
+
+    return frozenset(f.name for f in fields(RunConfig)) & frozenset(f.name for f in fields(Run))

@@ -1,0 +1,28 @@
+"""The agent kinds of the human's seat, a registry beside the task registry (:data:`pxp_tui.tasks.TASKS`).
+
+Each kind (:class:`~pxp_tui.common.kinds.HumanKind`) is a module here whose ``seat(seat: Seat) -> Agent``
+builds the agent that answers at even ``j``. A new kind is one module and one line in :data:`HUMANS`
+(and its member in ``HumanKind``, which the blackboard stores): see docs/ARCHITECTURE.md.
+"""
+
+from __future__ import annotations
+
+from importlib import import_module
+
+from pxp_tui.common.kinds import HumanKind
+from pxp_tui.engine import Agent
+from pxp_tui.runs.seats import Seat
+
+#: kind -> "module:function" building its agent from a :class:`Seat`
+HUMANS: dict[HumanKind, str] = {
+    HumanKind.PROXY: "pxp_tui.runs.humans.proxy:seat",
+    HumanKind.LIVE: "pxp_tui.runs.humans.live:seat",
+}
+
+
+def build_human(kind: HumanKind, seat: Seat) -> Agent:
+    """The agent of kind ``kind`` in the human's seat of ``seat.run``."""
+    module, _, name = HUMANS[kind].partition(":")
+    build = getattr(import_module(module), name)
+    agent: Agent = build(seat)
+    return agent
