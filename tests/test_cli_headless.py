@@ -13,6 +13,9 @@ from pxp_tui.protocol import Sender, Tag, run_counts
 
 from .conftest import pxp
 
+# one worker runs the module under pytest-xdist, so that the demo run below is made once, not once per worker
+pytestmark = pytest.mark.xdist_group("cli_headless")
+
 
 @pytest.fixture(scope="module")
 def demo_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
