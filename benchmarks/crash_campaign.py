@@ -68,7 +68,9 @@ def table(results: dict[str, list[Trial]], seconds: dict[str, float]) -> str:
         )
     widths = [max(len(str(row[i])) for row in rows) for i in range(len(header))]
     lines = [
-        "| " + " | ".join(str(v).rjust(w) if i else str(v).ljust(w) for i, (v, w) in enumerate(zip(row, widths))) + " |"
+        "| "
+        + " | ".join(str(v).rjust(w) if i else str(v).ljust(w) for i, (v, w) in enumerate(zip(row, widths, strict=True)))
+        + " |"
         for row in rows
     ]
     lines.insert(1, "|" + "|".join("-" * (w + 2) for w in widths) + "|")

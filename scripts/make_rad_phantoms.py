@@ -67,7 +67,7 @@ class Canvas:
         x, y = a[:, 0] - 0.5, a[:, 1] - 0.5
         gx = (x * self.c - y * self.s) * self.sc + 0.5 + self.tx
         gy = (x * self.s + y * self.c) * self.sc + 0.5 + self.ty
-        return [(float(u * W), float(v * W)) for u, v in zip(gx, gy)]
+        return [(float(u * W), float(v * W)) for u, v in zip(gx, gy, strict=True)]
 
     def grid(self) -> tuple[np.ndarray, np.ndarray]:
         """Anatomical coordinates of every working-canvas pixel centre."""
@@ -110,7 +110,7 @@ def ellipse(c, rx: float, ry: float, ang: float = 0.0, n: int = 72) -> list[tupl
     t = np.linspace(0.0, 2.0 * np.pi, n, endpoint=False)
     ca, sa = math.cos(ang), math.sin(ang)
     x, y = rx * np.cos(t), ry * np.sin(t)
-    return list(zip(c[0] + x * ca - y * sa, c[1] + x * sa + y * ca))
+    return list(zip(c[0] + x * ca - y * sa, c[1] + x * sa + y * ca, strict=True))
 
 
 # ----------------------------------------------------------------------------------------------
@@ -241,7 +241,7 @@ def draw_case(case: Case) -> np.ndarray:
     rng = case.rng
     an = random_anatomy(rng)
     cv = Canvas(rng.uniform(-1.5, 1.5), rng.uniform(0.975, 1.02), rng.uniform(-0.01, 0.01), rng.uniform(-0.01, 0.01))
-    X, Y = cv.grid()
+    ax, ay = cv.grid()
     f = case.facts
     lab, side = case.label, case.side
 
@@ -266,10 +266,10 @@ def draw_case(case: Case) -> np.ndarray:
         pts = [(0.075, -0.05), (0.085, 0.05), (0.28, 0.075), (0.43, 0.12), (0.47, 0.22), (0.455, 0.6), (0.445, 1.06)]
         half = [(cx + sgn * d, y) for d, y in pts]
         body_pts += half if sgn < 0 else half[::-1]
-    body_w = np.clip(1.0 - 0.3 * (np.abs(X - cx) / 0.47) ** 4, 0.0, 1.0)
-    O = 0.70 * arr(cv.poly(body_pts), 0.012) * body_w
+    body_w = np.clip(1.0 - 0.3 * (np.abs(ax - cx) / 0.47) ** 4, 0.0, 1.0)
+    density = 0.70 * arr(cv.poly(body_pts), 0.012) * body_w
     liver = [(cx - 0.45, an.dome[-1] + 0.02), (cx, an.dome[-1] + 0.05), (cx, 1.1), (cx - 0.45, 1.1)]
-    O += 0.04 * arr(cv.poly(liver), 0.03)
+    density += 0.04 * arr(cv.poly(liver), 0.03)
 
     # lungs and cut-outs (heart, aortic knob)
     lungs = {}
@@ -305,24 +305,24 @@ def draw_case(case: Case) -> np.ndarray:
         f["size"] = "large" if round(f["gap_cm"]) >= 4 else "moderate-sized"
 
     # pleural fluid (drawn below, but it hides the lung markings it covers)
-    fluid = np.zeros_like(X, dtype=np.float32)
+    fluid = np.zeros_like(ax, dtype=np.float32)
     if lab == "Pleural Effusion":
         frac = rng.uniform(0.22, 0.45)
         ycp = an.ycp(side)
         level = ycp - frac * (ycp - an.apex)
         men = rng.uniform(0.07, 0.1)
         d0 = an.ctr * 2.0 * an.tw * (0.64 if side > 0 else 0.36)  # heart border on that side
-        dist = np.clip((side * (X - cx) - d0) / (an.tw - d0), 0.0, 1.2)
+        dist = np.clip((side * (ax - cx) - d0) / (an.tw - d0), 0.0, 1.2)
         top = level - men * dist**1.8 - 0.06 * np.clip((dist - 0.8) / 0.2, 0.0, 1.0) ** 2  # fluid tracks up the wall
-        ramp = np.clip((Y - top) / 0.045, 0.0, 1.0)
-        fluid = arr(to_img(eff[side] * (top < Y) * (0.3 + 0.7 * ramp**0.7)), 0.006)
+        ramp = np.clip((ay - top) / 0.045, 0.0, 1.0)
+        fluid = arr(to_img(eff[side] * (top < ay) * (0.3 + 0.7 * ramp**0.7)), 0.006)
         f["pct"] = pct = round(frac * 20) * 5
         f["size"] = "small" if pct < 30 else ("moderate" if pct <= 40 else "large")
 
     # lung parenchyma: lucency + vessel markings + mottled texture
     lung_all = eff[-1] + eff[1]
     lung_soft = arr(to_img(np.clip(lung_all, 0, 1)), 0.006)
-    O -= 0.47 * lung_soft
+    density -= 0.47 * lung_soft
     vessels_img = cv.blank()
     for s in (-1, 1):
         vessel_tree(cv, rng, an, s, vessels_img)
@@ -330,17 +330,17 @@ def draw_case(case: Case) -> np.ndarray:
     marks_mask = lung_soft * (1.0 - np.clip(fluid * 1.3, 0, 1))
     if collapsed is not None:
         marks_mask = np.clip(marks_mask - arr(to_img(rim), 0.003), 0.0, 1.0)
-    fade = np.zeros_like(O)
+    fade = np.zeros_like(density)
     for s in (-1, 1):
         hx, hy = an.x(s, an.mw + 0.04) + an.shift, an.hilum
-        fade = np.maximum(fade, np.exp(-np.hypot(X - hx, Y - hy) / 0.2))
-    hil = np.zeros_like(O)
+        fade = np.maximum(fade, np.exp(-np.hypot(ax - hx, ay - hy) / 0.2))
+    hil = np.zeros_like(density)
     for s in (-1, 1):
         hil += arr(cv.poly(ellipse((an.x(s, an.mw + 0.03) + an.shift, an.hilum + 0.015), 0.035, 0.06)), 0.02)
-    O += (0.17 * vessels * (0.35 + 0.65 * fade) + 0.10 * hil) * marks_mask
+    density += (0.17 * vessels * (0.35 + 0.65 * fade) + 0.10 * hil) * marks_mask
     coarse = Image.fromarray(rng.integers(0, 256, (40, 40), dtype=np.uint8), "L").resize((W, W), Image.Resampling.BICUBIC)
     fine = to_img(np.clip(0.5 + 0.25 * rng.standard_normal((W, W)), 0, 1))
-    O += (0.07 * (arr(coarse, 0.006) - 0.5) + 0.12 * (arr(fine, 0.003) - 0.5)) * marks_mask
+    density += (0.07 * (arr(coarse, 0.006) - 0.5) + 0.12 * (arr(fine, 0.003) - 0.5)) * marks_mask
 
     # --- bones --------------------------------------------------------------------------------------
     spine = cv.blank()
@@ -348,14 +348,14 @@ def draw_case(case: Case) -> np.ndarray:
     while y < 1.05:
         cv.poly([(cx - 0.032, y), (cx + 0.032, y), (cx + 0.034, y + 0.036), (cx - 0.034, y + 0.036)], spine)
         y += 0.048
-    O += 0.07 * arr(spine, 0.006) * (1.0 - 0.5 * arr(heart_img, 0.01))
+    density += 0.07 * arr(spine, 0.006) * (1.0 - 0.5 * arr(heart_img, 0.01))
     ped = cv.blank()
     y = 0.0
     while y < 1.05:
         for s in (-1, 1):
             cv.poly(ellipse((cx + s * 0.026, y + 0.012), 0.007, 0.011), ped)
         y += 0.048
-    O += 0.035 * arr(ped, 0.004)
+    density += 0.035 * arr(ped, 0.004)
 
     ribs = cv.blank()
     ribs_ant = cv.blank()
@@ -378,26 +378,26 @@ def draw_case(case: Case) -> np.ndarray:
     rib_a = arr(ribs, 0.003)
     rib_core = arr(ribs.filter(ImageFilter.MinFilter(5)), 0.003)
     rib_v = 0.75 * rib_a + 0.25 * (rib_a - rib_core)  # slightly brighter cortex
-    chest = np.clip((an.tw + 0.03 - np.abs(X - cx)) / 0.01, 0.0, 1.0)
-    O += (0.12 * rib_v + 0.05 * arr(ribs_ant, 0.005)) * chest * (0.45 + 0.55 * lung_soft * (1.0 - fluid))
+    chest = np.clip((an.tw + 0.03 - np.abs(ax - cx)) / 0.01, 0.0, 1.0)
+    density += (0.12 * rib_v + 0.05 * arr(ribs_ant, 0.005)) * chest * (0.45 + 0.55 * lung_soft * (1.0 - fluid))
 
     clav = cv.blank()
     for s in (-1, 1):
         pts = [(0.035, 0.05), (0.12, 0.0), (0.24, -0.025), (0.31, -0.055)]
         cv.line([(cx + s * d, an.apex + dy) for d, dy in pts], 0.024, clav)
-    O += 0.13 * arr(clav, 0.004)
+    density += 0.13 * arr(clav, 0.004)
 
     # airway and gastric bubble
     tr = cv.line([(cx + 0.3 * an.shift, 0.0), (cx + an.shift, an.hilum - 0.06)], 0.03)
     cv.line([(cx + an.shift, an.hilum - 0.065), (cx + an.shift - 0.055, an.hilum - 0.005)], 0.02, tr)
     cv.line([(cx + an.shift, an.hilum - 0.065), (cx + an.shift + 0.065, an.hilum + 0.005)], 0.02, tr)
-    O -= 0.16 * arr(tr, 0.006) * (1.0 - lung_soft)
+    density -= 0.16 * arr(tr, 0.006) * (1.0 - lung_soft)
     gb_c = (cx + 0.16, an.dome[1] + 0.065 + rng.uniform(0.0, 0.02))
     gb = [p for p in ellipse(gb_c, rng.uniform(0.035, 0.055), 0.03) if p[1] <= gb_c[1]]
-    O -= 0.16 * arr(cv.poly(gb), 0.006)
+    density -= 0.16 * arr(cv.poly(gb), 0.006)
 
     # --- findings that add density ----------------------------------------------------------------
-    O += 0.48 * fluid
+    density += 0.48 * fluid
     if lab == "Pneumonia":
         zone = ("upper", "mid", "lower")[int(rng.integers(3))]
         if zone == "upper":
@@ -408,12 +408,12 @@ def draw_case(case: Case) -> np.ndarray:
             yc = an.dome[side] - rng.uniform(0.06, 0.11)
         dc = rng.uniform(an.mw + 0.12, an.tw - 0.09)
         xc = an.x(side, dc)
-        patch = np.zeros_like(O)
+        patch = np.zeros_like(density)
         spread = rng.uniform(0.04, 0.06)
         for _ in range(int(rng.integers(7, 12))):
             bx, by = xc + rng.normal(0, spread), yc + rng.normal(0, spread * 0.8)
             r = rng.uniform(0.018, 0.04)
-            patch += rng.uniform(0.5, 1.0) * np.exp(-((X - bx) ** 2 + (Y - by) ** 2) / (2 * r * r))
+            patch += rng.uniform(0.5, 1.0) * np.exp(-((ax - bx) ** 2 + (ay - by) ** 2) / (2 * r * r))
         fluff = Image.fromarray(rng.integers(0, 256, (28, 28), dtype=np.uint8), "L")
         fluff = arr(fluff.resize((W, W), Image.Resampling.BICUBIC), 0.004)
         patch = np.clip(patch * (0.35 + 1.1 * fluff), 0.0, 1.0) * arr(to_img(eff[side]), 0.01)
@@ -425,7 +425,7 @@ def draw_case(case: Case) -> np.ndarray:
             x1, y1 = x0 + 0.07 * math.cos(ang), y0 + 0.07 * math.sin(ang)
             cv.line([(x0, y0), (x1, y1), (x1 + 0.03 * math.cos(ang + 0.5), y1 + 0.03 * math.sin(ang + 0.5))], 0.006, br)
         amp = rng.uniform(0.36, 0.46)
-        O += amp * patch - 0.12 * arr(br, 0.002) * np.clip(patch * 1.5, 0, 1)
+        density += amp * patch - 0.12 * arr(br, 0.002) * np.clip(patch * 1.5, 0, 1)
         f["zone"] = zone
         f["across_cm"] = cm(2 * (spread + 0.03), an)
     elif lab == "Atelectasis":
@@ -445,20 +445,20 @@ def draw_case(case: Case) -> np.ndarray:
             for u in np.linspace(-1.0, 1.0, 15):
                 pts.append((an.x(side, dc) + u * half * math.cos(ang), yc + u * half * math.sin(ang) + bow * (1 - u * u)))
             cv.line(pts, rng.uniform(0.024, 0.034) * (0.8 if k else 1.0), plates)
-        O += rng.uniform(0.34, 0.42) * arr(plates, 0.007) * arr(to_img(eff[side]), 0.006)
+        density += rng.uniform(0.34, 0.42) * arr(plates, 0.007) * arr(to_img(eff[side]), 0.006)
         f["plates"], f["zone"] = n_plates, zone
 
     if collapsed is not None:
-        O -= 0.13 * arr(to_img(rim), 0.002)
-        O += 0.07 * arr(to_img(collapsed), 0.004)
-        O += 0.16 * pleural
+        density -= 0.13 * arr(to_img(rim), 0.002)
+        density += 0.07 * arr(to_img(collapsed), 0.004)
+        density += 0.16 * pleural
 
     # --- exposure: contrast, gamma, heel effect ---------------------------------------------------
     gamma = rng.uniform(0.85, 1.15)
     lo, hi = rng.uniform(0.02, 0.07), rng.uniform(0.86, 0.97)
-    heel = 1.0 + rng.uniform(-0.05, 0.05) * (Y - 0.5) + rng.uniform(-0.03, 0.03) * (X - 0.5)
-    P = 255.0 * (lo + (hi - lo) * np.clip(O * heel, 0.0, 1.0) ** gamma)
-    small = Image.fromarray(P.astype(np.float32), "F").resize((SIZE, SIZE), Image.Resampling.LANCZOS)
+    heel = 1.0 + rng.uniform(-0.05, 0.05) * (ay - 0.5) + rng.uniform(-0.03, 0.03) * (ax - 0.5)
+    pixels = 255.0 * (lo + (hi - lo) * np.clip(density * heel, 0.0, 1.0) ** gamma)
+    small = Image.fromarray(pixels.astype(np.float32), "F").resize((SIZE, SIZE), Image.Resampling.LANCZOS)
     return np.asarray(small, dtype=np.float64)
 
 

@@ -66,7 +66,7 @@ async def picture_rad(pilot, app: PXPApp) -> None:
         await wait_for(pilot, lambda: getattr(app.screen, "shown", None), "the X-ray full-screen")
         shown = app.screen.shown
         await pilot.press(key)
-        await wait_for(pilot, lambda: app.screen.shown != shown, f"the X-ray after {key}")
+        await wait_for(pilot, lambda before=shown: app.screen.shown != before, f"the X-ray after {key}")
     await pilot.pause(0.5)
 
 

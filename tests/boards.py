@@ -62,7 +62,7 @@ async def scripted_run(
         },
         ids,
     )
-    machine_scripts, human_scripts = zip(*(split_script(s) for s in scripts))
+    machine_scripts, human_scripts = zip(*(split_script(s) for s in scripts), strict=True)
     await interact(RunSpec(run_id, n=n, k=3), board.instances(ids), WordyAgent(machine_scripts), WordyAgent(human_scripts), board)
     return run_id
 

@@ -11,6 +11,13 @@ ROOT = Path(__file__).resolve().parent.parent
 SHARED_DATA = Path(os.environ.get("PXP_SHARED_DATA", ROOT.parent / "shared" / "data" / "interact"))
 
 
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Under pytest-xdist, the ``slow`` tests first: the workers share the long ones out from the start,
+    instead of one worker finishing a long test alone at the end while the other has nothing left."""
+    if hasattr(config, "workerinput"):
+        items.sort(key=lambda item: item.get_closest_marker("slow") is None)  # stable: file order otherwise
+
+
 @pytest.fixture(autouse=True)
 def _offline_env(monkeypatch: pytest.MonkeyPatch) -> None:
     """No simulated latency and no retry waits unless a test asks for them."""

@@ -27,6 +27,7 @@ async def machine_thinking(pilot, app) -> object:
     return await wait_for(pilot, thinking, "the machine to be thinking")
 
 
+@pytest.mark.slow
 async def test_escape_cancels_a_pending_machine_call_and_r_continues(db_path, monkeypatch) -> None:
     async with live_app(db_path, limit=1) as (app, pilot, run_id):
         await expert_turn(pilot, app, j=2)

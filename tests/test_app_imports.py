@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from .conftest import ROOT
 
 PROBE = r"""
@@ -72,6 +74,7 @@ def test_the_first_screen_imports_neither_litellm_nor_rdkit_nor_sqlite_utils(tmp
     assert seen["first"] == {}
 
 
+@pytest.mark.slow
 def test_heavy_modules_load_after_first_paint_in_other_threads(tmp_path) -> None:
     seen = probe(tmp_path, "preload")
     assert set(seen["later"]) == {"litellm", "rdkit", "sqlite_utils"}

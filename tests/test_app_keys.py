@@ -64,8 +64,8 @@ async def test_tags_are_chosen_with_1_to_4_and_the_footer_shows_send(db_path) ->
     async with live_app(db_path, k=1) as (app, pilot, _run_id):
         session = await expert_turn(pilot, app, j=2)
         choice = session.query_one("TagChoice")
-        assert app.focused is choice  # the tag picker has the focus at the expert's turn
-        for key, tag in zip("1234", ("RATIFY", "REFUTE", "REVISE", "REJECT")):
+        await wait_for(pilot, lambda: app.focused is choice, "the tag picker's focus at the expert's turn")
+        for key, tag in zip("1234", ("RATIFY", "REFUTE", "REVISE", "REJECT"), strict=True):
             await pilot.press(key)
             assert choice.selected.value == tag
         shown = {b.binding.id for b in session.active_bindings.values() if b.binding.show}

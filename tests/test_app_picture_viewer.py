@@ -82,8 +82,8 @@ async def test_escape_returns_to_the_session_with_the_focus_where_it_was(db_path
     monkeypatch.setenv("PXP_IMAGES", "halfcell")
     async with live_app(db_path, (100, 30), task="rad") as (app, pilot, _):
         await expert_turn(pilot, app, j=2)
-        focused = app.focused
-        assert isinstance(focused, TagChoice)
+        # the picker takes the focus just after the turn begins (a deferred focus): wait for it
+        focused = await wait_for(pilot, lambda: isinstance(app.focused, TagChoice) and app.focused, "the tag picker's focus")
         await pilot.press("f")
         await wait_for(pilot, lambda: isinstance(app.screen, PictureScreen), "the viewer")
         await pilot.press("escape")

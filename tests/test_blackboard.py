@@ -126,7 +126,7 @@ def test_views_agree_with_the_python_definitions_on_random_sessions() -> None:
     ]
     rows = list(board.db.query("SELECT * FROM session_intelligibility WHERE finished ORDER BY ord"))
     assert len(rows) == len(sessions)
-    for flags, row in zip(python_flags, rows):
+    for flags, row in zip(python_flags, rows, strict=True):
         assert {k: bool(row[k]) for k in vars(flags)} == vars(flags)
     # per run: unfinished sessions are not counted
     expected = run_counts(session_tags(board, run_id))

@@ -59,7 +59,7 @@ def test_views_and_curves_equal_the_protocol(runs: list[list[list[Tag]]]) -> Non
     run_ids = record(board, runs)
     rows = run_rows(board)
     curves = run_curves(board, run_ids)
-    for run_id, sessions, row in zip(run_ids, runs, rows):
+    for run_id, sessions, row in zip(run_ids, runs, rows, strict=True):
         assert counts_of(row) == run_counts(with_senders(s) for s in sessions)
         assert curves[run_id] == curve([with_senders(s) for s in sessions], 10)
     flags = list(board.db.query("SELECT * FROM session_intelligibility ORDER BY session_id"))

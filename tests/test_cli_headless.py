@@ -13,6 +13,9 @@ from pxp_tui.protocol import Sender, Tag, run_counts
 
 from .conftest import pxp
 
+# one worker runs the module under pytest-xdist, so that the demo run below is made once, not once per worker
+pytestmark = pytest.mark.xdist_group("cli_headless")
+
 
 @pytest.fixture(scope="module")
 def demo_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
@@ -56,7 +59,7 @@ def test_every_session_obeys_the_protocol(demo_run: tuple[Path, str]) -> None:
             assert not (sender == "human" and tag == "REVISE")  # the proxy never revises
         # nothing after a stop: only the last message may end the session
         latest: dict[str, str] = {}
-        for index, (j, sender, _, tag) in enumerate(session):
+        for index, (_j, sender, _, tag) in enumerate(session):
             latest[sender] = tag
             stopped = tag == "REJECT" or (latest.get("machine") == "RATIFY" and latest.get("human") == "RATIFY")
             assert not stopped or index == len(session) - 1

@@ -46,7 +46,7 @@ def test_a_merged_blackboard_reports_both_runs_with_unchanged_counts(tmp_path: P
     with Blackboard.open(out, create=False, readonly=True) as merged:
         runs = merged.db.execute("SELECT uid, options FROM runs ORDER BY id").fetchall()
         assert [json.loads(o)["merged_from"]["file"] for _, o in runs] == ["alice.db", "bob.db"]
-        for source, (uid, _) in zip((a, b), runs):
+        for source, (uid, _) in zip((a, b), runs, strict=True):
             with Blackboard.open(source, create=False, readonly=True) as original:
                 assert original.db.execute("SELECT uid FROM runs").fetchone()[0] == uid
                 theirs = original.db.execute(

@@ -33,6 +33,7 @@ def test_report_prints_the_counts_of_metrics_json(db_path: Path, capsys) -> None
     offline_run(capsys, db_path, "--limit", "4", "--seed", "7")
     metrics = metrics_json(capsys, db_path)
     code, out, _ = pxp(capsys, "report", "--db", db_path, "--format", "csv")
+    assert code == 0
     rows = table(out)
     for run in metrics:
         mine = {r["measure"]: r for r in rows if r["runs"] == str(run["run_id"])}
@@ -97,7 +98,7 @@ async def test_machine_performance_is_reported_when_evaluated(db_path: Path, cap
     with Blackboard.open(db_path) as board:
         ids = [r[0] for r in board.db.execute("SELECT id FROM instances LIMIT 5")]
         for phase, correct in (("start", [True, False, False, False, False]), ("end", [True, True, True, False, False])):
-            items = [{"instance_id": i, "correct": c, "agreed": c} for i, c in zip(ids, correct)]
+            items = [{"instance_id": i, "correct": c, "agreed": c} for i, c in zip(ids, correct, strict=True)]
             evaluations.record(board, 4, phase, "test", items, sessions=0 if phase == "start" else 6, context_sessions=0)
     _code, out, _ = pxp(capsys, "report", "--db", db_path, "--runs", "4")
     section = out.split("## Machine performance", 1)[1]

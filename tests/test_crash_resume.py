@@ -10,6 +10,8 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 from .conftest import ROOT, pxp
 
 
@@ -35,6 +37,7 @@ def sequences(db: Path) -> list[tuple[int, int, str, str, str]]:
     return rows
 
 
+@pytest.mark.slow
 def test_kill_9_then_resume_matches_an_uninterrupted_run(tmp_path: Path) -> None:
     args = ["run", "--headless", "--task", "drug", "--model", "offline", "--human", "proxy", "--quiet"]
     whole = tmp_path / "whole.db"

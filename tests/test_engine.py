@@ -33,7 +33,7 @@ def setup_run(board: Blackboard, count: int) -> tuple[int, list]:
 
 
 def scripted_pair(sessions: list[list[str]]) -> tuple[ScriptedAgent, ScriptedAgent]:
-    machine_scripts, human_scripts = zip(*(split_script(s) for s in sessions))
+    machine_scripts, human_scripts = zip(*(split_script(s) for s in sessions), strict=True)
     return ScriptedAgent(machine_scripts), ScriptedAgent(human_scripts)
 
 

@@ -40,7 +40,7 @@ def pairs(draw: st.DrawFn) -> tuple[list[str], np.ndarray, np.ndarray]:
 
 
 def as_dist(labels: list[str], values: np.ndarray) -> dict[str, float]:
-    return {label: float(v) for label, v in zip(labels, values)}
+    return {label: float(v) for label, v in zip(labels, values, strict=True)}
 
 
 def smoothed(values: np.ndarray, e: float = info.SMOOTHING) -> np.ndarray:

@@ -22,7 +22,7 @@ weight = st.one_of(st.just(0.0), st.just(1.0), st.floats(min_value=1e-6, max_val
 def distribution(draw: st.DrawFn, labels: tuple[str, ...]) -> dict[str, float]:
     keys = draw(st.lists(st.sampled_from(labels), min_size=1, max_size=len(labels), unique=True))
     values = draw(st.lists(weight, min_size=len(keys), max_size=len(keys)).filter(lambda v: sum(v) > 0))
-    return dict(zip(keys, values))  # raw weights: both computations normalise
+    return dict(zip(keys, values, strict=True))  # raw weights: both computations normalise
 
 
 @st.composite

@@ -24,6 +24,7 @@ def retro(capsys, shared_data: Path, db_path: Path) -> Path:
     return db_path
 
 
+@pytest.mark.slow
 def test_the_gate_keeps_a_sessions_context_only_if_validation_accuracy_does_not_drop(capsys, retro: Path) -> None:
     code, out, err = pxp(capsys, "run", "--headless", "--task", "drug", "--dataset", "retro", "--db", str(retro),
                          "--limit", "8", "--learn-gate", "--evaluate")  # fmt: skip
@@ -89,6 +90,7 @@ def test_held_out_splits_must_exist_and_not_be_the_sessions(capsys, shared_data:
     assert code == 2 and "--context all or last:N" in err
 
 
+@pytest.mark.slow
 def test_a_gate_interrupted_by_the_model_resumes_without_measuring_twice(capsys, retro: Path) -> None:
     with Blackboard.open(retro, create=False) as board:
         val = {chem.canonical(i.input) for i in board.instances(board.instance_ids("retro", "val"))}

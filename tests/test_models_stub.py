@@ -46,6 +46,7 @@ def file_bytes(db: Path) -> bytes:
     return b"".join(p.read_bytes() for p in db.parent.glob(db.name + "*"))
 
 
+@pytest.mark.slow
 def test_rad_run_on_the_papers_cases_sends_every_image_and_stores_parsed_replies(
     capsys, shared_data: Path, db_path: Path, secret_env: None
 ) -> None:
@@ -87,6 +88,7 @@ def test_rad_run_on_the_papers_cases_sends_every_image_and_stores_parsed_replies
     assert SECRET not in out
 
 
+@pytest.mark.slow
 def test_drug_run_on_the_papers_reactions_completes(capsys, shared_data: Path, db_path: Path, secret_env: None) -> None:
     import_cases(capsys, db_path, "drug", shared_data / "retro.csv")
     with StubServer(reply=learner("Pathway", drug_first)) as stub:
@@ -117,6 +119,7 @@ def test_drug_run_on_the_papers_reactions_completes(capsys, shared_data: Path, d
     assert SECRET not in out
 
 
+@pytest.mark.slow
 def test_failing_every_third_and_rate_limited_every_fifth_the_run_still_completes(
     capsys, shared_data: Path, db_path: Path
 ) -> None:
@@ -208,6 +211,7 @@ def test_unparseable_replies_are_asked_again_then_pause(capsys, shared_data: Pat
         assert_run_obeys_protocol(board, 1)
 
 
+@pytest.mark.slow
 def test_a_key_from_a_dotenv_file_is_used_and_never_written(
     shared_data: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -23,6 +23,7 @@ def run_demo(capsys: pytest.CaptureFixture[str], db: Path, *extra: str) -> Black
     return Blackboard.open(db, create=False)
 
 
+@pytest.mark.slow
 def test_the_baseline_improves_as_its_context_grows(capsys, db_path: Path) -> None:
     with run_demo(capsys, db_path) as board:
         assert_run_obeys_protocol(board, 1)
@@ -40,6 +41,7 @@ def test_the_baseline_improves_as_its_context_grows(capsys, db_path: Path) -> No
     assert tests[-1]["p_correct"] > tests[0]["p_correct"]
 
 
+@pytest.mark.slow
 def test_without_a_context_it_does_not_learn(capsys, db_path: Path) -> None:
     with run_demo(capsys, db_path, "--context", "none") as board:
         tests = [r[0] for r in board.db.execute("SELECT p_correct FROM evaluations WHERE run_id = 1 ORDER BY id")]

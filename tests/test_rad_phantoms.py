@@ -49,6 +49,7 @@ def _image(row: dict[str, str]) -> Image.Image:
     return img
 
 
+@pytest.mark.slow
 def test_script_regenerates_the_assets(tmp_path: Path) -> None:
     """The script reproduces the bundled set: the same table, and the same pictures (pixel by pixel,
     within two grey levels, so that a newer Pillow or numpy resampling differently does not fail)."""

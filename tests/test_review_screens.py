@@ -87,7 +87,7 @@ async def test_sessions_show_tag_glyphs_flags_and_stop_reasons(every: Path) -> N
         await open_sessions(pilot)
         rows = table_rows(pilot.app, "#sessions-table")
     assert len(rows) == len(EVERY_CLASS)
-    for row, (_, tags) in zip(rows, EVERY_CLASS):
+    for row, (_, tags) in zip(rows, EVERY_CLASS, strict=True):
         assert row[2] == " ".join(TAGS[Tag(t)][0] for t in tags)
         assert row[4] == ("✓" if flags_of(tags).two_way else "·")
         assert row[7] == str(len(tags))

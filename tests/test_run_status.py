@@ -86,9 +86,12 @@ def test_a_second_writer_of_a_run_is_refused_while_the_first_lives(db_path: Path
     board_with_runs(db_path)
     process = holder(db_path)
     try:
-        with Blackboard.open(db_path) as board, pytest.raises(BlackboardError, match="being written by another pxp"):
-            with board.writing(1):
-                pass
+        with (
+            Blackboard.open(db_path) as board,
+            pytest.raises(BlackboardError, match="being written by another pxp"),
+            board.writing(1),
+        ):
+            pass
     finally:
         process.kill()
         process.wait()
