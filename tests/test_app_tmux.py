@@ -44,7 +44,7 @@ def test_keys_1_and_ctrl_s_ratify_every_session_and_q_exits_cleanly(tmux: Tmux, 
 
     human = query(db, "SELECT tag, COUNT(*) FROM messages WHERE sender = 'human' GROUP BY tag")
     assert human == [("RATIFY", total)]
-    assert query(db, "SELECT status, human FROM runs") == [("done", "live")]
+    assert query(db, "SELECT status, human_kind FROM runs") == [("done", "live")]
     assert query(db, "SELECT COUNT(*) FROM data WHERE stop_reason = 'ratified'") == [(total,)]
 
 
