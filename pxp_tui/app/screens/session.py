@@ -25,6 +25,7 @@ from pxp_tui.app.host import host
 from pxp_tui.app.live_metrics import LiveMetrics
 from pxp_tui.app.messages import HumanTurn, MessageRecorded, RunStopped, SessionEnded, SessionStarted, StopOutcome
 from pxp_tui.app.screens.confirm import ConfirmScreen
+from pxp_tui.app.screens.early_keys import EarlyKeys, early_key_bindings
 from pxp_tui.app.screens.failure import FailureScreen, Recovery
 from pxp_tui.app.widgets.conversation import Conversation
 from pxp_tui.app.widgets.instance_view import InstanceView, PictureActions, picture_bindings
@@ -44,7 +45,7 @@ if TYPE_CHECKING:
 STATES = ("loading", "machine", "human", "stopped", "done")
 
 
-class SessionScreen(PictureActions, Screen):
+class SessionScreen(PictureActions, EarlyKeys, Screen):
     """One run, session after session, with a live expert or a watched human (the proxy)."""
 
     CSS_PATH = "session.tcss"
@@ -58,6 +59,7 @@ class SessionScreen(PictureActions, Screen):
         Binding("m", "view('metrics')", "Metrics", id="session.metrics"),
         Binding("c", "view('conversation')", "Conversation", id="session.conversation"),
         *picture_bindings("session"),
+        *early_key_bindings(),
     ]
 
     def __init__(self, run_id: int) -> None:
@@ -327,8 +329,10 @@ class SessionScreen(PictureActions, Screen):
 
     # -- keys -------------------------------------------------------------------------------------
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if action == "send":
-            return True if self.state == "human" and not self.watched else None
+        if action == "send":  # before the expert's turn it says to wait (early_keys)
+            return True if self.state in ("human", "machine", "loading") and not self.watched else None
+        if action == "early_tag":
+            return not self.watched and self.state in ("human", "machine", "loading")
         if action == "cancel":
             return self.state == "machine" and not self.watched
         if action == "retry":
@@ -340,6 +344,8 @@ class SessionScreen(PictureActions, Screen):
     def action_send(self) -> None:
         if self.state == "human":
             self.query_one(TagPicker).request_send()
+        else:
+            self.wait_for_turn()
 
     def action_cancel(self) -> None:
         if self.state == "machine" and self.engine is not None and self.engine.is_running:
