@@ -16,7 +16,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
-from textual.widgets import Footer, Header
+from textual.widgets import Header
 from textual.worker import Worker, WorkerState
 
 from pxp_tui.app.driver import RunDriver
@@ -28,6 +28,7 @@ from pxp_tui.app.screens.confirm import ConfirmScreen
 from pxp_tui.app.screens.early_keys import EarlyKeys, early_key_bindings
 from pxp_tui.app.screens.failure import FailureScreen, Recovery
 from pxp_tui.app.widgets.conversation import Conversation
+from pxp_tui.app.widgets.fitting_footer import FittingFooter
 from pxp_tui.app.widgets.instance_view import InstanceView, PictureActions, picture_bindings
 from pxp_tui.app.widgets.machine_pane import MachinePane
 from pxp_tui.app.widgets.metrics_pane import MetricsPane
@@ -90,7 +91,7 @@ class SessionScreen(PictureActions, EarlyKeys, Screen):
                 yield Conversation(id="conversation")
                 yield TagPicker(id="picker")
             yield MetricsPane(id="metrics")
-        yield Footer(compact=True)
+        yield FittingFooter()
 
     def on_mount(self) -> None:
         self.sub_title = f"run {self.run_id}"

@@ -101,8 +101,9 @@ class TagPicker(Vertical):
         self.pxp_task, self.instance, self.j, self.k, self.machine, self.own = task, instance, j, k, machine, own
         start = own or machine
         self.disabled = False
+        where = "" if self.screen.has_class("-narrow") else f" · message {j} of {n}"  # narrow: in the header
         self.query_one("#picker-head", Static).update(
-            Content.assemble(("Your turn", "bold $accent"), f" · message {j} of {n} · 1-4 tag · ctrl+s send")
+            Content.assemble(("Your turn", "bold $accent"), f"{where} · 1-4 tag · ctrl+s send")
         )
         choice = self.query_one(TagChoice)
         choice.select(None)
