@@ -18,14 +18,12 @@ from textual.widgets.option_list import Option
 
 from pxp_tui.app.css import beside
 
-#: where the help lists these keys
-WHERE = "answer fields"
 
 
 class PredictionInput(Input):
     """The prediction, as text; ``ctrl+a`` selects it all."""
 
-    keys_where = WHERE
+    keys_where = "prediction field"  # where the help lists its keys
     BINDINGS = [
         Binding("ctrl+a", "select_all", "Select all", id="prediction.select_all", show=False),
         Binding("down", "step_label(1)", "Next label", id="prediction.next_label", show=False),
@@ -49,7 +47,7 @@ class ExplanationArea(TextArea):
     that typing replaces it and an arrow key keeps it.
     """
 
-    keys_where = WHERE
+    keys_where = "explanation field"
     BINDINGS = [
         Binding("ctrl+a,f7", "select_all", "Select all", id="explanation.select_all", show=False),
         Binding("ctrl+z", "undo", "Undo", id="explanation.undo", show=False),
@@ -98,7 +96,6 @@ class LabelList(OptionList):
     """
 
     DEFAULT_CSS = beside(__file__)
-    keys_where = WHERE
 
     @dataclass
     class Picked(Message):
