@@ -19,7 +19,6 @@ from textual.widgets.option_list import Option
 from pxp_tui.app.css import beside
 
 
-
 class PredictionInput(Input):
     """The prediction, as text; ``ctrl+a`` selects it all."""
 

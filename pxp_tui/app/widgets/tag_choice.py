@@ -30,6 +30,7 @@ class TagChoice(OptionList):
     """
 
     DEFAULT_CSS = beside(__file__)
+    keys_where = "tag list"  # where the help lists its keys
     BINDINGS = [
         # not in the footer: the choices show their keys themselves (and the help lists them)
         Binding(str(i + 1), f"choose({i})", tag.value, id=f"tag.{tag.value.lower()}", tooltip=MEANINGS[tag], show=False)

@@ -46,6 +46,7 @@ class TagPicker(Vertical):
 
     DEFAULT_CSS = beside(__file__)
     BORDER_TITLE = "Your answer"
+    keys_where = "your answer"  # where the help lists its keys
     BINDINGS = [
         Binding("g", "toggle_guards", "Guards", id="picker.guards"),
         # from an answer field back to the tag list, so that a 4 meant as REJECT is not typed in a field
