@@ -19,8 +19,9 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
 
 @pytest.fixture(autouse=True)
-def _offline_env(monkeypatch: pytest.MonkeyPatch) -> None:
-    """No simulated latency and no retry waits unless a test asks for them."""
+def _offline_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """No simulated latency and no retry waits unless a test asks for them; settings (the theme) in a temporary dir."""
+    monkeypatch.setenv("PXP_CONFIG_DIR", str(tmp_path / "config"))
     monkeypatch.setenv("PXP_OFFLINE_LATENCY", "0")
     monkeypatch.setenv("PXP_RETRY_DELAY", "0")
     monkeypatch.setenv("LITELLM_LOCAL_MODEL_COST_MAP", "True")

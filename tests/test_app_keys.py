@@ -68,6 +68,7 @@ async def test_tags_are_chosen_with_1_to_4_and_the_footer_shows_send(db_path) ->
         for key, tag in zip("1234", ("RATIFY", "REFUTE", "REVISE", "REJECT"), strict=True):
             await pilot.press(key)
             assert choice.selected.value == tag
+            await pilot.press("escape")  # REFUTE and REVISE move the focus to the prediction: back to the tags
         shown = {b.binding.id for b in session.active_bindings.values() if b.binding.show}
         assert {"session.send", "app.help", "app.quit", "session.metrics"} <= shown
 

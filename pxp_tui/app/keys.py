@@ -25,6 +25,9 @@ class KeyRow:
 def _where(node: DOMNode) -> str:
     if isinstance(node, App):
         return "everywhere"
+    where = getattr(node, "keys_where", None)  # widgets that share their keys' place (the answer fields)
+    if isinstance(where, str):
+        return where
     name = type(node).__name__
     return name.removesuffix("Screen").lower() + (" screen" if isinstance(node, Screen) else "")
 
@@ -56,6 +59,6 @@ def key_rows(app: App, screen: Screen) -> list[KeyRow]:
             where = _where(node)
             key = app.get_key_display(binding)
             found = rows.get((where, binding.action))
-            keys = f"{found.keys}, {key}" if found else key
+            keys = key if found is None else found.keys if key in found.keys.split(", ") else f"{found.keys}, {key}"
             rows[(where, binding.action)] = KeyRow(keys, binding.description, where, binding.id, binding.action)
     return list(rows.values())

@@ -14,6 +14,7 @@ from textual.binding import Binding
 from textual.screen import Screen
 
 from pxp_tui.app.keys import key_rows
+from pxp_tui.app.look import Look
 
 if TYPE_CHECKING:
     from pxp_tui.blackboard import Blackboard
@@ -21,7 +22,7 @@ if TYPE_CHECKING:
 T = TypeVar("T")
 
 
-class PXPApp(App[int]):
+class PXPApp(Look, App[int]):
     """``PXPApp(db_path)`` opens on the start screen; ``PXPApp(db_path, run_id=ID)`` on that run."""
 
     TITLE = "PXP"

@@ -1,21 +1,74 @@
-"""How tags look: one colour per tag (theme variables), the papers' ``TAG_s`` notation, one-line meanings."""
+"""How tags look: one colour per tag (theme variables), the papers' ``TAG_s`` notation, one-line meanings.
+
+One palette for every screen: the session's widgets style tags with the ``$tag-*`` variables, and the
+review's tables (Rich text) with the same variables' values, read from the running app's theme
+(:func:`tag_styles`). The apps define the variables from their theme (``look.Look``); a theme can set
+its own ``tag-revise`` (and the others) in its ``variables``.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 
+from rich.style import Style
+from textual.color import Color, ColorParseError
 from textual.content import Content
 
 from pxp_tui.protocol import Sender, Tag
 
-#: a colour per tag (theme variables where the theme has distinct ones)
-TAG_COLOURS: dict[Tag, str] = {
-    Tag.INIT: "$primary",
-    Tag.RATIFY: "$success",
-    Tag.REFUTE: "$warning",
+#: the theme colour each tag takes (REVISE has none distinct in most themes: its own magenta)
+TAG_SOURCES: dict[Tag, str] = {
+    Tag.INIT: "primary",
+    Tag.RATIFY: "success",
+    Tag.REFUTE: "warning",
     Tag.REVISE: "#c678dd",
-    Tag.REJECT: "$error",
+    Tag.REJECT: "error",
 }
+#: textual-dark's values, where no app (or theme) is there to ask
+FALLBACK: dict[Tag, str] = {
+    Tag.INIT: "#0178D4",
+    Tag.RATIFY: "#4EBF71",
+    Tag.REFUTE: "#FFA62B",
+    Tag.REVISE: "#c678dd",
+    Tag.REJECT: "#BA3C5B",
+}
+
+
+def variable(tag: Tag) -> str:
+    """The theme variable of ``tag``'s colour (``tag-ratify``)."""
+    return f"tag-{tag.value.lower()}"
+
+
+#: a colour per tag, as the variables used in Textual styles
+TAG_COLOURS: dict[Tag, str] = {tag: f"${variable(tag)}" for tag in Tag}
+
+
+def tag_variables(theme: Mapping[str, str]) -> dict[str, str]:
+    """The ``tag-*`` variables for a theme's variables (those it sets itself are kept)."""
+    found = {}
+    for tag, source in TAG_SOURCES.items():
+        name = variable(tag)
+        found[name] = theme.get(name) or (source if source.startswith("#") else theme.get(source, FALLBACK[tag]))
+    return found
+
+
+def tag_styles() -> dict[Tag, Style]:
+    """The tags' colours as bold Rich styles (for Rich text), from the running app's theme."""
+    from textual._context import active_app
+
+    try:
+        variables = active_app.get().theme_variables
+    except LookupError:  # no app running (a table printed by a script): textual-dark's
+        variables = {}
+    styles = {}
+    for tag in Tag:
+        try:
+            colour = Color.parse(variables.get(variable(tag), FALLBACK[tag]))
+        except ColorParseError:
+            colour = Color.parse(FALLBACK[tag])
+        styles[tag] = Style(color=colour.rich_color, bold=True)
+    return styles
+
 
 #: what each tag means when the expert sends it, in one line
 MEANINGS: dict[Tag, str] = {

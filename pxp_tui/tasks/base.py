@@ -70,6 +70,8 @@ class Task(ABC):
     title: ClassVar[str]
     #: what the prediction is called in prompts ("Prediction", "Pathway")
     prediction_label: ClassVar[str] = "Prediction"
+    #: the predictions there are, where they are a closed set (RAD's five conditions): picked, not typed
+    prediction_choices: ClassVar[tuple[str, ...]] = ()
     #: what explanations are called when the checker compares them ("reports", "pathways")
     explanation_noun: ClassVar[str] = "explanations"
     #: generation settings from the papers (overridable per run)

@@ -4,36 +4,38 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from rich.style import Style
 from rich.text import Text
 
+from pxp_tui.app.tags import tag_styles
 from pxp_tui.protocol import Sender, SessionFlags, Tag
 
-#: tag -> (glyph, style)
-TAGS: dict[Tag, tuple[str, str]] = {
-    Tag.INIT: ("•", "bright_black"),
-    Tag.RATIFY: ("✓", "bold green"),
-    Tag.REFUTE: ("✗", "bold yellow"),
-    Tag.REVISE: ("↻", "bold cyan"),
-    Tag.REJECT: ("⊘", "bold red"),
+#: tag -> glyph (coloured as the session colours the tag: :func:`pxp_tui.app.tags.tag_styles`)
+TAGS: dict[Tag, str] = {
+    Tag.INIT: "•",
+    Tag.RATIFY: "✓",
+    Tag.REFUTE: "✗",
+    Tag.REVISE: "↻",
+    Tag.REJECT: "⊘",
 }
 
-LEGEND = "  ".join(f"{glyph} {tag.value}" for tag, (glyph, _) in TAGS.items())
+LEGEND = "  ".join(f"{glyph} {tag.value}" for tag, glyph in TAGS.items())
 
 
 def tag_glyphs(tags: Sequence[tuple[Sender, Tag]]) -> Text:
     """A session's tags as glyphs; the human's are underlined (the machine speaks at odd j)."""
     text = Text()
+    colours = tag_styles()
     for sender, tag in tags:
-        glyph, style = TAGS[tag]
-        text.append(glyph, style=f"{style} underline" if sender is Sender.HUMAN else style)
+        style = colours[tag] + Style(underline=True) if sender is Sender.HUMAN else colours[tag]
+        text.append(TAGS[tag], style=style)
         text.append(" ")
     text.rstrip()
     return text
 
 
 def tag_label(tag: Tag) -> Text:
-    glyph, style = TAGS[tag]
-    return Text(f"{glyph} {tag.value}", style=style)
+    return Text(f"{TAGS[tag]} {tag.value}", style=tag_styles()[tag])
 
 
 def pair(human: bool, machine: bool) -> Text:

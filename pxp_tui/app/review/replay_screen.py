@@ -11,10 +11,11 @@ from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
 from textual.reactive import reactive
 from textual.screen import Screen
-from textual.widgets import Footer, Header, Static
+from textual.widgets import Header, Static
 
 from pxp_tui.app.review import glyphs
 from pxp_tui.app.review.message_card import MessageCard
+from pxp_tui.app.widgets.fitting_footer import FittingFooter
 from pxp_tui.app.widgets.instance_view import InstanceView, PictureActions, picture_bindings
 from pxp_tui.blackboard import Blackboard, review
 from pxp_tui.common.models import model_label
@@ -50,7 +51,7 @@ class ReplayScreen(PictureActions, Screen):
         yield Static("", id="replay-title")
         yield Horizontal(id="replay-body")
         yield Static("", id="replay-status")
-        yield Footer()
+        yield FittingFooter()
 
     def on_mount(self) -> None:
         self.title = "PXP review"

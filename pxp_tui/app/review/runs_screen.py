@@ -9,8 +9,9 @@ from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Header, Static
+from textual.widgets import DataTable, Header, Static
 
+from pxp_tui.app.widgets.fitting_footer import FittingFooter
 from pxp_tui.blackboard import Blackboard, BlackboardError, review
 from pxp_tui.blackboard.records import RunSummary
 from pxp_tui.common.models import model_label
@@ -86,7 +87,7 @@ class ReviewScreen(Screen):
             table.add_column(label, key=key)
         yield table
         yield Static("", id="runs-status")
-        yield Footer()
+        yield FittingFooter()
 
     def on_mount(self) -> None:
         self.title, self.sub_title = "PXP review", str(self.db_path)

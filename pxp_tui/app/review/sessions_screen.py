@@ -13,11 +13,12 @@ from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Header, Static
+from textual.widgets import DataTable, Header, Static
 
 from pxp_tui.app.review import glyphs
 from pxp_tui.app.review.filter_bar import CLASS_LABELS, FilterBar
 from pxp_tui.app.review.messages import FilterChanged
+from pxp_tui.app.widgets.fitting_footer import FittingFooter
 from pxp_tui.blackboard import Blackboard, review
 from pxp_tui.blackboard.records import RunSummary
 from pxp_tui.common.models import model_label
@@ -78,7 +79,7 @@ class SessionsScreen(Screen):
         yield table
         yield Static("", id="sessions-status")
         yield Static(glyphs.LEGEND + "  (human's underlined)", id="sessions-legend")
-        yield Footer()
+        yield FittingFooter()
 
     def on_mount(self) -> None:
         self.title = "PXP review"

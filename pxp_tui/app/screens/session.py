@@ -16,7 +16,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
-from textual.widgets import Footer, Header
+from textual.widgets import Header
 from textual.worker import Worker, WorkerState
 
 from pxp_tui.app.driver import RunDriver
@@ -25,8 +25,10 @@ from pxp_tui.app.host import host
 from pxp_tui.app.live_metrics import LiveMetrics
 from pxp_tui.app.messages import HumanTurn, MessageRecorded, RunStopped, SessionEnded, SessionStarted, StopOutcome
 from pxp_tui.app.screens.confirm import ConfirmScreen
+from pxp_tui.app.screens.early_keys import EarlyKeys, early_key_bindings
 from pxp_tui.app.screens.failure import FailureScreen, Recovery
 from pxp_tui.app.widgets.conversation import Conversation
+from pxp_tui.app.widgets.fitting_footer import FittingFooter
 from pxp_tui.app.widgets.instance_view import InstanceView, PictureActions, picture_bindings
 from pxp_tui.app.widgets.machine_pane import MachinePane
 from pxp_tui.app.widgets.metrics_pane import MetricsPane
@@ -44,7 +46,7 @@ if TYPE_CHECKING:
 STATES = ("loading", "machine", "human", "stopped", "done")
 
 
-class SessionScreen(PictureActions, Screen):
+class SessionScreen(PictureActions, EarlyKeys, Screen):
     """One run, session after session, with a live expert or a watched human (the proxy)."""
 
     CSS_PATH = "session.tcss"
@@ -58,6 +60,7 @@ class SessionScreen(PictureActions, Screen):
         Binding("m", "view('metrics')", "Metrics", id="session.metrics"),
         Binding("c", "view('conversation')", "Conversation", id="session.conversation"),
         *picture_bindings("session"),
+        *early_key_bindings(),
     ]
 
     def __init__(self, run_id: int) -> None:
@@ -88,7 +91,7 @@ class SessionScreen(PictureActions, Screen):
                 yield Conversation(id="conversation")
                 yield TagPicker(id="picker")
             yield MetricsPane(id="metrics")
-        yield Footer(compact=True)
+        yield FittingFooter()
 
     def on_mount(self) -> None:
         self.sub_title = f"run {self.run_id}"
@@ -327,8 +330,10 @@ class SessionScreen(PictureActions, Screen):
 
     # -- keys -------------------------------------------------------------------------------------
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if action == "send":
-            return True if self.state == "human" and not self.watched else None
+        if action == "send":  # before the expert's turn it says to wait (early_keys)
+            return True if self.state in ("human", "machine", "loading") and not self.watched else None
+        if action == "early_tag":
+            return not self.watched and self.state in ("human", "machine", "loading")
         if action == "cancel":
             return self.state == "machine" and not self.watched
         if action == "retry":
@@ -340,6 +345,8 @@ class SessionScreen(PictureActions, Screen):
     def action_send(self) -> None:
         if self.state == "human":
             self.query_one(TagPicker).request_send()
+        else:
+            self.wait_for_turn()
 
     def action_cancel(self) -> None:
         if self.state == "machine" and self.engine is not None and self.engine.is_running:

@@ -12,10 +12,11 @@ from textual.binding import Binding
 from textual.containers import Grid, Horizontal, Vertical, VerticalScroll
 from textual.content import Content
 from textual.screen import Screen
-from textual.widgets import Button, Footer, Header, Input, Label, OptionList, Select, Static
+from textual.widgets import Button, Header, Input, Label, OptionList, Select, Static
 from textual.widgets.option_list import Option
 
 from pxp_tui.app.host import host
+from pxp_tui.app.widgets.fitting_footer import FittingFooter
 from pxp_tui.common.kinds import HumanKind
 from pxp_tui.runs.config import DEFAULTS
 from pxp_tui.tasks import TASKS
@@ -96,7 +97,7 @@ class StartScreen(Screen):
                     yield OptionList(id="start-unfinished")
                     yield Button("Resume (ctrl+r)", id="resume-button")
                     yield Button("Review past runs (ctrl+o)", id="review-button")
-        yield Footer(compact=True)
+        yield FittingFooter()
 
     def on_mount(self) -> None:
         self.sub_title = "new run"

@@ -30,6 +30,7 @@ class TagChoice(OptionList):
     """
 
     DEFAULT_CSS = beside(__file__)
+    keys_where = "tag list"  # where the help lists its keys
     BINDINGS = [
         # not in the footer: the choices show their keys themselves (and the help lists them)
         Binding(str(i + 1), f"choose({i})", tag.value, id=f"tag.{tag.value.lower()}", tooltip=MEANINGS[tag], show=False)
@@ -42,6 +43,12 @@ class TagChoice(OptionList):
 
         tag: Tag
         reason: str
+
+    @dataclass
+    class Chosen(Message):
+        """The expert chose ``tag`` (by its key, enter or a click; not the guard helper's proposal)."""
+
+        tag: Tag
 
     def __init__(self, *, id: str | None = None) -> None:
         options = [Option(_prompt(i, tag, MEANINGS[tag], False), id=tag.value) for i, tag in enumerate(CHOICES)]
@@ -77,8 +84,13 @@ class TagChoice(OptionList):
             self.replace_option_prompt(tag.value, _prompt(i, tag, self._notes[tag], tag is self.selected))
 
     def action_choose(self, index: int) -> None:
-        self.select(CHOICES[index])
+        self.choose(CHOICES[index])
+
+    def choose(self, tag: Tag) -> None:
+        """The expert's own choice: selected, and announced with :class:`Chosen`."""
+        if self.select(tag):
+            self.post_message(self.Chosen(tag))
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         event.stop()
-        self.select(Tag(event.option.id))
+        self.choose(Tag(event.option.id))

@@ -13,6 +13,7 @@ from textual.message import Message as TextualMessage
 from textual.widgets import Button, Input, Label, Static, TextArea
 
 from pxp_tui.app.css import beside
+from pxp_tui.app.widgets.answer_fields import ExplanationArea, LabelList, PredictionInput
 from pxp_tui.app.widgets.guard_helper import GuardHelper
 from pxp_tui.app.widgets.picture import Picture
 from pxp_tui.app.widgets.tag_choice import TagChoice
@@ -45,7 +46,12 @@ class TagPicker(Vertical):
 
     DEFAULT_CSS = beside(__file__)
     BORDER_TITLE = "Your answer"
-    BINDINGS = [Binding("g", "toggle_guards", "Guards", id="picker.guards")]
+    keys_where = "your answer"  # where the help lists its keys
+    BINDINGS = [
+        Binding("g", "toggle_guards", "Guards", id="picker.guards"),
+        # from an answer field back to the tag list, so that a 4 meant as REJECT is not typed in a field
+        Binding("escape", "to_tags", "Back to the tags", id="picker.tags", show=False),
+    ]
 
     @dataclass
     class Send(TextualMessage):
@@ -67,10 +73,11 @@ class TagPicker(Vertical):
         yield Static("", id="picker-head")
         yield TagChoice(id="picker-tags")
         yield Static(self.prediction_label, id="prediction-check", classes="field-label")
-        yield Input(id="answer-prediction", placeholder=self.prediction_label.lower())
+        yield PredictionInput(id="answer-prediction", placeholder=self.prediction_label.lower())
+        yield LabelList(id="answer-labels")
         yield Picture(caption="your reactants", id="answer-picture")
         yield Label("Explanation", classes="field-label")
-        yield TextArea(id="answer-explanation", soft_wrap=True, show_line_numbers=False)
+        yield ExplanationArea(id="answer-explanation")
         yield GuardHelper(id="picker-guards")
         with Horizontal(id="picker-actions"):
             yield Button("Send (ctrl+s)", id="picker-send", variant="primary")
@@ -95,15 +102,18 @@ class TagPicker(Vertical):
         self.pxp_task, self.instance, self.j, self.k, self.machine, self.own = task, instance, j, k, machine, own
         start = own or machine
         self.disabled = False
+        where = "" if self.screen.has_class("-narrow") else f" · message {j} of {n}"  # narrow: in the header
         self.query_one("#picker-head", Static).update(
-            Content.assemble(("Your turn", "bold $accent"), f" · message {j} of {n} · 1-4 tag · ctrl+s send")
+            Content.assemble(("Your turn", "bold $accent"), f"{where} · 1-4 tag · ctrl+s send")
         )
         choice = self.query_one(TagChoice)
         choice.select(None)
         choice.allow_reject(Tag.REJECT in allowed_tags(j, k), reject_reason(j, k))
+        self.query_one(LabelList).set_labels(task.prediction_choices)
         with self.prevent(Input.Changed, TextArea.Changed):
             self.query_one("#answer-prediction", Input).value = start.prediction
-            self.query_one("#answer-explanation", TextArea).text = start.explanation
+            self.query_one(ExplanationArea).prefill(start.explanation)
+        self.query_one(LabelList).show_for(start.prediction)
         self._check_prediction(start.prediction)
         helper = self.query_one(GuardHelper)
         agree = machine.explanation.strip() == start.explanation.strip()
@@ -112,9 +122,11 @@ class TagPicker(Vertical):
 
     def answer(self) -> Answer:
         helper = self.query_one(GuardHelper)
+        typed = self.query_one("#answer-prediction", Input).value
+        labels = self.query_one(LabelList)
         return Answer(
             self.query_one(TagChoice).selected,
-            self.query_one("#answer-prediction", Input).value,
+            (labels.only or typed) if labels.labels else typed,  # a label is picked: "thor" means Pneumothorax
             self.query_one("#answer-explanation", TextArea).text,
             helper.guards() if helper.in_use else None,
         )
@@ -164,6 +176,7 @@ class TagPicker(Vertical):
             picture.show(lambda size: task.draw_prediction(instance, value, size))
 
     def on_input_changed(self, event: Input.Changed) -> None:
+        self.query_one(LabelList).show_for(event.value)
         self._check_prediction(event.value)
         self._update_guards()
 
@@ -189,7 +202,37 @@ class TagPicker(Vertical):
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         event.stop()
-        self.query_one("#answer-explanation", TextArea).focus()
+        picked = self.query_one(LabelList).highlighted_label
+        if picked is not None:
+            self._pick(picked)
+        self.query_one(ExplanationArea).focus()
+
+    def on_prediction_input_step(self, event: PredictionInput.Step) -> None:
+        event.stop()
+        self.query_one(LabelList).move(event.step)
+
+    def on_label_list_picked(self, event: LabelList.Picked) -> None:
+        event.stop()
+        self._pick(event.label)
+        self.query_one(ExplanationArea).focus()
+
+    def _pick(self, label: str) -> None:
+        self.query_one("#answer-prediction", Input).value = label
+
+    def on_tag_choice_chosen(self, event: TagChoice.Chosen) -> None:
+        """REFUTE and REVISE come with the expert's own answer: the prediction field takes the focus."""
+        event.stop()
+        if event.tag in (Tag.REFUTE, Tag.REVISE):
+            self.query_one("#answer-prediction", Input).focus()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "to_tags":  # only from an answer field (escape goes on to the screen otherwise)
+            focused = self.screen.focused
+            return focused is not None and focused is not self.query_one(TagChoice) and self in focused.ancestors
+        return True
+
+    def action_to_tags(self) -> None:
+        self.query_one(TagChoice).focus()
 
     def action_toggle_guards(self) -> None:
         helper = self.query_one(GuardHelper)

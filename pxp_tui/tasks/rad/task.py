@@ -32,6 +32,7 @@ class RadTask(Task):
     name = "rad"
     title = "RAD: chest X-ray diagnosis"
     prediction_label = "Prediction"
+    prediction_choices = LABELS
     explanation_noun = "radiology reports"
     generation = {"max_tokens": 300}  # the papers' setting for RAD
 

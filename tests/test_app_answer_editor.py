@@ -1,0 +1,121 @@
+"""The expert's answer editor: a paragraph-sized explanation, the usual editing keys, escape back to the
+tags, RAD's prediction picked from its labels, the focus after REFUTE/REVISE, keys before one's turn."""
+
+from __future__ import annotations
+
+import pytest
+from textual.widgets import Input
+
+from pxp_tui.app.screens.early_keys import WAIT
+from pxp_tui.app.widgets.answer_fields import ExplanationArea, LabelList
+from pxp_tui.app.widgets.tag_choice import TagChoice
+from pxp_tui.tasks.rad.labels import LABELS
+
+from .app_helpers import expert_turn, live_app, messages, rows, wait_for
+
+
+@pytest.fixture(autouse=True)
+def _quiet(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PXP_IMAGES", "none")
+
+
+async def test_escape_in_a_field_returns_to_the_tags_and_a_4_then_chooses_reject(db_path) -> None:
+    async with live_app(db_path, k=1) as (app, pilot, _run_id):
+        session = await expert_turn(pilot, app, j=2)
+        choice = session.query_one(TagChoice)
+        for field in ("#answer-prediction", "#answer-explanation"):
+            widget = session.query_one(field)
+            widget.focus()
+            await pilot.pause()
+            before = widget.value if isinstance(widget, Input) else widget.text
+            await pilot.press("escape")
+            assert app.focused is choice, field
+            await pilot.press("4")
+            assert choice.selected is not None and choice.selected.value == "REJECT"
+            after = widget.value if isinstance(widget, Input) else widget.text
+            assert after == before, "the 4 did not land in the field"
+            choice.select(None)
+        assert session.state == "human"  # escape did not cancel anything
+
+
+async def test_the_explanation_takes_half_the_answer_pane_at_160x48_and_grows_at_80x24(db_path) -> None:
+    async with live_app(db_path) as (app, pilot, _run_id):
+        session = await expert_turn(pilot, app, j=2)
+        picker, area = session.query_one("#picker"), session.query_one(ExplanationArea)
+        assert area.size.height >= picker.size.height // 2 >= 12
+    async with live_app(db_path, size=(80, 24)) as (app, pilot, _run_id):
+        session = await expert_turn(pilot, app, j=2)
+        assert session.query_one(ExplanationArea).size.height >= 6
+
+
+async def test_the_prefilled_explanation_is_selected_on_focus_and_ctrl_a_selects_all(db_path) -> None:
+    async with live_app(db_path) as (app, pilot, _run_id):
+        session = await expert_turn(pilot, app, j=2)
+        area = session.query_one(ExplanationArea)
+        await pilot.press("tab")  # from the tags to the prediction, then the explanation
+        await pilot.press("tab")
+        assert app.focused is area
+        assert area.selected_text == area.text != ""
+        await pilot.press(*"Mine.")
+        assert area.text == "Mine."  # typing replaced the machine's explanation
+        await pilot.press("left", "ctrl+a")
+        assert area.selected_text == "Mine."
+        await pilot.press("ctrl+z")
+        assert area.text != "Mine."  # undone
+
+
+async def test_refute_and_revise_move_the_focus_to_the_prediction(db_path) -> None:
+    async with live_app(db_path) as (app, pilot, _run_id):
+        session = await expert_turn(pilot, app, j=2)
+        choice, prediction = session.query_one(TagChoice), session.query_one("#answer-prediction")
+        await pilot.press("1")
+        assert app.focused is choice  # RATIFY: send at once
+        for key in ("2", "3"):
+            choice.focus()
+            await pilot.press(key)
+            assert app.focused is prediction, key
+
+
+async def test_rad_prediction_is_picked_from_the_five_labels_with_type_to_filter(db_path) -> None:
+    async with live_app(db_path, task="rad") as (app, pilot, run_id):
+        session = await expert_turn(pilot, app, j=2)
+        labels = session.query_one(LabelList)
+        shown = [labels.get_option_at_index(i).id for i in range(labels.option_count)]
+        assert shown == list(LABELS)
+        assert labels.size.height == len(LABELS)  # all five visible at 160x48
+        await pilot.press("3")  # REVISE: the focus goes to the prediction
+        assert app.focused is session.query_one("#answer-prediction")
+        await pilot.press(*"pneu")
+        assert [labels.get_option_at_index(i).id for i in range(labels.option_count)] == ["Pneumonia", "Pneumothorax"]
+        await pilot.press("down", "enter")  # the second match, picked
+        assert session.query_one("#answer-prediction", Input).value == "Pneumothorax"
+        assert app.focused is session.query_one(ExplanationArea)
+        await pilot.press(*"Air in the pleural space.", "ctrl+s")
+        await wait_for(pilot, lambda: len(messages(db_path, run_id)) >= 2, "the expert's message")
+    sent = rows(db_path, "SELECT tag, prediction, explanation FROM messages WHERE j = 2")[0]
+    assert sent == {"tag": "REVISE", "prediction": "Pneumothorax", "explanation": "Air in the pleural space."}
+
+
+async def test_rad_a_filter_that_leaves_one_label_sends_that_label(db_path) -> None:
+    async with live_app(db_path, task="rad") as (app, pilot, run_id):
+        session = await expert_turn(pilot, app, j=2)
+        await pilot.press("2")
+        await pilot.press(*"cardio")
+        assert session.query_one(LabelList).only == "Cardiomegaly"
+        await pilot.press("ctrl+s")
+        await wait_for(pilot, lambda: len(messages(db_path, run_id)) >= 2, "the expert's message")
+    assert messages(db_path, run_id)[1][3:] == ("REFUTE", "Cardiomegaly")
+
+
+async def test_keys_pressed_before_your_turn_say_to_wait_and_are_not_kept(db_path, monkeypatch) -> None:
+    monkeypatch.setenv("PXP_OFFLINE_LATENCY", "1")
+    async with live_app(db_path) as (app, pilot, run_id):
+        from .app_helpers import session_screen
+
+        session = await wait_for(pilot, lambda: (s := session_screen(app)) is not None and s.state == "machine" and s)
+        await pilot.press("1", "ctrl+s")
+        notes = [n.message for n in app._notifications]
+        assert notes.count(WAIT) >= 1
+        session = await expert_turn(pilot, app, j=2)
+        assert session.query_one(TagChoice).selected is None  # the early 1 was not kept
+        assert len(messages(db_path, run_id)) == 1

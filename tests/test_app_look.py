@@ -1,0 +1,156 @@
+"""The look: translucent dialogs, one tag palette in the session and the review, the theme kept between
+launches, and nothing cut at 80x24 (header, footers, guard helper, the start screen's review button)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from textual.geometry import Region
+from textual.widget import Widget
+from textual.widgets import Checkbox, DataTable
+from textual.widgets._footer import FooterKey
+
+from pxp_tui.app.look import settings_path
+from pxp_tui.app.pxp_app import PXPApp
+from pxp_tui.app.review.review_app import ReviewApp
+from pxp_tui.protocol import Tag
+
+from .app_helpers import expert_turn, live_app, wait_for
+
+
+@pytest.fixture(autouse=True)
+def _quiet(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PXP_IMAGES", "none")
+
+
+def text_of(widget: Widget) -> str:
+    """What the widget shows, line by line (its rendered strips)."""
+    width, height = widget.size
+    return "\n".join(strip.text for strip in widget.render_lines(Region(0, 0, width, height)))
+
+
+def colour_of(widget: Widget, text: str) -> str:
+    """The foreground colour (hex) the widget draws ``text`` in."""
+    width, height = widget.size
+    for strip in widget.render_lines(Region(0, 0, width, height)):
+        for segment in strip:
+            if text in segment.text and segment.style is not None and segment.style.color is not None:
+                return segment.style.color.get_truecolor().hex
+    raise AssertionError(f"{text!r} not drawn by {widget}")
+
+
+def footer_fits(screen) -> None:
+    """Every key the footer shows lies inside the screen, with its key."""
+    keys = list(screen.query(FooterKey))
+    assert keys, "the footer shows keys"
+    for key in keys:
+        assert key.region.width > 0 and key.region.right <= screen.size.width, (key.key_display, key.description)
+        assert key.key_display in str(key.render())
+
+
+async def test_the_theme_chosen_is_kept_for_the_next_launch(db_path: Path) -> None:
+    app = PXPApp(db_path)
+    async with app.run_test() as pilot:
+        await pilot.pause()
+        assert app.theme == "textual-dark"
+        app.theme = "nord"  # what ctrl+p, "Change theme" does
+        await wait_for(pilot, lambda: settings_path().is_file(), "the settings file")
+    assert json.loads(settings_path().read_text())["theme"] == "nord"
+    for again in (PXPApp(db_path), ReviewApp(db_path)):  # the next launch, and the review
+        async with again.run_test() as pilot:
+            await pilot.pause()
+            assert again.theme == "nord"
+
+
+async def test_a_broken_settings_file_means_the_default_theme(db_path: Path) -> None:
+    settings_path().parent.mkdir(parents=True, exist_ok=True)
+    settings_path().write_text("{not json")
+    app = PXPApp(db_path)
+    async with app.run_test() as pilot:
+        await pilot.pause()
+        assert app.theme == "textual-dark"
+
+
+async def test_a_tag_has_the_same_colour_in_the_session_and_the_review(db_path: Path) -> None:
+    session_colours = {}
+    async with live_app(db_path, limit=1) as (app, pilot, _run_id):
+        app.theme = "gruvbox"
+        session = await expert_turn(pilot, app, j=2)
+        await pilot.pause()
+        choice = session.query_one("TagChoice")
+        for tag in (Tag.RATIFY, Tag.REFUTE, Tag.REVISE, Tag.REJECT):
+            session_colours[tag] = colour_of(choice, tag.value)
+        session_colours[Tag.INIT] = colour_of(session.query_one("#machine-head"), "INIT")
+        await pilot.press("2", "ctrl+s")  # REFUTE: the machine then REVISEs or REFUTEs
+        await expert_turn(pilot, app, j=4)
+        session.query_one("TagChoice").focus()
+        await pilot.press("1", "ctrl+s")
+        await wait_for(pilot, lambda: session.state == "done", "the end of the run")
+    assert len(set(session_colours.values())) == 5, "five distinct colours"
+    review = ReviewApp(db_path)  # the theme is kept: gruvbox again
+    async with review.run_test(size=(160, 48)) as pilot:
+        await wait_for(pilot, lambda: review.screen.query(DataTable) and review.screen.query_one(DataTable).row_count)
+        await pilot.press("enter")
+        table = await wait_for(
+            pilot, lambda: review.screen.query("#sessions-table") and review.screen.query_one("#sessions-table")
+        )
+        await wait_for(pilot, lambda: table.row_count, "the sessions")
+        assert review.theme == "gruvbox"
+        table.cursor_type = "none"  # the glyphs' own colours, not the cursor's
+        await pilot.pause()
+        glyphs = {Tag.INIT: "•", Tag.RATIFY: "✓", Tag.REFUTE: "✗"}
+        for tag, glyph in glyphs.items():
+            assert colour_of(table, glyph) == session_colours[tag], tag
+
+
+async def test_dialogs_are_translucent_over_the_session(db_path: Path) -> None:
+    async with live_app(db_path, k=1) as (app, pilot, _run_id):
+        await expert_turn(pilot, app, j=2)
+        await pilot.press("4", "ctrl+s")
+        await wait_for(pilot, lambda: type(app.screen).__name__ == "ConfirmScreen", "the REJECT confirmation")
+        assert 0 < app.screen.styles.background.a < 1  # the session shows through
+        await pilot.press("n")
+        await pilot.press("question_mark")
+        await wait_for(pilot, lambda: type(app.screen).__name__ == "HelpScreen", "the help")
+        assert 0 < app.screen.styles.background.a < 1
+
+
+async def test_nothing_is_cut_at_80x24(db_path: Path) -> None:
+    async with live_app(db_path, size=(80, 24)) as (app, pilot, run_id):
+        session = await expert_turn(pilot, app, j=2)
+        header = text_of(session.query_one("HeaderTitle"))
+        assert f"run {run_id}" in header and "message 2 / 10" in header
+        footer_fits(session)
+        session.query_one("TagChoice").focus()
+        await pilot.press("g")
+        await pilot.pause()
+        from pxp_tui.app.widgets.guard_helper import QUESTIONS
+
+        boxes = list(session.query(Checkbox))
+        for box, question in zip(boxes, QUESTIONS.values(), strict=True):
+            shown = " ".join(" ".join(text_of(box).split()).split())
+            assert question in shown, shown
+            assert box.region.bottom <= session.query_one("#picker-actions").region.y  # above the Send button
+    app = PXPApp(db_path)  # the start screen
+    async with app.run_test(size=(80, 24)) as pilot:
+        button = await wait_for(pilot, lambda: app.screen.query("#review-button") and app.screen.query_one("#review-button"))
+        await pilot.pause()
+        assert "Review past runs" in text_of(button)
+        assert button.region.bottom < 23 and button.region.height == 1  # on screen without scrolling
+        footer_fits(app.screen)
+    review = ReviewApp(db_path)
+    async with review.run_test(size=(80, 24)) as pilot:
+        await wait_for(pilot, lambda: review.screen.query(DataTable) and review.screen.query_one(DataTable).row_count)
+        footer_fits(review.screen)
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: type(review.screen).__name__ == "SessionsScreen", "the sessions")
+        await pilot.pause(0.3)
+        footer_fits(review.screen)
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: type(review.screen).__name__ == "ReplayScreen", "the replay")
+        await pilot.pause(0.3)
+        footer_fits(review.screen)
+        status = review.screen.query_one("#replay-status")
+        assert "message 1 /" in text_of(status) and "REJECT" in text_of(status)
