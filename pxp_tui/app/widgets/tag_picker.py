@@ -99,7 +99,7 @@ class TagPicker(Vertical):
             Content.assemble(("Your turn", "bold $accent"), f" · message {j} of {n} · 1-4 tag · ctrl+s send")
         )
         choice = self.query_one(TagChoice)
-        choice.select(None)
+        choice.reset()
         choice.allow_reject(Tag.REJECT in allowed_tags(j, k), reject_reason(j, k))
         with self.prevent(Input.Changed, TextArea.Changed):
             self.query_one("#answer-prediction", Input).value = start.prediction
