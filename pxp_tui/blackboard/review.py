@@ -109,6 +109,7 @@ class Replay:
     session: dict[str, Any]
     instance: Instance
     messages: list[Message]
+    annotation: notes.Annotation | None = None  # its flag and note
 
 
 _COUNTS = ", ".join(f"v.{name}" for name in ("sessions", *CLASSES))
@@ -193,4 +194,4 @@ def replay(board: Blackboard, session_id: int) -> Replay:
     session = found[0]
     run = board.run(session["run_id"])
     (instance,) = board.instances([session["instance_id"]])
-    return Replay(run, session, instance, board.session_messages(session_id))
+    return Replay(run, session, instance, board.session_messages(session_id), notes.get(board, session_id))

@@ -15,6 +15,7 @@ from textual.widgets import Footer, Header, Static
 
 from pxp_tui.app.review import glyphs
 from pxp_tui.app.review.message_card import MessageCard
+from pxp_tui.app.review.review_notes import replay_note
 from pxp_tui.app.widgets.instance_view import InstanceView, PictureActions, picture_bindings
 from pxp_tui.blackboard import Blackboard, review
 from pxp_tui.common.models import model_label
@@ -73,7 +74,7 @@ class ReplayScreen(PictureActions, Screen):
         self.sub_title = f"run {run.id} · session {session['ord'] + 1}"
         self.query_one("#replay-title", Static).update(
             f"Run {run.id} · {run.task.upper()} · session {session['ord'] + 1} of {len(run.plan)} · "
-            f"{replay.instance.name} · machine {model_label(run.model)} · human {run.human}"
+            f"{replay.instance.name} · machine {model_label(run.model)} · human {run.human}" + replay_note(replay)
         )
         body = self.query_one("#replay-body", Horizontal)
         await body.mount_all([InstanceView(task, replay.instance, id="replay-instance"), VerticalScroll(id="replay-messages")])

@@ -43,7 +43,9 @@ class SessionNotes:
     state: str
     app: Any
 
-    def notify(self, message: str, **kwargs: Any) -> None: ...  # Textual's
+    if TYPE_CHECKING:  # Textual's (declared for the type checker only: it must not shadow the screen's)
+
+        def notify(self, message: str, **kwargs: Any) -> None: ...
 
     @property
     def can_skip(self) -> bool:
