@@ -15,7 +15,7 @@ if TYPE_CHECKING:  # the blackboard's modules load after the first paint
     from pxp_tui.blackboard.notes import Annotation
 
 
-class NoteScreen(ModalScreen[Annotation | None]):
+class NoteScreen(ModalScreen["Annotation | None"]):
     """Edit ``annotation``: "flagged for later" and a free-text note; ctrl+s saves it, escape leaves it as it was."""
 
     CSS_PATH = "note.tcss"

@@ -195,10 +195,11 @@ class SessionScreen(SessionNotes, PictureActions, Screen):
 
     def on_session_ended(self, event: SessionEnded) -> None:
         record = event.record
-        if self.metrics is not None and record.stop is not StopReason.SKIPPED:  # a skipped session is measured nowhere
-            self.metrics.add([(m.sender, m.tag) for m in record.messages])
-        elif self.metrics is not None:
-            self.metrics.skipped += 1
+        if self.metrics is not None:
+            if record.stop is StopReason.SKIPPED:  # a skipped session is measured nowhere
+                self.metrics.skipped += 1
+            else:
+                self.metrics.add([(m.sender, m.tag) for m in record.messages])
             self.query_one(MetricsPane).refresh_metrics(self.metrics)
         stop = record.stop.value if record.stop else "stopped"
         self.query_one(Conversation).note(f"session {record.order + 1} ended: {stop}")
