@@ -171,6 +171,10 @@ async def test_the_review_lists_skipped_and_flagged_sessions_and_writes_notes(db
         screen.query_one("#filter-class").value = "flagged"
         await wait_for(pilot, lambda: screen.page.total == 1 and screen.query_state.kind == "flagged", "the flagged filter")
         assert table.row_count == 1
+        await pilot.press("enter")  # the replay shows the flag and the note
+        await wait_for(pilot, lambda: type(review_app.screen).__name__ == "ReplayScreen", "the replay")
+        note = await wait_for(pilot, lambda: (n := review_app.screen.query_one("#replay-note")).display and n, "the note")
+        assert str(note.render()) == "⚑ flagged for later: skipped: image too dark"
     with Blackboard.open(db_path, readonly=True) as board:
         (row,) = review.sessions(board, run_id, review.Query(kind="flagged")).rows
         assert (row.order, row.stop_reason, row.note) == (0, "skipped", "skipped: image too dark")

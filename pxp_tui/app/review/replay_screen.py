@@ -49,6 +49,7 @@ class ReplayScreen(PictureActions, Screen):
     def compose(self) -> ComposeResult:
         yield Header()
         yield Static("", id="replay-title")
+        yield Static("", id="replay-note", markup=False)
         yield Horizontal(id="replay-body")
         yield Static("", id="replay-status")
         yield Footer()
@@ -74,8 +75,11 @@ class ReplayScreen(PictureActions, Screen):
         self.sub_title = f"run {run.id} · session {session['ord'] + 1}"
         self.query_one("#replay-title", Static).update(
             f"Run {run.id} · {run.task.upper()} · session {session['ord'] + 1} of {len(run.plan)} · "
-            f"{replay.instance.name} · machine {model_label(run.model)} · human {run.human}" + replay_note(replay)
+            f"{replay.instance.name} · machine {model_label(run.model)} · human {run.human}"
         )
+        note = self.query_one("#replay-note", Static)
+        note.update(replay_note(replay))
+        note.display = bool(replay_note(replay))
         body = self.query_one("#replay-body", Horizontal)
         await body.mount_all([InstanceView(task, replay.instance, id="replay-instance"), VerticalScroll(id="replay-messages")])
         self.shown = 1 if replay.messages else 0

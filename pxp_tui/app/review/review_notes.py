@@ -32,7 +32,7 @@ def replay_note(replay: review.Replay) -> str:
     found = replay.annotation
     if found is None or found.empty:
         return ""
-    return "\n" + ("⚑ flagged for later" if found.flagged else "note") + (f": {found.note}" if found.note else "")
+    return ("⚑ flagged for later" if found.flagged else "Note") + (f": {found.note}" if found.note else "")
 
 
 class ReviewNotes:

@@ -37,7 +37,10 @@ class TagChoice(OptionList):
             Binding(str(i + 1), f"choose({i})", tag.value, id=f"tag.{tag.value.lower()}", tooltip=MEANINGS[tag], show=False)
             for i, tag in enumerate(CHOICES)
         ),
-        Binding("ctrl+z,u", "undo", "Undo tag", id="tag.undo", tooltip="Back to the previous tag choice (nothing is sent)"),
+        # not in the footer either (it has no room at 80x24): the help lists it
+        Binding(
+            "ctrl+z,u", "undo", "Undo tag", id="tag.undo", tooltip="Back to the previous tag choice (nothing is sent)", show=False
+        ),
     ]
 
     @dataclass
