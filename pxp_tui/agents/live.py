@@ -3,21 +3,27 @@
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from pxp_tui.engine import Reply, Turn
+from pxp_tui.engine import InstanceSkippedError, Reply, Turn
 from pxp_tui.protocol import Tag, allowed_tags
 
 
 class LiveHuman:
-    """Awaits the expert: :meth:`respond` waits until the UI calls :meth:`submit`."""
+    """Awaits the expert: :meth:`respond` waits until the UI calls :meth:`submit` (or :meth:`skip`).
+
+    Each answer carries ``answer_ms``: the time from the expert's turn shown (:meth:`turn_shown`, else the
+    turn's start) to the send.
+    """
 
     def __init__(self, name: str, on_turn: Callable[[Turn], None] | None = None) -> None:
         self.name = name
         self.on_turn = on_turn
         self.turn: Turn | None = None
         self._answer: asyncio.Future[Reply] | None = None
+        self._shown = time.monotonic()
 
     @property
     def waiting(self) -> bool:
@@ -25,6 +31,7 @@ class LiveHuman:
 
     async def respond(self, turn: Turn) -> Reply:
         self.turn = turn
+        self._shown = time.monotonic()
         self._answer = asyncio.get_running_loop().create_future()
         if self.on_turn is not None:
             self.on_turn(turn)
@@ -32,6 +39,17 @@ class LiveHuman:
             return await self._answer
         finally:
             self._answer = None
+
+    def turn_shown(self) -> None:
+        """The expert's turn is on screen now: the time of this answer counts from here."""
+        self._shown = time.monotonic()
+
+    def skip(self) -> None:
+        """Skip this instance: no message is sent, the session ends as ``skipped``."""
+        if not self.waiting:
+            raise ValueError("it is not the expert's turn")
+        assert self._answer is not None
+        self._answer.set_exception(InstanceSkippedError())
 
     def check(self, tag: Tag, prediction: str, explanation: str) -> str | None:
         """Why this answer cannot be sent now, or None if it can."""
@@ -53,5 +71,6 @@ class LiveHuman:
         if problem:
             raise ValueError(problem)
         assert self._answer is not None
-        meta = {"model": f"human:{self.name}", **(guards or {})}
+        answer_ms = round((time.monotonic() - self._shown) * 1000, 1)
+        meta = {"model": f"human:{self.name}", "answer_ms": answer_ms, **(guards or {})}
         self._answer.set_result(Reply(tag, prediction.strip(), explanation.strip(), meta))

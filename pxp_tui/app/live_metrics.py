@@ -11,9 +11,10 @@ from pxp_tui.protocol.intelligibility import SessionTags
 class LiveMetrics:
     """Counts and the intelligibility-versus-message-bound curve of a run, updated incrementally."""
 
-    def __init__(self, n: int, total: int, finished: Sequence[SessionTags] = ()) -> None:
+    def __init__(self, n: int, total: int, finished: Sequence[SessionTags] = (), skipped: int = 0) -> None:
         self.n = n
         self.total = total
+        self.skipped = skipped  # sessions the expert skipped: neither measured nor left to do
         self.counts: RunCounts = run_counts(finished)
         self.curve: list[RunCounts] = curve(finished, n)
 
@@ -23,7 +24,7 @@ class LiveMetrics:
 
     @property
     def left(self) -> int:
-        return max(0, self.total - self.done)
+        return max(0, self.total - self.done - self.skipped)
 
     def add(self, tags: SessionTags) -> None:
         """Count one more finished session."""

@@ -1,6 +1,6 @@
 """Intelligibility versus message bound (the papers' "intelligibility vs length" figure), in SQL.
 
-Equal to :func:`pxp_tui.protocol.curve` over each run's finished sessions, without reading the
+Equal to :func:`pxp_tui.protocol.curve` over each run's finished sessions (skipped ones left out), without reading the
 messages: under bound ``j*`` a session's flags follow from where each agent first sent each kind of
 tag (kept in ``data``, see :mod:`pxp_tui.blackboard.firsts`). Sessions with the same firsts are
 counted together, so the work is one pass over the runs' rows of ``data``.
@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from pxp_tui.blackboard.firsts import COLUMNS, class_conditions
+from pxp_tui.blackboard.schema import NOT_SKIPPED
 from pxp_tui.blackboard.store import Blackboard
 from pxp_tui.protocol import RunCounts
 
@@ -37,7 +38,7 @@ def run_curves(board: Blackboard, run_ids: Sequence[int]) -> dict[int, list[RunC
     WITH RECURSIVE b(j) AS (SELECT 1 UNION ALL SELECT j + 1 FROM b WHERE j < ?),
     s AS (
       SELECT run_id, {firsts}, COUNT(*) AS k FROM data
-      WHERE run_id IN ({marks}) AND ended_at IS NOT NULL GROUP BY run_id, {firsts}
+      WHERE run_id IN ({marks}) AND ended_at IS NOT NULL AND {NOT_SKIPPED} GROUP BY run_id, {firsts}
     )
     SELECT s.run_id, b.j, SUM(s.k) AS sessions,
       {_sums()}

@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from pxp_tui.blackboard import evaluations, firsts, schema
+from pxp_tui.blackboard import evaluations, firsts, notes, schema
 from pxp_tui.blackboard.errors import BlackboardError
 from pxp_tui.blackboard.schema import shared_columns, table_columns
 from pxp_tui.blackboard.store import Blackboard, insert_id
@@ -159,6 +159,7 @@ def _merge_one(target: Blackboard, src: str, path: Path) -> Merged:
         if table == "messages":
             result.messages = count
     evaluations.copy_merged(db, src, offset)
+    notes.copy_merged(db, src, offset)
     _other_tables(target, src, offset, result)
     return result
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from pxp_tui.blackboard.schema import CLASSES
+from pxp_tui.blackboard.schema import CLASSES, NOT_SKIPPED
 from pxp_tui.blackboard.store import Blackboard
 from pxp_tui.protocol import RunCounts, Sender, Tag
 
@@ -26,8 +26,9 @@ def counts_of(row: dict[str, Any]) -> RunCounts:
 
 
 def session_tags(board: Blackboard, run_id: int, *, finished_only: bool = True) -> list[list[tuple[Sender, Tag]]]:
-    """Each session's (sender, tag) sequence, in session order."""
+    """Each session's (sender, tag) sequence, in session order; sessions the expert skipped are left out."""
     where = "AND d.stop_reason IS NOT NULL" if finished_only else ""
+    where += f" AND d.{NOT_SKIPPED}"
     sql = f"""SELECT m.session_id, m.sender, m.tag FROM messages m JOIN data d ON d.session_id = m.session_id
               WHERE d.run_id = ? {where} ORDER BY d.ord, m.j"""
     sessions: dict[int, list[tuple[Sender, Tag]]] = {}

@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from pxp_tui.blackboard import notes
 from pxp_tui.blackboard.errors import BlackboardError
 from pxp_tui.blackboard.metrics import counts_of
 from pxp_tui.blackboard.records import Run, RunSummary
@@ -25,6 +26,9 @@ FILTERS: dict[str, str] = {
     "rejected": "s.stop_reason = 'rejected'",
     "bound": "s.stop_reason = 'bound'",
     "unfinished": "NOT s.finished",
+    "skipped": "s.stop_reason IS 'skipped'",
+    "flagged": "a.flagged",
+    "noted": "COALESCE(a.note, '') != ''",
 }
 
 #: the tag sequence of a session as text, one letter per message (see :data:`TAG_LETTERS`)
@@ -43,6 +47,7 @@ SORTS: dict[str, str] = {
     "tags": "tags",
     "messages": "s.n_messages",
     "stop": "s.stop_reason",
+    "note": "(2 * COALESCE(a.flagged, 0) + (COALESCE(a.note, '') != ''))",
     **{name: f"s.{name}" for name in CLASSES},
     # both agents at once: human and machine, then human only, then machine only, then neither
     "one_way": "(2 * s.one_way_human + s.one_way_machine)",
@@ -83,7 +88,9 @@ class SessionRow:
     tags: tuple[tuple[Sender, Tag], ...]
     flags: SessionFlags
     n_messages: int
-    stop_reason: str | None  # None: unfinished
+    stop_reason: str | None  # None: unfinished; "skipped": the expert skipped it (measured nowhere)
+    flagged: bool = False  # flagged for later (see pxp_tui.blackboard.notes)
+    note: str = ""
 
 
 @dataclass(frozen=True)
@@ -102,6 +109,7 @@ class Replay:
     session: dict[str, Any]
     instance: Instance
     messages: list[Message]
+    annotation: notes.Annotation | None = None  # its flag and note
 
 
 _COUNTS = ", ".join(f"v.{name}" for name in ("sessions", *CLASSES))
@@ -150,10 +158,12 @@ def sessions(board: Blackboard, run_id: int, query: Query = Query()) -> Page:
     query.check()
     board.check_runs([run_id])  # a missing run is an error, not an empty list (without parsing its plan)
     where, params = _where(run_id, query)
-    total = board.db.execute(f"SELECT COUNT(*) FROM session_intelligibility s WHERE {where}", params).fetchone()[0]
+    joined = notes.join_sql(board)
+    total = board.db.execute(f"SELECT COUNT(*) FROM session_intelligibility s {joined} WHERE {where}", params).fetchone()[0]
     direction = "DESC" if query.descending else "ASC"
-    sql = f"""SELECT s.*, COALESCE(json_extract(i.meta, '$.name'), i.key) AS instance, {_TAG_SEQUENCE} AS tags
-              FROM session_intelligibility s JOIN instances i ON i.id = s.instance_id
+    sql = f"""SELECT s.*, COALESCE(json_extract(i.meta, '$.name'), i.key) AS instance, {_TAG_SEQUENCE} AS tags,
+                a.flagged AS flagged, a.note AS note
+              FROM session_intelligibility s JOIN instances i ON i.id = s.instance_id {joined}
               WHERE {where} ORDER BY {SORTS[query.sort]} {direction}, s.ord {direction}
               LIMIT ? OFFSET ?"""
     rows = [_row(r) for r in board.db.query(sql, [*params, query.limit, query.offset])]
@@ -171,6 +181,8 @@ def _row(r: dict[str, Any]) -> SessionRow:
         flags=SessionFlags(**{c: bool(r[c]) for c in CLASSES}),
         n_messages=r["n_messages"] or 0,
         stop_reason=r["stop_reason"],
+        flagged=bool(r["flagged"]),
+        note=r["note"] or "",
     )
 
 
@@ -182,4 +194,4 @@ def replay(board: Blackboard, session_id: int) -> Replay:
     session = found[0]
     run = board.run(session["run_id"])
     (instance,) = board.instances([session["instance_id"]])
-    return Replay(run, session, instance, board.session_messages(session_id))
+    return Replay(run, session, instance, board.session_messages(session_id), notes.get(board, session_id))

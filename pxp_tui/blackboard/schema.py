@@ -12,7 +12,7 @@ from pxp_tui.protocol.intelligibility import CLASSES
 #: ``PRAGMA application_id`` of a pxp blackboard ("PXPT")
 APPLICATION_ID = 0x50585054
 #: ``PRAGMA user_version`` of the schema this code writes
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 #: the oldest schema read as it is, without migrating (a read-only reader cannot migrate): 2 differs from
 #: 3 only in ``runs`` (``human`` held the expert's name, see :data:`DERIVED`), which readers allow for
 READABLE_FROM = 2
@@ -103,6 +103,7 @@ TABLES: dict[str, dict] = {
             "guard_changed": int,
             "model": str,
             "latency_ms": float,
+            "answer_ms": float,  # the live expert's time on this answer: from their turn shown to send
             "prompt_tokens": int,
             "completion_tokens": int,
             "cost": float,
@@ -171,6 +172,28 @@ TABLES.update(
     }
 )
 
+TABLES.update(
+    {
+        # what the expert or a reviewer noted about a session (flag it for later, a free-text note); one row
+        # per annotated session, written at any time (never a message: the protocol's messages are append-only)
+        "annotations": {
+            "columns": {
+                "session_id": int,
+                "run_id": int,  # the session's run (what `pxp merge` copies by)
+                "flagged": int,  # 1: flagged for later
+                "note": str,
+                "updated_at": str,
+            },
+            "pk": "session_id",
+            "not_null": {"run_id", "updated_at"},
+            "foreign_keys": [("session_id", "data", "session_id"), ("run_id", "runs", "id")],
+        },
+    }
+)
+
+#: a session the expert skipped (see StopReason.SKIPPED): listed, never measured
+NOT_SKIPPED = "stop_reason IS NOT 'skipped'"
+
 INDEXES: list[tuple[str, list[str], bool]] = [
     ("runs", ["uid"], True),
     ("instances", ["dataset", "key"], True),
@@ -181,7 +204,8 @@ INDEXES: list[tuple[str, list[str], bool]] = [
 
 #: every session's intelligibility flags (DESIGN.md section 2), from the firsts kept in ``data``
 SESSION_VIEW = f"""
-SELECT run_id, session_id, instance_id, ord, stop_reason, ended_at IS NOT NULL AS finished, n_messages,
+SELECT run_id, session_id, instance_id, ord, stop_reason, ended_at IS NOT NULL AS finished,
+  stop_reason IS 'skipped' AS skipped, n_messages,
   {firsts.flag_columns()}
 FROM data
 """
@@ -201,7 +225,7 @@ RUN_VIEW = (
         f"  ROUND(CASE WHEN COUNT(s.session_id) THEN 1.0 * SUM(s.{c}) / COUNT(s.session_id) ELSE 0 END, 4) AS p_{c}"
         for c in CLASSES
     )
-    + "\nFROM runs r LEFT JOIN session_intelligibility s ON s.run_id = r.id AND s.finished\nGROUP BY r.id"
+    + "\nFROM runs r LEFT JOIN session_intelligibility s ON s.run_id = r.id AND s.finished AND NOT s.skipped\nGROUP BY r.id"
 )
 
 #: the machine's first answer in every session against the instance's reference, as the human judged
@@ -215,6 +239,7 @@ FROM data d
 JOIN instances i ON i.id = d.instance_id
 JOIN messages m ON m.session_id = d.session_id AND m.j = 1
 LEFT JOIN messages h ON h.session_id = d.session_id AND h.j = 2
+WHERE d.stop_reason IS NOT 'skipped'
 """
 
 VIEWS = {
@@ -286,8 +311,16 @@ def _expert(db: sqlite_utils.Database) -> None:
     db.table("runs").transform(drop={"human"})
 
 
+def _annotations(db: sqlite_utils.Database) -> None:
+    """Version 3 -> 4: the expert's time per answer (``messages.answer_ms``, unknown for older messages) and
+    the sessions' flags and notes (``annotations``). Skipped sessions need no column: ``data.stop_reason``."""
+    if "answer_ms" not in table_columns(db, "main", "messages"):
+        db.execute("ALTER TABLE messages ADD COLUMN answer_ms FLOAT")
+    _create_tables(db)  # annotations
+
+
 #: version -> step that brings a blackboard from that version to the next
-MIGRATIONS: dict[int, Callable[[sqlite_utils.Database], None]] = {1: _firsts, 2: _expert}
+MIGRATIONS: dict[int, Callable[[sqlite_utils.Database], None]] = {1: _firsts, 2: _expert, 3: _annotations}
 
 
 def migrate(db: sqlite_utils.Database, version: int) -> None:

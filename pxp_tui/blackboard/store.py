@@ -434,6 +434,15 @@ class Blackboard:
         with self.db.atomic():
             self.db.execute("UPDATE data SET context_kept = ? WHERE session_id = ?", [int(kept), session_id])
 
+    def skip_session(self, session_id: int) -> None:
+        """End session ``session_id`` as skipped by the expert: no message is written or changed, its context is
+        not carried, and the intelligibility measures leave it out (``data.stop_reason = 'skipped'``)."""
+        with self.db.atomic():
+            self.db.execute(
+                "UPDATE data SET ended_at = ?, stop_reason = ?, context_kept = 0 WHERE session_id = ?",
+                [now(), StopReason.SKIPPED.value, session_id],
+            )
+
     # -- reading a run back -----------------------------------------------------------------------
     def session_messages(self, session_id: int) -> list[Message]:
         rows = self.db.query("SELECT * FROM messages WHERE session_id = ? ORDER BY j", [session_id])

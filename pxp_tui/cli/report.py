@@ -30,12 +30,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--out",
         metavar="DIR",
-        help="also write report.md, intelligibility.csv, curves.csv, curves.png and performance.csv to DIR",
+        help="also write report.md, intelligibility.csv, curves.csv, curves.png, performance.csv and answer_times.csv to DIR",
     )
 
 
 def main(args: argparse.Namespace) -> int:
-    from pxp_tui.blackboard import evaluations
+    from pxp_tui.blackboard import evaluations, notes
     from pxp_tui.report import columns, render
 
     by = args.by or ("experiment" if args.experiment else "run")
@@ -46,16 +46,17 @@ def main(args: argparse.Namespace) -> int:
             return 0
         cols = columns.columns(board, runs, by)
         measured = evaluations.report_rows(board, [r.id for r in runs])
-    figure = _write(Path(args.out), args.db, runs, cols, measured) if args.out else None
+        times = notes.answer_times(board, [r.id for r in runs])
+    figure = _write(Path(args.out), args.db, runs, cols, measured, times) if args.out else None
     if args.format == "csv":
         print(render.csv_text(render.table_rows(cols)), end="")
     else:
-        print(render.report_markdown(args.db, runs, cols, measured, figure), end="")
+        print(render.report_markdown(args.db, runs, cols, measured, figure, times), end="")
     return 0
 
 
-def _write(out: Path, source: str, runs: list, cols: list, measured: tuple | None) -> str:
-    from pxp_tui.report import figure, render
+def _write(out: Path, source: str, runs: list, cols: list, measured: tuple | None, times: dict) -> str:
+    from pxp_tui.report import answer_times, figure, render
 
     if out.exists() and not out.is_dir():
         raise ValueError(f"--out {out} is a file, not a directory")
@@ -66,7 +67,8 @@ def _write(out: Path, source: str, runs: list, cols: list, measured: tuple | Non
     }
     if measured is not None:
         files["performance.csv"] = render.csv_text(render.performance_rows(measured))
-    files["report.md"] = render.report_markdown(source, runs, cols, measured, "curves.png")
+    files["answer_times.csv"] = render.csv_text(answer_times.rows(runs, times))
+    files["report.md"] = render.report_markdown(source, runs, cols, measured, "curves.png", times)
     for name, text in files.items():
         (out / name).write_text(text, encoding="utf-8")
     figure.draw(cols, out / "curves.png")

@@ -8,6 +8,7 @@ from pxp_tui.engine.interact import describe_error, interact
 from pxp_tui.engine.types import (
     Agent,
     AgentError,
+    InstanceSkippedError,
     Message,
     Observer,
     ParseError,
@@ -25,6 +26,7 @@ __all__ = [
     "Agent",
     "AgentError",
     "ContextPolicy",
+    "InstanceSkippedError",
     "Message",
     "Observer",
     "ParseError",

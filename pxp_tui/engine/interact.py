@@ -8,6 +8,7 @@ from pxp_tui.common.instance import Instance
 from pxp_tui.engine.context import CarriedContext, ContextPolicy, update_context
 from pxp_tui.engine.types import (
     Agent,
+    InstanceSkippedError,
     Message,
     Observer,
     ProtocolViolationError,
@@ -19,7 +20,7 @@ from pxp_tui.engine.types import (
     SessionRecord,
     Turn,
 )
-from pxp_tui.protocol import Sender, Tag, allowed_tags, sender_at, stop_reason
+from pxp_tui.protocol import Sender, StopReason, Tag, allowed_tags, sender_at, stop_reason
 
 #: called after each session; returns whether the session's context is kept (the LEARN gate)
 SessionGate = Callable[[SessionRecord, Sequence[SessionRecord]], Awaitable[bool]]
@@ -66,6 +67,9 @@ async def interact(
                 session_id, history = recorder.start_session(spec.run_id, instance.id, order), []
             observer.session_started(session_id, instance, order, total, tuple(history))
             record = await _session(spec, instance, order, total, session_id, history, agents, recorder, carried, observer)
+            if record.stop is StopReason.SKIPPED:  # neither measured nor carried: the expert set it aside
+                observer.session_ended(record, False)
+                continue
             kept = await gate(record, carried.view()) if gate else True
             if gate:
                 recorder.keep_context(session_id, kept)
@@ -97,7 +101,11 @@ async def _session(
     while stop is None:
         sender = sender_at(j)
         turn = Turn(spec.run_id, session_id, instance, order, total, j, spec.n, spec.k, tuple(history), prior)
-        reply = await agents[sender].respond(turn)
+        try:
+            reply = await agents[sender].respond(turn)
+        except InstanceSkippedError:
+            recorder.skip_session(session_id)
+            return SessionRecord(session_id, instance, order, tuple(history), StopReason.SKIPPED)
         _check(reply, j, spec.k, sender)
         message = Message(session_id, j, sender, reply.tag, reply.prediction, reply.explanation, dict(reply.meta))
         latest[sender] = reply.tag

@@ -114,6 +114,11 @@ class ParseError(ValueError):
     """A model's reply could not be read as a prediction and an explanation (the task's parser says why)."""
 
 
+class InstanceSkippedError(Exception):
+    """Raised by the human's agent instead of answering: the expert skips this instance. The session ends
+    without a message from them (stop reason ``skipped``); nothing sent before is changed."""
+
+
 class ProtocolViolationError(Exception):
     """An agent answered with a tag the protocol does not allow at that point."""
 
@@ -155,6 +160,8 @@ class Recorder(Protocol):
     def record(self, message: Message, context: Mapping[str, Any], stop: StopReason | None) -> None: ...
 
     def keep_context(self, session_id: int, kept: bool) -> None: ...
+
+    def skip_session(self, session_id: int) -> None: ...
 
     def set_status(self, run_id: int, status: RunStatus, error: str | None = None) -> None: ...
 

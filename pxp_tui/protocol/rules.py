@@ -13,6 +13,9 @@ class StopReason(str, Enum):
     RATIFIED = "ratified"  # the latest machine tag and the latest human tag are both RATIFY
     REJECTED = "rejected"  # the message just sent is REJECT
     BOUND = "bound"  # j reached n
+    #: not the stop rule's: the expert skipped the instance at their turn (an annotation tool's "skip"); the
+    #: session has no message of theirs and counts in no intelligibility measure
+    SKIPPED = "skipped"
 
     def __str__(self) -> str:
         return self.value

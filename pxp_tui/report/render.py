@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import csv
 import io
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from pxp_tui.blackboard.records import Run
@@ -118,11 +118,13 @@ def report_markdown(
     columns: Sequence[Column],
     performance: tuple[str, list[dict[str, Any]]] | None,
     figure: str | None = None,
+    answer_times: Mapping[int, Sequence[float]] | None = None,
 ) -> str:
-    """The whole report as one Markdown document."""
+    """The whole report as one Markdown document (with ``answer_times``, run id -> the expert's ms per answer,
+    a section on the time per answer)."""
     parts = [
         "# PXP intelligibility report",
-        f"Blackboard `{source}`: {len(runs)} run(s). Counts are over finished sessions; a column of "
+        f"Blackboard `{source}`: {len(runs)} run(s). Counts are over finished sessions (skipped ones left out); a column of "
         "repeated runs gives the median with [min, max] where they differ.",
         "## Runs",
         runs_markdown(runs),
@@ -140,4 +142,8 @@ def report_markdown(
         parts.append("Not evaluated: these runs have no machine-performance measurements in the blackboard.")
     else:
         parts += [f"From table `{performance[0]}`, in the order measured.", markdown_table(performance_rows(performance))]
+    if answer_times is not None:
+        from pxp_tui.report import answer_times as timing
+
+        parts += timing.markdown(runs, answer_times)
     return "\n\n".join(parts) + "\n"

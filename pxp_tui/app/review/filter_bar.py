@@ -24,6 +24,9 @@ CLASS_LABELS: dict[str, str] = {
     "rejected": "rejected",
     "bound": "hit the bound",
     "unfinished": "unfinished",
+    "skipped": "skipped by the expert",
+    "flagged": "flagged for later",
+    "noted": "with a note",
 }
 
 

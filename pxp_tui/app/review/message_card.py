@@ -13,11 +13,19 @@ from pxp_tui.common.models import model_label
 from pxp_tui.engine import Message
 
 
+def answer_time(ms: float) -> str:
+    """``42 s``, ``3 min 05 s``: how long the expert took."""
+    seconds = round(ms / 1000)
+    return f"{seconds} s" if seconds < 60 else f"{seconds // 60} min {seconds % 60:02d} s"
+
+
 def heading(message: Message) -> Text:
     text = Text(f"j={message.j}  {message.sender.value:<7}  ", style="bold")
     text.append_text(glyphs.tag_label(message.tag))
     meta = message.meta
     extra = [model_label(str(meta["model"]))] if meta.get("model") else []
+    if meta.get("answer_ms") is not None:  # the live expert's time on this answer
+        extra.append(f"answered in {answer_time(meta['answer_ms'])}")
     if meta.get("latency_ms") is not None:
         extra.append(f"{meta['latency_ms'] / 1000:.1f} s")
     if meta.get("cost"):

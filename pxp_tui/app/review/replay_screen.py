@@ -15,6 +15,7 @@ from textual.widgets import Header, Static
 
 from pxp_tui.app.review import glyphs
 from pxp_tui.app.review.message_card import MessageCard
+from pxp_tui.app.review.review_notes import replay_note
 from pxp_tui.app.widgets.fitting_footer import FittingFooter
 from pxp_tui.app.widgets.instance_view import InstanceView, PictureActions, picture_bindings
 from pxp_tui.blackboard import Blackboard, review
@@ -49,6 +50,7 @@ class ReplayScreen(PictureActions, Screen):
     def compose(self) -> ComposeResult:
         yield Header()
         yield Static("", id="replay-title")
+        yield Static("", id="replay-note", markup=False)
         yield Horizontal(id="replay-body")
         yield Static("", id="replay-status")
         yield FittingFooter()
@@ -76,6 +78,9 @@ class ReplayScreen(PictureActions, Screen):
             f"Run {run.id} · {run.task.upper()} · session {session['ord'] + 1} of {len(run.plan)} · "
             f"{replay.instance.name} · machine {model_label(run.model)} · human {run.human}"
         )
+        note = self.query_one("#replay-note", Static)
+        note.update(replay_note(replay))
+        note.display = bool(replay_note(replay))
         body = self.query_one("#replay-body", Horizontal)
         await body.mount_all([InstanceView(task, replay.instance, id="replay-instance"), VerticalScroll(id="replay-messages")])
         self.shown = 1 if replay.messages else 0

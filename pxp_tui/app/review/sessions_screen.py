@@ -18,8 +18,10 @@ from textual.widgets import DataTable, Header, Static
 from pxp_tui.app.review import glyphs
 from pxp_tui.app.review.filter_bar import CLASS_LABELS, FilterBar
 from pxp_tui.app.review.messages import FilterChanged
+from pxp_tui.app.review.review_notes import ReviewNotes, note_cell
+from pxp_tui.app.screens.session_notes import note_bindings
 from pxp_tui.app.widgets.fitting_footer import FittingFooter
-from pxp_tui.blackboard import Blackboard, review
+from pxp_tui.blackboard import Blackboard, notes, review
 from pxp_tui.blackboard.records import RunSummary
 from pxp_tui.common.models import model_label
 from pxp_tui.engine import RunStatus
@@ -35,6 +37,7 @@ COLUMNS = (
     ("ultra_strong", "ultra"),
     ("messages", "msgs"),
     ("stop", "stop"),
+    ("note", "note"),
 )
 LIVE_REFRESH = 2.0
 
@@ -42,11 +45,12 @@ LIVE_REFRESH = 2.0
 def row_cells(row: review.SessionRow) -> list[Any]:
     one, two, strong, ultra = glyphs.flag_cells(row.flags)
     stop = row.stop_reason or "…open"
-    return [row.order + 1, row.instance, glyphs.tag_glyphs(row.tags), one, two, strong, ultra, row.n_messages, stop]
+    cells = [row.order + 1, row.instance, glyphs.tag_glyphs(row.tags), one, two, strong, ultra, row.n_messages, stop]
+    return [*cells, note_cell(row.flagged, row.note)]
 
 
-class SessionsScreen(Screen):
-    """Sessions of run ``run_id``; Enter replays one."""
+class SessionsScreen(ReviewNotes, Screen):
+    """Sessions of run ``run_id``; Enter replays one; ``b`` and ``n`` flag and note the one under the cursor."""
 
     CSS_PATH = "sessions_screen.tcss"
     BINDINGS = [
@@ -58,6 +62,7 @@ class SessionsScreen(Screen):
         Binding("right_square_bracket", "page(1)", "Next page", id="review.sessions.next_page"),
         Binding("left_square_bracket", "page(-1)", "Prev page", id="review.sessions.prev_page"),
         Binding("r", "refresh", "Refresh", id="review.sessions.refresh"),
+        *note_bindings("review.sessions"),
         Binding("escape", "back", "Runs", id="review.sessions.back"),
     ]
 
@@ -92,6 +97,7 @@ class SessionsScreen(Screen):
     def load(self) -> None:
         run = review.runs_row(self.board, self.run_id)
         page = review.sessions(self.board, self.run_id, self.query_state)
+        self.skipped = notes.skipped(self.board, self.run_id)
         self.app.call_from_thread(self._show, run, page)
 
     def _show(self, line: RunSummary, page: review.Page) -> None:
@@ -106,7 +112,7 @@ class SessionsScreen(Screen):
         self.query_one("#sessions-title", Static).update(
             f"Run {self.run_id} · {run.task.upper()} on {run.dataset} · machine {model_label(run.model)} · "
             f"human {run.human} · n={run.n} k={run.k} · {run.status}\n"
-            f"{c.sessions}/{line.planned} finished · {summary}"
+            f"{c.sessions}/{line.planned} finished{self._skipped_text()} · {summary}"
         )
         table = self.query_one("#sessions-table", DataTable)
         keep = table.cursor_row
@@ -175,16 +181,23 @@ class SessionsScreen(Screen):
     def action_refresh(self) -> None:
         self.load()
 
-    def action_replay(self) -> None:
+    def cursor_session(self) -> review.SessionRow | None:
+        """The session under the cursor, or None."""
         table = self.query_one("#sessions-table", DataTable)
         if self.page is None or not self.page.rows:
+            return None
+        row_key, _ = table.coordinate_to_cell_key(table.cursor_coordinate)
+        if row_key.value is None:
+            return None
+        return next((r for r in self.page.rows if r.session_id == int(row_key.value)), None)
+
+    def action_replay(self) -> None:
+        row = self.cursor_session()
+        if row is None:
             return
         from pxp_tui.app.review.replay_screen import ReplayScreen
 
-        row_key, _ = table.coordinate_to_cell_key(table.cursor_coordinate)
-        if row_key.value is None:
-            return
-        self.app.push_screen(ReplayScreen(self.board, int(row_key.value)))
+        self.app.push_screen(ReplayScreen(self.board, row.session_id))
 
     def action_back(self) -> None:
         self.dismiss()

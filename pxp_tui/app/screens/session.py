@@ -27,6 +27,7 @@ from pxp_tui.app.messages import HumanTurn, MessageRecorded, RunStopped, Session
 from pxp_tui.app.screens.confirm import ConfirmScreen
 from pxp_tui.app.screens.early_keys import EarlyKeys, early_key_bindings
 from pxp_tui.app.screens.failure import FailureScreen, Recovery
+from pxp_tui.app.screens.session_notes import SessionNotes, note_bindings, skip_binding
 from pxp_tui.app.widgets.conversation import Conversation
 from pxp_tui.app.widgets.fitting_footer import FittingFooter
 from pxp_tui.app.widgets.instance_view import InstanceView, PictureActions, picture_bindings
@@ -36,7 +37,7 @@ from pxp_tui.app.widgets.tag_choice import TagChoice
 from pxp_tui.app.widgets.tag_picker import Answer, TagPicker
 from pxp_tui.common.models import model_label
 from pxp_tui.engine import RunStatus
-from pxp_tui.protocol import Sender, Tag
+from pxp_tui.protocol import Sender, StopReason, Tag
 
 if TYPE_CHECKING:
     from pxp_tui.blackboard.records import Run
@@ -46,7 +47,7 @@ if TYPE_CHECKING:
 STATES = ("loading", "machine", "human", "stopped", "done")
 
 
-class SessionScreen(PictureActions, EarlyKeys, Screen):
+class SessionScreen(SessionNotes, PictureActions, EarlyKeys, Screen):
     """One run, session after session, with a live expert or a watched human (the proxy)."""
 
     CSS_PATH = "session.tcss"
@@ -61,6 +62,8 @@ class SessionScreen(PictureActions, EarlyKeys, Screen):
         Binding("c", "view('conversation')", "Conversation", id="session.conversation"),
         *picture_bindings("session"),
         *early_key_bindings(),
+        skip_binding("session"),
+        *note_bindings("session"),
     ]
 
     def __init__(self, run_id: int) -> None:
@@ -107,14 +110,14 @@ class SessionScreen(PictureActions, EarlyKeys, Screen):
 
         try:
             self.board = await host(self.app).blackboard()
-            run, finished = await host(self.app).read_board(_run_and_tags, self.run_id)
+            run, finished, skipped = await host(self.app).read_board(_run_and_tags, self.run_id)
         except (BlackboardError, ValueError) as exc:  # no such run, not a blackboard: say so, no traceback
             self.query_one(MachinePane).idle()
             self.query_one(TagPicker).wait(f"Cannot open run {self.run_id}: {exc}")
             return
         self.stored_run = run
         self.pxp_task = get_task(run.task)
-        self.metrics = LiveMetrics(run.n, len(run.plan), finished)
+        self.metrics = LiveMetrics(run.n, len(run.plan), finished, skipped)
         label = self.pxp_task.prediction_label
         human = run.human
         self.query_one(MachinePane).prediction_label = label
@@ -196,7 +199,10 @@ class SessionScreen(PictureActions, EarlyKeys, Screen):
     def on_session_ended(self, event: SessionEnded) -> None:
         record = event.record
         if self.metrics is not None:
-            self.metrics.add([(m.sender, m.tag) for m in record.messages])
+            if record.stop is StopReason.SKIPPED:  # a skipped session is measured nowhere
+                self.metrics.skipped += 1
+            else:
+                self.metrics.add([(m.sender, m.tag) for m in record.messages])
             self.query_one(MetricsPane).refresh_metrics(self.metrics)
         stop = record.stop.value if record.stop else "stopped"
         self.query_one(Conversation).note(f"session {record.order + 1} ended: {stop}")
@@ -206,6 +212,8 @@ class SessionScreen(PictureActions, EarlyKeys, Screen):
         if machine is None:  # pragma: no cover - the expert never speaks first
             return
         self._set_state("human")
+        if self.driver is not None:
+            self.driver.human.turn_shown()  # the time per answer counts from here
         self.query_one(TagPicker).prepare(self.pxp_task, turn.instance, turn.j, turn.n, turn.k, machine, turn.own_last)
         self._title()
 
@@ -340,6 +348,10 @@ class SessionScreen(PictureActions, EarlyKeys, Screen):
             return self.state == "stopped"
         if action == "pause":
             return self.watched and self.state in ("machine", "stopped")
+        if action == "skip":
+            return self.state == "human" and not self.watched
+        if action == "annotate":
+            return self.exchange is not None
         return True
 
     def action_send(self) -> None:
@@ -379,8 +391,9 @@ class SessionScreen(PictureActions, EarlyKeys, Screen):
             self._stopped(f"Stopped: {event.worker.error}. Press r to retry.")
 
 
-def _run_and_tags(board: Any, run_id: int) -> tuple[Run, list[Any]]:
-    """The run's row and its finished sessions' tags (read in a thread)."""
+def _run_and_tags(board: Any, run_id: int) -> tuple[Run, list[Any], int]:
+    """The run's row, its finished sessions' tags and how many were skipped (read in a thread)."""
     from pxp_tui.blackboard.metrics import session_tags
+    from pxp_tui.blackboard.notes import skipped
 
-    return board.run(run_id), session_tags(board, run_id)
+    return board.run(run_id), session_tags(board, run_id), skipped(board, run_id)

@@ -53,7 +53,11 @@ class MetricsPane(Vertical):
     def refresh_metrics(self, metrics: LiveMetrics) -> None:
         self.query_one("#metrics-sessions", Static).update(
             Content.assemble(
-                (f"{metrics.done}", "bold"), f" of {metrics.total} sessions done, ", (f"{metrics.left}", "bold"), " left"
+                (f"{metrics.done}", "bold"),
+                f" of {metrics.total} sessions done, ",
+                (f"{metrics.left}", "bold"),
+                " left",
+                f", {metrics.skipped} skipped" if metrics.skipped else "",
             )
         )
         self.query_one("#metrics-counts", Static).update(counts_content(metrics.counts))

@@ -26,15 +26,22 @@ class TagChoice(OptionList):
     """RATIFY, REFUTE, REVISE, REJECT; REJECT is disabled, with the reason in its place, until allowed.
 
     The choice is plain state (:attr:`selected`), set at once by a key: nothing for a fast typist to
-    overtake.
+    overtake. ``ctrl+z`` or ``u`` goes back to the previous choice of this turn (nothing is sent until
+    the expert sends).
     """
 
     DEFAULT_CSS = beside(__file__)
     keys_where = "tag list"  # where the help lists its keys
     BINDINGS = [
         # not in the footer: the choices show their keys themselves (and the help lists them)
-        Binding(str(i + 1), f"choose({i})", tag.value, id=f"tag.{tag.value.lower()}", tooltip=MEANINGS[tag], show=False)
-        for i, tag in enumerate(CHOICES)
+        *(
+            Binding(str(i + 1), f"choose({i})", tag.value, id=f"tag.{tag.value.lower()}", tooltip=MEANINGS[tag], show=False)
+            for i, tag in enumerate(CHOICES)
+        ),
+        # not in the footer either (it has no room at 80x24): the help lists it
+        Binding(
+            "ctrl+z,u", "undo", "Undo tag", id="tag.undo", tooltip="Back to the previous tag choice (nothing is sent)", show=False
+        ),
     ]
 
     @dataclass
@@ -56,16 +63,37 @@ class TagChoice(OptionList):
         self.selected: Tag | None = None
         self.reject_reason = ""
         self._notes = dict(MEANINGS)
+        self._earlier: list[Tag | None] = []  # the choices this turn, before the current one
+
+    def reset(self) -> None:
+        """A new turn: no choice, nothing to undo."""
+        self.select(None)
+        self._earlier.clear()
 
     def select(self, tag: Tag | None) -> bool:
         """Choose ``tag`` (None clears the choice); False, and a :class:`Refused`, if it is unavailable."""
         if tag is not None and self.get_option(tag.value).disabled:
             self.post_message(self.Refused(tag, self.reject_reason))
             return False
+        if tag is not self.selected:
+            self._earlier.append(self.selected)
+        self._set(tag)
+        return True
+
+    def _set(self, tag: Tag | None) -> None:
         self.selected = tag
         self.highlighted = None if tag is None else CHOICES.index(tag)  # the highlight is the choice
         self._redraw()
-        return True
+
+    def action_undo(self) -> None:
+        """The previous tag choice of this turn, back (an undone choice is not sent, nor kept)."""
+        if not self._earlier:
+            self.notify("Nothing to undo: no earlier tag choice this turn.", severity="warning")
+            return
+        undone = self.selected
+        self._set(self._earlier.pop())
+        before = self.selected.value if self.selected else "no tag"
+        self.notify(f"Undone: {undone.value if undone else 'no tag'} → {before}", timeout=3)
 
     def allow_reject(self, allowed: bool, reason: str = "") -> None:
         """Enable REJECT, or disable it with ``reason`` shown in its place."""

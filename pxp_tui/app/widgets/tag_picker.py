@@ -107,7 +107,7 @@ class TagPicker(Vertical):
             Content.assemble(("Your turn", "bold $accent"), f"{where} · 1-4 tag · ctrl+s send")
         )
         choice = self.query_one(TagChoice)
-        choice.select(None)
+        choice.reset()
         choice.allow_reject(Tag.REJECT in allowed_tags(j, k), reject_reason(j, k))
         self.query_one(LabelList).set_labels(task.prediction_choices)
         with self.prevent(Input.Changed, TextArea.Changed):

@@ -1,0 +1,78 @@
+"""Flags and notes in the review: shown in the session list, written from it (``b`` flag, ``n`` note).
+
+The review otherwise only reads; a note is written through a short-lived writer's connection (which brings an
+older file to the current schema first), then the list is read again.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from pxp_tui.app.screens.note import NoteScreen
+from pxp_tui.app.screens.session_notes import note_heading
+from pxp_tui.blackboard import Blackboard, BlackboardError, notes
+
+if TYPE_CHECKING:
+    from pxp_tui.blackboard import review
+
+#: characters of a note shown in the session list
+NOTE_CELL = 24
+
+
+def note_cell(flagged: bool, note: str) -> str:
+    """``⚑`` for a flagged session, then the note's first words."""
+    text = " ".join(note.split())
+    if len(text) > NOTE_CELL:
+        text = text[: NOTE_CELL - 1] + "…"
+    return ("⚑ " if flagged else "") + text
+
+
+def replay_note(replay: review.Replay) -> str:
+    """The replayed session's flag and note, on a line of their own (nothing when it has neither)."""
+    found = replay.annotation
+    if found is None or found.empty:
+        return ""
+    return ("⚑ flagged for later" if found.flagged else "Note") + (f": {found.note}" if found.note else "")
+
+
+class ReviewNotes:
+    """Mixed into the sessions screen, which provides ``board``, ``run_id``, ``cursor_session`` and ``load``."""
+
+    board: Blackboard
+    run_id: int
+    skipped: int = 0
+    app: Any
+
+    if TYPE_CHECKING:  # the screen's own (declared here for the type checker only: they must not shadow them)
+
+        def notify(self, message: str, **kwargs: Any) -> None: ...
+
+        def load(self) -> Any: ...
+
+        def cursor_session(self) -> review.SessionRow | None: ...
+
+    def _skipped_text(self) -> str:
+        return f", {self.skipped} skipped" if self.skipped else ""
+
+    def action_annotate(self, flag: bool) -> None:
+        row = self.cursor_session()
+        if row is None:
+            return
+        found = notes.Annotation(row.session_id, row.flagged or flag, row.note)
+        heading = note_heading(found, f"session {row.order + 1} ({row.instance}) of run {self.run_id}")
+        self.app.push_screen(NoteScreen(found, heading), self._save_note)
+
+    def _save_note(self, annotation: notes.Annotation | None) -> None:
+        if annotation is None:
+            return
+        try:
+            if self.board.path is None:
+                notes.save(self.board, annotation)
+            else:
+                with Blackboard.open(self.board.path, create=False) as writer:
+                    notes.save(writer, annotation)
+        except (BlackboardError, ValueError) as exc:
+            self.notify(f"The note was not saved: {exc}", severity="error")
+            return
+        self.notify("Flagged for later, note saved." if annotation.flagged else "Note saved.")
+        self.load()
