@@ -30,7 +30,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--out",
         metavar="DIR",
-        help="also write report.md, intelligibility.csv, curves.csv, curves.png, performance.csv and answer_times.csv to DIR",
+        help="also write report.md, intelligibility.csv, curves.csv, curves.png, performance.csv and answer_times.csv (when there are) to DIR",
     )
 
 
@@ -67,7 +67,8 @@ def _write(out: Path, source: str, runs: list, cols: list, measured: tuple | Non
     }
     if measured is not None:
         files["performance.csv"] = render.csv_text(render.performance_rows(measured))
-    files["answer_times.csv"] = render.csv_text(answer_times.rows(runs, times))
+    if any(times.values()):
+        files["answer_times.csv"] = render.csv_text(answer_times.rows(runs, times))
     files["report.md"] = render.report_markdown(source, runs, cols, measured, "curves.png", times)
     for name, text in files.items():
         (out / name).write_text(text, encoding="utf-8")
