@@ -9,8 +9,9 @@ Nothing here changes what the app does; :func:`install` replaces a few methods w
 - *stamps*: the moments a step reaches a milestone, keyed by (milestone, session id, j):
   ``send`` (the expert's message handed to the engine), ``commit`` (its row committed),
   ``reply`` (the machine's message ``j`` handled and painted: the first frame rendered once its
-  handler and the machine pane's Markdown are done), ``ready`` (the expert's turn ``j`` open: the
-  tag list focused, every picture of the instance drawn and rendered, in a frame).
+  handler and the machine pane's Markdown are done), ``turn`` (the expert's turn ``j`` open, the tag
+  list focused, in a frame), ``ready`` (the same, with every picture of the instance drawn and
+  rendered).
 
 Frames are Textual's compositor refreshes of the session screen: a milestone's condition is checked
 when a frame starts (what the frame will render) and stamped when it ends (after the terminal write,
@@ -90,6 +91,8 @@ class Probe:
                 self._armed.append(("reply", session, j, message))
                 self.pending_replies.remove(pending)
         turn = _open_turn(screen)
+        if turn is not None and ("turn", *turn) not in self.stamps:
+            self._armed.append(("turn", *turn))
         if turn is not None and ("ready", *turn) not in self.stamps:
             images = _pictures_shown(screen)
             if images is not None:
@@ -103,6 +106,8 @@ class Probe:
                 self.stamp("reply", session, j, t)
                 pane = _query(screen, "#machine")
                 self.reply_visible[(session, j)] = getattr(pane, "message", None) is message
+            elif armed[0] == "turn":
+                self.stamp("turn", armed[1], armed[2], t)
             elif all(getattr(image, "_probe_rendered", None) is not None for image in armed[3]):
                 self.stamp("ready", armed[1], armed[2], t)
         self._armed = []
@@ -244,6 +249,37 @@ def _timed_generator(probe: Probe, kind: str):
     return make
 
 
+def _wrap_widget_renders(probe: Probe) -> None:
+    """Every widget class's ``render_lines`` timed (the outermost call), as "widget render" spans named by class."""
+    from textual.widget import Widget
+
+    depth = threading.local()
+
+    def make(original: Callable[..., Any]) -> Callable[..., Any]:
+        def wrapper(self: Any, *args: Any, **kwargs: Any) -> Any:
+            outer = not getattr(depth, "n", 0)
+            depth.n = getattr(depth, "n", 0) + 1
+            start = now()
+            try:
+                return original(self, *args, **kwargs)
+            finally:
+                depth.n -= 1
+                if outer:
+                    probe.span("widget render", start, now(), type(self).__name__)
+
+        return wrapper
+
+    classes, seen = [Widget], set()
+    while classes:
+        cls = classes.pop()
+        if cls in seen:
+            continue
+        seen.add(cls)
+        classes.extend(cls.__subclasses__())
+        if "render_lines" in cls.__dict__:
+            _wrap(cls, "render_lines", make)
+
+
 def install(probe: Probe) -> Probe:
     """Wrap the app's methods so that ``probe`` records spans and stamps (in this process)."""
     from textual._compositor import Compositor
@@ -345,6 +381,7 @@ def install(probe: Probe) -> Probe:
             _wrap(renderable, "__rich_console__", _timed_generator(probe, "image encode"))
 
     # Textual: layout, render, the terminal write; frames of the session screen
+    _wrap_widget_renders(probe)
     _wrap(Compositor, "reflow", _timed(probe, "layout"))
     _wrap(Compositor, "render_update", _timed(probe, "render"))
     _wrap(App, "_display", _timed(probe, "terminal write"))

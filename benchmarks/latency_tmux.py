@@ -78,16 +78,17 @@ class ScreenStep:
     t0: float
     reply: float | None = None
     reply_superseded: bool = False  # the next session was on the screen before the reply was
+    turn: float | None = None  # "Your turn" with the next message, pictures drawn or not
     ready: float | None = None
     seen: list[str] = field(default_factory=list)
 
 
+def _turn(screen: str, session: int, total: int, j: int) -> bool:
+    return re.search(rf"session {session} / {total}\b", screen) is not None and f"Your turn · message {j}" in screen
+
+
 def _ready(screen: str, session: int, total: int, j: int) -> bool:
-    return (
-        re.search(rf"session {session} / {total}\b", screen) is not None
-        and f"Your turn · message {j}" in screen
-        and "drawing…" not in screen
-    )
+    return _turn(screen, session, total, j) and "drawing…" not in screen
 
 
 def drive(
@@ -141,6 +142,8 @@ def drive(
                             step.seen.append(screen)
                         elif re.search(rf"session {order + 2} / {total}\b", screen):  # the next session
                             step.reply, step.reply_superseded = t, True
+                    if step.turn is None and _turn(screen, nxt_session, total, nxt_j):
+                        step.turn = t
                     if _ready(screen, nxt_session, total, nxt_j):
                         step.ready = t
                         break

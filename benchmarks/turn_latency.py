@@ -98,9 +98,11 @@ class Step:
     commit: float | None = None  # (a)
     reply: float | None = None  # (b), in-process frame
     reply_visible: bool | None = None
+    turn: float | None = None  # the next turn open, the tag list focused, pictures drawn or not
     ready: float | None = None  # (c), in-process frame
     screen_reply: float | None = None  # (b) as tmux showed it
     screen_superseded: bool | None = None
+    screen_turn: float | None = None  # "Your turn" in tmux, pictures drawn or not
     screen_ready: float | None = None  # (c) as tmux showed it
     own_ms: float = 0.0  # the machine model's own answer() time in (c)
     reply_own_ms: float = 0.0  # the model's own time of the reply (b)
@@ -244,12 +246,14 @@ def analyse(probe: Any, raw: list[tuple], latency: float, screen: list[Any] | No
                     commit=ms(probe.stamps.get(("commit", session, j)), t0),
                     reply=ms(probe.stamps.get(("reply", session, j + 1)), t0),
                     reply_visible=probe.reply_visible.get((session, j + 1)),
+                    turn=ms(probe.stamps.get(("turn", nxt, next_j)), t0),
                     ready=ms(ready_at, t0))
         if screen is not None:
             seen = screen[index]
             step.screen_reply = ms(seen.reply, t0)
             step.screen_superseded = seen.reply_superseded if seen.reply is not None else None
             step.screen_ready = ms(seen.ready, t0)
+            step.screen_turn = ms(seen.turn, t0)
             end = max(t for t in (ready_at, seen.ready) if t is not None) if (ready_at or seen.ready) else t0
         else:
             end = ready_at or t0
@@ -261,6 +265,9 @@ def analyse(probe: Any, raw: list[tuple], latency: float, screen: list[Any] | No
                     kind = kind.replace("model", "checker")
                 if kind == "screen handlers" and detail:
                     parts[f"handler {detail}"] += (stop - start) * 1000
+                if kind == "widget render":
+                    parts[f"widget {detail}"] += (stop - start) * 1000
+                    continue
                 parts[kind] += (stop - start) * 1000
                 counts[kind] += 1
                 if kind == "litellm call":
@@ -309,6 +316,9 @@ def report(result: Result, args: argparse.Namespace) -> str:
     ]
     if result.mode == "tmux":
         lines.append(row("(b) ... visible in tmux", [s.screen_reply for s in steps]))
+    lines.append(row("    the next turn open, pictures drawn or not", [s.turn for s in steps]))
+    if result.mode == "tmux":
+        lines.append(row("    ... \"Your turn\" visible in tmux", [s.screen_turn for s in steps]))
     lines.append(row("(c) next instance ready (frame rendered)", [s.ready for s in steps]))
     if result.mode == "tmux":
         lines.append(row("(c) ... visible in tmux", [s.screen_ready for s in steps]))
@@ -334,6 +344,11 @@ def report(result: Result, args: argparse.Namespace) -> str:
             names = sorted({k for s in steps for k in s.parts if k.startswith("handler ")})
             for name in names:
                 lines.append(row(f"    {name[len('handler '):]}", [s.parts.get(name, 0.0) for s in steps]))
+        if kind == "render":  # the widgets whose lines cost most
+            names = {k for s in steps for k in s.parts if k.startswith("widget ")}
+            total = {name: sum(s.parts.get(name, 0.0) for s in steps) for name in names}
+            for name in sorted(names, key=lambda n: -total[n])[:8]:
+                lines.append(row(f"    {name[len('widget '):]}", [s.parts.get(name, 0.0) for s in steps]))
     def per_step(kind: str) -> str:
         return f"{statistics.median([s.counts.get(kind, 0) for s in steps]):g}"
 
