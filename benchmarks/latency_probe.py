@@ -249,6 +249,35 @@ def _timed_generator(probe: Probe, kind: str):
     return make
 
 
+def _callback_name(callback: Any) -> str:
+    """What an event-loop callback runs: a task's coroutine and name (Textual names its message pumps)."""
+    task = getattr(callback, "__self__", None)
+    if isinstance(task, asyncio.Task):
+        coro = task.get_coro()
+        name = task.get_name()
+        return f"{getattr(coro, '__qualname__', '?')} [{name[:60]}]"
+    return getattr(callback, "__qualname__", type(callback).__name__)
+
+
+def _wrap_loop(probe: Probe, threshold: float = 0.0005) -> None:
+    """Every event-loop callback (a task's step, a timer) that takes more than ``threshold`` s: a "loop" span."""
+    from asyncio import events
+
+    def make(original: Callable[..., Any]) -> Callable[..., Any]:
+        def wrapper(self: Any) -> Any:
+            start = now()
+            try:
+                return original(self)
+            finally:
+                took = now() - start
+                if took > threshold:
+                    probe.span("loop", start, start + took, _callback_name(self._callback))
+
+        return wrapper
+
+    _wrap(events.Handle, "_run", make)
+
+
 def _wrap_widget_renders(probe: Probe) -> None:
     """Every widget class's ``render_lines`` timed (the outermost call), as "widget render" spans named by class."""
     from textual.widget import Widget
@@ -382,6 +411,7 @@ def install(probe: Probe) -> Probe:
 
     # Textual: layout, render, the terminal write; frames of the session screen
     _wrap_widget_renders(probe)
+    _wrap_loop(probe)
     _wrap(Compositor, "reflow", _timed(probe, "layout"))
     _wrap(Compositor, "render_update", _timed(probe, "render"))
     _wrap(App, "_display", _timed(probe, "terminal write"))

@@ -268,6 +268,8 @@ def analyse(probe: Any, raw: list[tuple], latency: float, screen: list[Any] | No
                 if kind == "widget render":
                     parts[f"widget {detail}"] += (stop - start) * 1000
                     continue
+                if kind == "loop":
+                    parts[f"loop {_owner(str(detail))}"] += (stop - start) * 1000
                 parts[kind] += (stop - start) * 1000
                 counts[kind] += 1
                 if kind == "litellm call":
@@ -289,6 +291,25 @@ def analyse(probe: Any, raw: list[tuple], latency: float, screen: list[Any] | No
         step.own_ms = parts.get("model answer cpu", 0.0)  # its work; its wall time includes waiting for the GIL
         steps.append(step)
     return steps, overheads, shown, blocked, phases
+
+
+#: (a piece of an event-loop callback's name, what it is): the first that matches names the owner
+OWNERS: tuple[tuple[str, str], ...] = (
+    ("[screen_update]", "frames (update timer: layout, render, write)"),
+    ("FooterKey", "footer keys, remounted at binding changes"),
+    ("Footer", "footer keys, remounted at binding changes"),
+    ("Markdown", "Markdown (the machine's explanation)"),
+    ("SessionScreen", "session screen messages (handlers, restyle)"),
+    ("Worker._run", "workers (the engine)"),
+    ("Picture", "pictures' messages (mount the drawn image)"),
+)
+
+
+def _owner(name: str) -> str:
+    for needle, owner in OWNERS:
+        if needle in name:
+            return owner
+    return "other widgets' messages, timers"
 
 
 def stats(values: list[float | None]) -> tuple[str, str, int]:
@@ -349,11 +370,18 @@ def report(result: Result, args: argparse.Namespace) -> str:
             total = {name: sum(s.parts.get(name, 0.0) for s in steps) for name in names}
             for name in sorted(names, key=lambda n: -total[n])[:8]:
                 lines.append(row(f"    {name[len('widget '):]}", [s.parts.get(name, 0.0) for s in steps]))
+    owners = sorted({k for s in steps for k in s.parts if k.startswith("loop ")},
+                    key=lambda k: -sum(s.parts.get(k, 0.0) for s in steps))
+    if owners:
+        lines.append(row("  UI loop busy (callbacks over 0.5 ms), by owner", [s.parts.get("loop", 0.0) for s in steps]))
+        for name in owners:
+            lines.append(row(f"    {name[len('loop '):][:46]}", [s.parts.get(name, 0.0) for s in steps]))
+
     def per_step(kind: str) -> str:
         return f"{statistics.median([s.counts.get(kind, 0) for s in steps]):g}"
 
     if steps:
-        lines.append(f"  per step (medians): {per_step('litellm call')} litellm calls (machine and checker), "
+        lines.append(f"  per step (medians): {per_step('litellm call')} litellm calls, "
                      f"{per_step('layout')} layouts, {per_step('render')} frames rendered, "
                      f"{per_step('image encode')} image encodings, {per_step('draw picture')} pictures drawn")
     if result.overhead_per_call:
