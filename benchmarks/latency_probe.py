@@ -189,8 +189,12 @@ def _pictures_shown(screen: Any) -> list[Any] | None:
 
 # -- the wrappers -------------------------------------------------------------------------------------
 def _wrap(owner: Any, name: str, make: Callable[[Callable[..., Any]], Callable[..., Any]]) -> None:
-    original = owner.__dict__.get(name) if isinstance(owner, type) else getattr(owner, name, None)
-    if original is None:
+    """Replace ``owner.name`` by ``make(original)``; on a class, where it is defined (so that identity
+    checks such as ``Task.draws_predictions`` see no new override)."""
+    if isinstance(owner, type):
+        owner = next((c for c in owner.__mro__ if name in c.__dict__), None)
+        original = owner.__dict__[name] if owner is not None else None
+    else:
         original = getattr(owner, name, None)
     if original is None or getattr(original, "_probe_wrapped", False):
         return

@@ -328,23 +328,25 @@ def report(result: Result, args: argparse.Namespace) -> str:
     steps = result.steps
     lines = [
         f"{result.task.upper()} {result.size}, {result.mode}: {len(steps)} steps "
-        f"({' then '.join(TAGS[k] for k in ANSWERS[args.answer])} at each turn), offline latency {args.latency:g} s, "
+        f"({', then '.join(f'{TAGS[k]} at message {2 * (i + 1)}' for i, k in enumerate(ANSWERS[args.answer]))} in each "
+        f"session), offline latency {args.latency:g} s, "
         f"think {args.think:g} s; load average {result.load_before:.2f} before, {result.load_after:.2f} after",
         f"{'ms from the send (ctrl+s)':<52}{'median':>9}{'min-max':>17}{'n':>5}",
         row("send handled (the answer reaches the engine)", [s.handled for s in steps]),
         row("(a) message committed", [s.commit for s in steps]),
         row("(b) machine's reply on screen (frame rendered)", [s.reply for s in steps]),
     ]
-    if result.mode == "tmux":
+    tmux = result.mode.startswith("tmux")
+    if tmux:
         lines.append(row("(b) ... visible in tmux", [s.screen_reply for s in steps]))
     lines.append(row("    the next turn open, pictures drawn or not", [s.turn for s in steps]))
-    if result.mode == "tmux":
+    if tmux:
         lines.append(row("    ... \"Your turn\" visible in tmux", [s.screen_turn for s in steps]))
-    lines.append(row("(c) next instance ready (frame rendered)", [s.ready for s in steps]))
-    if result.mode == "tmux":
+    lines.append(row("(c) next turn ready, pictures drawn (frame rendered)", [s.ready for s in steps]))
+    if tmux:
         lines.append(row("(c) ... visible in tmux", [s.screen_ready for s in steps]))
-    c = [s.screen_ready if result.mode == "tmux" else s.ready for s in steps]
-    b = [s.screen_reply if result.mode == "tmux" else s.reply for s in steps]
+    c = [s.screen_ready if tmux else s.ready for s in steps]
+    b = [s.screen_reply if tmux else s.reply for s in steps]
     lines += [
         row("    the model's own time in (c) (its CPU time)", [s.own_ms for s in steps]),
         row("(c) minus the model's own time (target <= 100)", [None if v is None else v - s.own_ms for v, s in zip(c, steps)]),
@@ -399,10 +401,10 @@ def report(result: Result, args: argparse.Namespace) -> str:
 
 
 def summary(results: list[Result]) -> str:
-    head = f"{'task':<6}{'size':<8}{'mode':<7}{'steps':>6}{'(a) commit':>12}{'(b) reply':>11}{'(c) ready':>11}{'own':>8}{'(c)-own':>9}{'shown lat':>11}{'load':>11}"
+    head = f"{'task':<6}{'size':<8}{'mode':<18}{'steps':>6}{'(a) commit':>12}{'(b) reply':>11}{'(c) ready':>11}{'own':>8}{'(c)-own':>9}{'shown lat':>11}{'load':>11}"
     lines = ["summary: medians in ms from the send (tmux: as seen on screen)", head]
     for r in results:
-        tmux = r.mode == "tmux"
+        tmux = r.mode.startswith("tmux")
         b = [s.screen_reply if tmux else s.reply for s in r.steps]
         c = [s.screen_ready if tmux else s.ready for s in r.steps]
         minus = [None if v is None else v - s.own_ms for v, s in zip(c, r.steps)]
@@ -410,7 +412,7 @@ def summary(results: list[Result]) -> str:
         def med(values: list[float | None]) -> str:
             return stats(values)[0]
 
-        lines.append(f"{r.task:<6}{r.size:<8}{r.mode:<7}{len(r.steps):>6}{med([s.commit for s in r.steps]):>12}{med(b):>11}"
+        lines.append(f"{r.task:<6}{r.size:<8}{r.mode:<18}{len(r.steps):>6}{med([s.commit for s in r.steps]):>12}{med(b):>11}"
                      f"{med(c):>11}{med([s.own_ms for s in r.steps]):>8}{med(minus):>9}{med([s for s, _, _ in r.shown]):>11}"
                      f"{r.load_before:>5.2f}-{r.load_after:<5.2f}")
     return "\n".join(lines)
@@ -564,7 +566,8 @@ def new_profiler() -> Any:
 
 
 # -- one configuration ------------------------------------------------------------------------------------
-def measure(task: str, size: str, mode: str, args: argparse.Namespace, probe: Any, tmp: Path) -> Result:
+def measure(task: str, size: str, mode: str, args: argparse.Namespace, probe: Any, tmp: Path) -> list[Result]:
+    """One configuration: its run measured and analysed; one result per kind of step (tag and message)."""
     width, height = (int(v) for v in size.split("x"))
     name = f"{task}-{size}-{mode}"
     db = tmp / f"{name}.db"
@@ -603,7 +606,14 @@ def measure(task: str, size: str, mode: str, args: argparse.Namespace, probe: An
             text = profile_summary(Session.load(str(profile_path)), args.top)
     after = load()
     steps, overheads, shown, blocked, phases = analyse(used, raw, args.latency, screen)
-    return Result(task, size, mode, before, after, steps, overheads, blocked, phases, shown, text)
+    kinds = sorted({(s.j, s.tag) for s in steps})
+    results = []
+    for index, (j, tag) in enumerate(kinds):
+        label = mode if len(kinds) == 1 else f"{mode} {tag}@{j}"
+        chosen = [s for s in steps if (s.j, s.tag) == (j, tag)]
+        extra = (overheads, blocked, phases, shown, text) if index == 0 else ([], [], [], [], "")
+        results.append(Result(task, size, label, before, after, chosen, *extra))
+    return results
 
 
 def _raw_from_screen(probe: Any, screen: list[Any]) -> list[tuple]:
@@ -693,10 +703,10 @@ def main(argv: list[str] | None = None) -> int:
                 for size in args.size:
                     if mode == "pilot":
                         os.environ["PXP_IMAGES"] = args.images or "halfcell"
-                    result = measure(task, size, mode, args, probe, Path(tmp))
-                    results.append(result)
-                    print()
-                    print(report(result, args), flush=True)
+                    for result in measure(task, size, mode, args, probe, Path(tmp)):
+                        results.append(result)
+                        print()
+                        print(report(result, args), flush=True)
     print()
     print(summary(results))
     if args.first_paint:
