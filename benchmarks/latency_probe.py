@@ -42,6 +42,7 @@ class Probe:
     def __init__(self) -> None:
         self.spans: list[tuple[str, float, float, bool, Any]] = []
         self.stamps: dict[tuple[str, int, int], float] = {}
+        self.cpu: dict[tuple[str, int, int], float] = {}  # the process's CPU time (all threads) at each stamp
         self.orders: dict[int, int] = {}  # session id -> its order in the run
         self.reply_visible: dict[tuple[int, int], bool] = {}  # still on screen in its first frame?
         self.shown_latency: dict[tuple[int, int], float] = {}  # latency_ms the machine pane shows
@@ -64,6 +65,7 @@ class Probe:
         key = (name, session, j)
         if key not in self.stamps:
             self.stamps[key] = now() if t is None else t
+            self.cpu[key] = time.process_time()
             event = self._events.get(key)
             if event is not None:
                 event.set()
@@ -117,6 +119,7 @@ class Probe:
         data = {
             "spans": [[k, s, e, m, _plain(d)] for k, s, e, m, d in self.spans],
             "stamps": [[*key, t] for key, t in self.stamps.items()],
+            "cpu": [[*key, t] for key, t in self.cpu.items()],
             "orders": [[s, o] for s, o in self.orders.items()],
             "reply_visible": [[s, j, v] for (s, j), v in self.reply_visible.items()],
             "shown_latency": [[s, j, v] for (s, j), v in self.shown_latency.items()],
@@ -129,6 +132,7 @@ class Probe:
         probe = cls()
         probe.spans = [(k, s, e, m, tuple(d) if isinstance(d, list) else d) for k, s, e, m, d in data["spans"]]
         probe.stamps = {(n, s, j): t for n, s, j, t in data["stamps"]}
+        probe.cpu = {(n, s, j): t for n, s, j, t in data["cpu"]}
         probe.orders = {s: o for s, o in data["orders"]}
         probe.reply_visible = {(s, j): v for s, j, v in data["reply_visible"]}
         probe.shown_latency = {(s, j): v for s, j, v in data["shown_latency"]}

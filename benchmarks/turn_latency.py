@@ -104,6 +104,7 @@ class Step:
     screen_superseded: bool | None = None
     screen_turn: float | None = None  # "Your turn" in tmux, pictures drawn or not
     screen_ready: float | None = None  # (c) as tmux showed it
+    cpu_ms: float | None = None  # the app process's CPU time (all threads) from the send to (c)
     own_ms: float = 0.0  # the machine model's own answer() time in (c)
     reply_own_ms: float = 0.0  # the model's own time of the reply (b)
     parts: dict[str, float] = field(default_factory=dict)
@@ -241,13 +242,15 @@ def analyse(probe: Any, raw: list[tuple], latency: float, screen: list[Any] | No
     steps, overheads, shown, blocked, phases = [], [], [], [], []
     for index, (order, session, j, tag, t0, nxt, next_j) in enumerate(raw):
         ready_at = probe.stamps.get(("ready", nxt, next_j))
+        cpu_sent, cpu_ready = probe.cpu.get(("send", session, j)), probe.cpu.get(("ready", nxt, next_j))
         step = Step(order, session, j, tag,
                     handled=ms(probe.stamps.get(("send", session, j)), t0),
                     commit=ms(probe.stamps.get(("commit", session, j)), t0),
                     reply=ms(probe.stamps.get(("reply", session, j + 1)), t0),
                     reply_visible=probe.reply_visible.get((session, j + 1)),
                     turn=ms(probe.stamps.get(("turn", nxt, next_j)), t0),
-                    ready=ms(ready_at, t0))
+                    ready=ms(ready_at, t0),
+                    cpu_ms=None if cpu_sent is None or cpu_ready is None else (cpu_ready - cpu_sent) * 1000)
         if screen is not None:
             seen = screen[index]
             step.screen_reply = ms(seen.reply, t0)
@@ -348,6 +351,7 @@ def report(result: Result, args: argparse.Namespace) -> str:
     c = [s.screen_ready if tmux else s.ready for s in steps]
     b = [s.screen_reply if tmux else s.reply for s in steps]
     lines += [
+        row("    the app's CPU time in (c), all threads", [s.cpu_ms for s in steps]),
         row("    the model's own time in (c) (its CPU time)", [s.own_ms for s in steps]),
         row("(c) minus the model's own time (target <= 100)", [None if v is None else v - s.own_ms for v, s in zip(c, steps)]),
         row("(b) minus the reply's own time (target <= 50)", [None if v is None else v - s.reply_own_ms for v, s in zip(b, steps)]),
@@ -401,7 +405,8 @@ def report(result: Result, args: argparse.Namespace) -> str:
 
 
 def summary(results: list[Result]) -> str:
-    head = f"{'task':<6}{'size':<8}{'mode':<18}{'steps':>6}{'(a) commit':>12}{'(b) reply':>11}{'(c) ready':>11}{'own':>8}{'(c)-own':>9}{'shown lat':>11}{'load':>11}"
+    head = (f"{'task':<6}{'size':<8}{'mode':<18}{'steps':>6}{'(a) commit':>12}{'(b) reply':>11}{'(c) ready':>11}"
+            f"{'own':>8}{'(c)-own':>9}{'app cpu':>9}{'shown lat':>11}{'load':>11}")
     lines = ["summary: medians in ms from the send (tmux: as seen on screen)", head]
     for r in results:
         tmux = r.mode.startswith("tmux")
@@ -413,7 +418,8 @@ def summary(results: list[Result]) -> str:
             return stats(values)[0]
 
         lines.append(f"{r.task:<6}{r.size:<8}{r.mode:<18}{len(r.steps):>6}{med([s.commit for s in r.steps]):>12}{med(b):>11}"
-                     f"{med(c):>11}{med([s.own_ms for s in r.steps]):>8}{med(minus):>9}{med([s for s, _, _ in r.shown]):>11}"
+                     f"{med(c):>11}{med([s.own_ms for s in r.steps]):>8}{med(minus):>9}{med([s.cpu_ms for s in r.steps]):>9}"
+                     f"{med([s for s, _, _ in r.shown]):>11}"
                      f"{r.load_before:>5.2f}-{r.load_after:<5.2f}")
     return "\n".join(lines)
 
