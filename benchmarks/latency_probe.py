@@ -110,7 +110,7 @@ class Probe:
                 self.reply_visible[(session, j)] = getattr(pane, "message", None) is message
             elif armed[0] == "turn":
                 self.stamp("turn", armed[1], armed[2], t)
-            elif all(getattr(image, "_probe_rendered", None) is not None for image in armed[3]):
+            elif all(_rendered(image) for image in armed[3]):
                 self.stamp("ready", armed[1], armed[2], t)
         self._armed = []
 
@@ -141,6 +141,14 @@ class Probe:
 
 def _plain(detail: Any) -> Any:
     return list(detail) if isinstance(detail, tuple) else detail
+
+
+def _rendered(image: Any) -> bool:
+    """Whether a picture's widget has been rendered: textual-image's (marked by its render), or a picture
+    made of characters (a Static) laid out on the screen, which the frame just ended rendered."""
+    if getattr(image, "_probe_rendered", None) is not None:
+        return True
+    return image.has_class("picture-cells") and image.is_mounted and image.region.area > 0
 
 
 def _query(node: Any, selector: str) -> Any:

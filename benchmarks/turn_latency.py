@@ -131,7 +131,9 @@ class Result:
 def make_run(db: Path, task: str, instances: int, context: str) -> int:
     """A live run on ``instances`` copies of the task's demo training instances (in order, repeated)."""
     from pxp_tui.blackboard import Blackboard
-    from pxp_tui.runs import RunConfig, create_run
+    from pxp_tui.common.kinds import HumanKind
+    from pxp_tui.runs.config import RunConfig
+    from pxp_tui.runs.create import create_run
     from pxp_tui.tasks import get_task
     from pxp_tui.tasks.base import DatasetRow
 
@@ -144,7 +146,7 @@ def make_run(db: Path, task: str, instances: int, context: str) -> int:
     ][:instances]
     with Blackboard.open(db) as board:
         board.add_dataset("bench", task, copies, source="benchmarks/turn_latency.py")
-        return create_run(board, RunConfig(task=task, dataset="bench", human="bench", context=context))
+        return create_run(board, RunConfig(task=task, dataset="bench", human_kind=HumanKind.LIVE, expert="bench", context=context))
 
 
 def load() -> float:
@@ -430,14 +432,15 @@ def litellm_baseline(task: str, calls: int) -> str:
     from pxp_tui.agents import offline
     from pxp_tui.blackboard import Blackboard
     from pxp_tui.engine import Turn
-    from pxp_tui.runs import RunConfig, build_machine
+    from pxp_tui.runs.config import RunConfig
+    from pxp_tui.runs.seats import build_machine
     from pxp_tui.tasks import get_task
 
     with tempfile.TemporaryDirectory() as tmp:
         db = Path(tmp) / "b.db"
         run_id = make_run(db, task, 1, "none")
         with Blackboard.open(db) as board:
-            instance = board.instances(board.run(run_id)["plan"])[0]
+            instance = board.instances(list(board.run(run_id).plan))[0]
     t = get_task(task)
     machine, _ = build_machine(t, RunConfig(task=task))
     messages = machine.prompt(Turn(0, 0, instance, 0, 1, 1, 10, 3, (), []))
