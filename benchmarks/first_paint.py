@@ -124,12 +124,15 @@ def imports_before_first_frame(cwd: str, top: int = 25) -> str:
             break
         if not line.startswith("import time:") or "|" not in line or "self [us]" in line:
             continue
-        own, cumulative, name = (part.strip() for part in line[len("import time:"):].split("|", 2))
+        own, _cumulative, name = (part.strip() for part in line[len("import time:") :].split("|", 2))
         total += int(own) / 1000
         packages[name.split(".")[0]] = packages.get(name.split(".")[0], 0.0) + int(own) / 1000
         modules.append((int(own) / 1000, name))
-    lines = [f"imported before the first frame: {len(modules)} modules, {total:.0f} ms of import time "
-             "(python -X importtime, self times, interpreter start-up excluded)", "  by top-level package:"]
+    lines = [
+        f"imported before the first frame: {len(modules)} modules, {total:.0f} ms of import time "
+        "(python -X importtime, self times, interpreter start-up excluded)",
+        "  by top-level package:",
+    ]
     for name, ms in sorted(packages.items(), key=lambda kv: -kv[1])[:top]:
         lines.append(f"    {ms:>7.1f} ms  {name}")
     lines.append("  slowest modules (self time):")

@@ -455,7 +455,11 @@ def install(probe: Probe) -> Probe:
             finally:
                 message = event.message
                 probe.span("screen handlers", start, now(), "message_recorded")
-                if message.sender.value == "machine" and self.exchange is not None and self.exchange.session_id == message.session_id:
+                if (
+                    message.sender.value == "machine"
+                    and self.exchange is not None
+                    and self.exchange.session_id == message.session_id
+                ):
                     markdown = _query(self, "#machine-explanation")
                     if markdown is not None:
                         markdown._last_parsed_line = None  # set again when its update has mounted the text

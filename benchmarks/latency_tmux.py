@@ -30,7 +30,9 @@ class Control:
     def __init__(self, socket: str, target: str):
         self.proc = subprocess.Popen(
             ["tmux", "-L", socket, "-C", "attach", "-t", target],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
         )
         self.target = target
         self.command("refresh-client -f no-output")
@@ -92,8 +94,20 @@ def _ready(screen: str, session: int, total: int, j: int) -> bool:
 
 
 def drive(
-    db: Path, run_id: int, size: tuple[int, int], sessions: int, total: int, answers: list[str], replies: list[bool], *,
-    env: dict[str, str], think: float, events: Path, profile: Path | None, bare: bool = False, patience: float = 120.0,
+    db: Path,
+    run_id: int,
+    size: tuple[int, int],
+    sessions: int,
+    total: int,
+    answers: list[str],
+    replies: list[bool],
+    *,
+    env: dict[str, str],
+    think: float,
+    events: Path,
+    profile: Path | None,
+    bare: bool = False,
+    patience: float = 120.0,
 ) -> list[ScreenStep]:
     """Answer ``sessions`` sessions of run ``run_id`` in tmux, keys ``answers`` per session (``1``, ``2``...).
 
@@ -102,8 +116,17 @@ def drive(
     socket = f"pxp-latency-{uuid.uuid4().hex[:8]}"
     conf = events.with_suffix(".tmux.conf")
     conf.write_text(TMUX_CONF)
-    child = [sys.executable, str(Path(__file__).with_name("turn_latency.py")), "--child", "--db", str(db),
-             "--run-id", str(run_id), "--events", str(events)]
+    child = [
+        sys.executable,
+        str(Path(__file__).with_name("turn_latency.py")),
+        "--child",
+        "--db",
+        str(db),
+        "--run-id",
+        str(run_id),
+        "--events",
+        str(events),
+    ]
     if profile is not None:
         child += ["--child-profile", str(profile)]
     if bare:
@@ -113,7 +136,9 @@ def drive(
     shell += " " + shlex.join(child)  # Textual writes to stderr: it must stay the terminal
     tmux = ["tmux", "-L", socket, "-f", str(conf)]
     width, height = size
-    subprocess.run([*tmux, "new-session", "-d", "-s", "app", "-x", str(width), "-y", str(height), "-c", str(db.parent), shell], check=True)
+    subprocess.run(
+        [*tmux, "new-session", "-d", "-s", "app", "-x", str(width), "-y", str(height), "-c", str(db.parent), shell], check=True
+    )
     steps: list[ScreenStep] = []
     control = None
     try:

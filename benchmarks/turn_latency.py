@@ -140,13 +140,24 @@ def make_run(db: Path, task: str, instances: int, context: str) -> int:
     demo = get_task(task).demo_rows()
     rows = [r for r in demo if r.split == "train"] or demo
     copies = [
-        DatasetRow(f"{r.key}#{i}" if i else r.key, "train", r.input, r.reference_prediction, r.reference_explanation,
-                   r.image, r.image_mime, r.meta)
-        for i in range(instances // len(rows) + 1) for r in rows
+        DatasetRow(
+            f"{r.key}#{i}" if i else r.key,
+            "train",
+            r.input,
+            r.reference_prediction,
+            r.reference_explanation,
+            r.image,
+            r.image_mime,
+            r.meta,
+        )
+        for i in range(instances // len(rows) + 1)
+        for r in rows
     ][:instances]
     with Blackboard.open(db) as board:
         board.add_dataset("bench", task, copies, source="benchmarks/turn_latency.py")
-        return create_run(board, RunConfig(task=task, dataset="bench", human_kind=HumanKind.LIVE, expert="bench", context=context))
+        return create_run(
+            board, RunConfig(task=task, dataset="bench", human_kind=HumanKind.LIVE, expert="bench", context=context)
+        )
 
 
 def load() -> float:
@@ -233,8 +244,11 @@ def analyse(probe: Any, raw: list[tuple], latency: float, screen: list[Any] | No
     cpu = [s for s in spans if s[0] == "model answer cpu"]
 
     def answered(start: float, end: float, model: bool = True, within: list | None = None) -> float:
-        return sum(e - s for k, s, e, _, d in (answers if within is None else within)
-                   if s >= start and e <= end and (d != "checker") == model)
+        return sum(
+            e - s
+            for k, s, e, _, d in (answers if within is None else within)
+            if s >= start and e <= end and (d != "checker") == model
+        )
 
     loop = [s for s in spans if s[0] in LOOP_KINDS]
 
@@ -245,14 +259,19 @@ def analyse(probe: Any, raw: list[tuple], latency: float, screen: list[Any] | No
     for index, (order, session, j, tag, t0, nxt, next_j) in enumerate(raw):
         ready_at = probe.stamps.get(("ready", nxt, next_j))
         cpu_sent, cpu_ready = probe.cpu.get(("send", session, j)), probe.cpu.get(("ready", nxt, next_j))
-        step = Step(order, session, j, tag,
-                    handled=ms(probe.stamps.get(("send", session, j)), t0),
-                    commit=ms(probe.stamps.get(("commit", session, j)), t0),
-                    reply=ms(probe.stamps.get(("reply", session, j + 1)), t0),
-                    reply_visible=probe.reply_visible.get((session, j + 1)),
-                    turn=ms(probe.stamps.get(("turn", nxt, next_j)), t0),
-                    ready=ms(ready_at, t0),
-                    cpu_ms=None if cpu_sent is None or cpu_ready is None else (cpu_ready - cpu_sent) * 1000)
+        step = Step(
+            order,
+            session,
+            j,
+            tag,
+            handled=ms(probe.stamps.get(("send", session, j)), t0),
+            commit=ms(probe.stamps.get(("commit", session, j)), t0),
+            reply=ms(probe.stamps.get(("reply", session, j + 1)), t0),
+            reply_visible=probe.reply_visible.get((session, j + 1)),
+            turn=ms(probe.stamps.get(("turn", nxt, next_j)), t0),
+            ready=ms(ready_at, t0),
+            cpu_ms=None if cpu_sent is None or cpu_ready is None else (cpu_ready - cpu_sent) * 1000,
+        )
         if screen is not None:
             seen = screen[index]
             step.screen_reply = ms(seen.reply, t0)
@@ -346,7 +365,7 @@ def report(result: Result, args: argparse.Namespace) -> str:
         lines.append(row("(b) ... visible in tmux", [s.screen_reply for s in steps]))
     lines.append(row("    the next turn open, pictures drawn or not", [s.turn for s in steps]))
     if tmux:
-        lines.append(row("    ... \"Your turn\" visible in tmux", [s.screen_turn for s in steps]))
+        lines.append(row('    ... "Your turn" visible in tmux', [s.screen_turn for s in steps]))
     lines.append(row("(c) next turn ready, pictures drawn (frame rendered)", [s.ready for s in steps]))
     if tmux:
         lines.append(row("(c) ... visible in tmux", [s.screen_ready for s in steps]))
@@ -355,8 +374,14 @@ def report(result: Result, args: argparse.Namespace) -> str:
     lines += [
         row("    the app's CPU time in (c), all threads", [s.cpu_ms for s in steps]),
         row("    the model's own time in (c) (its CPU time)", [s.own_ms for s in steps]),
-        row("(c) minus the model's own time (target <= 100)", [None if v is None else v - s.own_ms for v, s in zip(c, steps)]),
-        row("(b) minus the reply's own time (target <= 50)", [None if v is None else v - s.reply_own_ms for v, s in zip(b, steps)]),
+        row(
+            "(c) minus the model's own time (target <= 100)",
+            [None if v is None else v - s.own_ms for v, s in zip(c, steps, strict=True)],
+        ),
+        row(
+            "(b) minus the reply's own time (target <= 50)",
+            [None if v is None else v - s.reply_own_ms for v, s in zip(b, steps, strict=True)],
+        ),
     ]
     visible = [s.reply_visible for s in steps if s.reply_visible is not None]
     superseded = [s.screen_superseded for s in steps if s.screen_superseded is not None]
@@ -364,7 +389,7 @@ def report(result: Result, args: argparse.Namespace) -> str:
     if superseded:
         note += f"; in tmux, superseded by the next session before it showed: {sum(superseded)} of {len(superseded)}"
     lines.append(note)
-    lines.append(f"where the time goes in (c), per step (spans that start in it; threads overlap the UI loop)")
+    lines.append("where the time goes in (c), per step (spans that start in it; threads overlap the UI loop)")
     for kind, label in PARTS:
         values = [s.parts.get(kind, 0.0) for s in steps]
         if any(values):
@@ -372,26 +397,29 @@ def report(result: Result, args: argparse.Namespace) -> str:
         if kind == "screen handlers":
             names = sorted({k for s in steps for k in s.parts if k.startswith("handler ")})
             for name in names:
-                lines.append(row(f"    {name[len('handler '):]}", [s.parts.get(name, 0.0) for s in steps]))
+                lines.append(row(f"    {name[len('handler ') :]}", [s.parts.get(name, 0.0) for s in steps]))
         if kind == "render":  # the widgets whose lines cost most
             names = {k for s in steps for k in s.parts if k.startswith("widget ")}
             total = {name: sum(s.parts.get(name, 0.0) for s in steps) for name in names}
             for name in sorted(names, key=lambda n: -total[n])[:8]:
-                lines.append(row(f"    {name[len('widget '):]}", [s.parts.get(name, 0.0) for s in steps]))
-    owners = sorted({k for s in steps for k in s.parts if k.startswith("loop ")},
-                    key=lambda k: -sum(s.parts.get(k, 0.0) for s in steps))
+                lines.append(row(f"    {name[len('widget ') :]}", [s.parts.get(name, 0.0) for s in steps]))
+    owners = sorted(
+        {k for s in steps for k in s.parts if k.startswith("loop ")}, key=lambda k: -sum(s.parts.get(k, 0.0) for s in steps)
+    )
     if owners:
         lines.append(row("  UI loop busy (callbacks over 0.5 ms), by owner", [s.parts.get("loop", 0.0) for s in steps]))
         for name in owners:
-            lines.append(row(f"    {name[len('loop '):][:46]}", [s.parts.get(name, 0.0) for s in steps]))
+            lines.append(row(f"    {name[len('loop ') :][:46]}", [s.parts.get(name, 0.0) for s in steps]))
 
     def per_step(kind: str) -> str:
         return f"{statistics.median([s.counts.get(kind, 0) for s in steps]):g}"
 
     if steps:
-        lines.append(f"  per step (medians): {per_step('litellm call')} litellm calls, "
-                     f"{per_step('layout')} layouts, {per_step('render')} frames rendered, "
-                     f"{per_step('image encode')} image encodings, {per_step('draw picture')} pictures drawn")
+        lines.append(
+            f"  per step (medians): {per_step('litellm call')} litellm calls, "
+            f"{per_step('layout')} layouts, {per_step('render')} frames rendered, "
+            f"{per_step('image encode')} image encodings, {per_step('draw picture')} pictures drawn"
+        )
     if result.overhead_per_call:
         lines.append(row("litellm per-call overhead (round trip - answer())", result.overhead_per_call))
         lines.append(row("  before the model's answer() starts", [p for p, _ in result.call_phases]))
@@ -407,22 +435,26 @@ def report(result: Result, args: argparse.Namespace) -> str:
 
 
 def summary(results: list[Result]) -> str:
-    head = (f"{'task':<6}{'size':<8}{'mode':<18}{'steps':>6}{'(a) commit':>12}{'(b) reply':>11}{'(c) ready':>11}"
-            f"{'own':>8}{'(c)-own':>9}{'app cpu':>9}{'shown lat':>11}{'load':>11}")
+    head = (
+        f"{'task':<6}{'size':<8}{'mode':<18}{'steps':>6}{'(a) commit':>12}{'(b) reply':>11}{'(c) ready':>11}"
+        f"{'own':>8}{'(c)-own':>9}{'app cpu':>9}{'shown lat':>11}{'load':>11}"
+    )
     lines = ["summary: medians in ms from the send (tmux: as seen on screen)", head]
     for r in results:
         tmux = r.mode.startswith("tmux")
         b = [s.screen_reply if tmux else s.reply for s in r.steps]
         c = [s.screen_ready if tmux else s.ready for s in r.steps]
-        minus = [None if v is None else v - s.own_ms for v, s in zip(c, r.steps)]
+        minus = [None if v is None else v - s.own_ms for v, s in zip(c, r.steps, strict=True)]
 
         def med(values: list[float | None]) -> str:
             return stats(values)[0]
 
-        lines.append(f"{r.task:<6}{r.size:<8}{r.mode:<18}{len(r.steps):>6}{med([s.commit for s in r.steps]):>12}{med(b):>11}"
-                     f"{med(c):>11}{med([s.own_ms for s in r.steps]):>8}{med(minus):>9}{med([s.cpu_ms for s in r.steps]):>9}"
-                     f"{med([s for s, _, _ in r.shown]):>11}"
-                     f"{r.load_before:>5.2f}-{r.load_after:<5.2f}")
+        lines.append(
+            f"{r.task:<6}{r.size:<8}{r.mode:<18}{len(r.steps):>6}{med([s.commit for s in r.steps]):>12}{med(b):>11}"
+            f"{med(c):>11}{med([s.own_ms for s in r.steps]):>8}{med(minus):>9}{med([s.cpu_ms for s in r.steps]):>9}"
+            f"{med([s for s, _, _ in r.shown]):>11}"
+            f"{r.load_before:>5.2f}-{r.load_after:<5.2f}"
+        )
     return "\n".join(lines)
 
 
@@ -461,9 +493,11 @@ def litellm_baseline(task: str, calls: int) -> str:
         offline.answer(task, messages)
         own.append((now() - started) * 1000)
     rt, a = statistics.median(round_trips), statistics.median(own)
-    return (f"litellm on a quiet loop ({task}, {calls} calls, no app): round trip {rt:.2f} ms "
-            f"({min(round_trips):.2f}-{max(round_trips):.2f}), answer() alone {a:.2f} ms, "
-            f"so litellm + to_thread add {rt - a - latency * 1000:.2f} ms a call")
+    return (
+        f"litellm on a quiet loop ({task}, {calls} calls, no app): round trip {rt:.2f} ms "
+        f"({min(round_trips):.2f}-{max(round_trips):.2f}), answer() alone {a:.2f} ms, "
+        f"so litellm + to_thread add {rt - a - latency * 1000:.2f} ms a call"
+    )
 
 
 # -- the profile --------------------------------------------------------------------------------------------
@@ -545,8 +579,10 @@ def profile_summary(session: Any, top: int) -> str:
     total = sum(areas.values())
     idle = areas.get("idle (waiting for events)", 0.0)
     busy = max(total - idle, 1e-9)
-    lines = [f"profile (pyinstrument, the UI loop's thread, wall clock): {total:.2f} s sampled, {idle:.2f} s idle, "
-             f"{busy:.2f} s busy", "  busy time by activity (the innermost one on the stack):"]
+    lines = [
+        f"profile (pyinstrument, the UI loop's thread, wall clock): {total:.2f} s sampled, {idle:.2f} s idle, {busy:.2f} s busy",
+        "  busy time by activity (the innermost one on the stack):",
+    ]
     for area, t in sorted(areas.items(), key=lambda kv: -kv[1]):
         if area != "idle (waiting for events)" and t / busy >= 0.005:
             lines.append(f"    {area:<36}{t:>8.3f} s {100 * t / busy:>5.1f}%")
@@ -558,8 +594,18 @@ def profile_summary(session: Any, top: int) -> str:
     for (function, path, line), t in sorted(ranked, key=lambda kv: -kv[1])[:top]:
         lines.append(f"    {t:>7.3f} s {100 * t / busy:>5.1f}%  {function}  {path}:{line}")
     lines.append(f"  top {top} of the app's functions and Textual's frame steps by inclusive time:")
-    steps = ("reflow", "render_update", "_display", "_refresh_layout", "_compositor_refresh", "_on_timer_update",
-             "update_styles", "recompose", "mount_all", "remove_children")
+    steps = (
+        "reflow",
+        "render_update",
+        "_display",
+        "_refresh_layout",
+        "_compositor_refresh",
+        "_on_timer_update",
+        "update_styles",
+        "recompose",
+        "mount_all",
+        "remove_children",
+    )
     ours = [(k, t) for k, t in inclusive.items() if "pxp_tui" in k[1] or (k[0] in steps and "textual" in k[1])]
     for (function, path, line), t in sorted(ours, key=lambda kv: -kv[1])[:top]:
         lines.append(f"    {t:>7.3f} s {100 * t / busy:>5.1f}%  {function}  {path}:{line}")
@@ -603,8 +649,20 @@ def measure(task: str, size: str, mode: str, args: argparse.Namespace, probe: An
         env = {"PXP_OFFLINE_LATENCY": str(args.latency)}
         if args.images:
             env["PXP_IMAGES"] = args.images
-        screen = latency_tmux.drive(db, run_id, (width, height), args.sessions, instances, ANSWERS[args.answer], REPLIES[args.answer],
-                                    env=env, think=args.think, events=events, profile=profile_path, bare=args.bare)
+        screen = latency_tmux.drive(
+            db,
+            run_id,
+            (width, height),
+            args.sessions,
+            instances,
+            ANSWERS[args.answer],
+            REPLIES[args.answer],
+            env=env,
+            think=args.think,
+            events=events,
+            profile=profile_path,
+            bare=args.bare,
+        )
         from latency_probe import Probe
 
         used = Probe.load(events)
@@ -645,8 +703,11 @@ def first_paint_section(runs: int) -> str:
         first_paint.first_paint([pxp], b"New run", tmp)  # warm the file cache
         times = [first_paint.first_paint([pxp], b"New run", tmp) for _ in range(runs)]
         imports = first_paint.imports_before_first_frame(tmp)
-    lines = [f"first paint of `pxp` in a pseudo-terminal, {runs} runs: median {statistics.median(times):.3f} s "
-             f"({min(times):.3f}-{max(times):.3f})", imports]
+    lines = [
+        f"first paint of `pxp` in a pseudo-terminal, {runs} runs: median {statistics.median(times):.3f} s "
+        f"({min(times):.3f}-{max(times):.3f})",
+        imports,
+    ]
     return "\n".join(lines)
 
 
@@ -656,20 +717,38 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--task", nargs="+", choices=("drug", "rad"), default=["drug", "rad"])
     parser.add_argument("--size", nargs="+", default=["80x24", "160x48"], help="terminal sizes, COLSxROWS")
     parser.add_argument("--mode", nargs="+", choices=("pilot", "tmux"), default=["pilot", "tmux"])
-    parser.add_argument("--latency", type=float, default=float(os.environ.get("PXP_OFFLINE_LATENCY") or 0),
-                        help="seconds the offline machine takes per call (PXP_OFFLINE_LATENCY; default 0)")
-    parser.add_argument("--answer", choices=tuple(ANSWERS), default="ratify",
-                        help="ratify: 1 at message 2; refute: 2 at message 2, then 1 at message 4")
+    parser.add_argument(
+        "--latency",
+        type=float,
+        default=float(os.environ.get("PXP_OFFLINE_LATENCY") or 0),
+        help="seconds the offline machine takes per call (PXP_OFFLINE_LATENCY; default 0)",
+    )
+    parser.add_argument(
+        "--answer",
+        choices=tuple(ANSWERS),
+        default="ratify",
+        help="ratify: 1 at message 2; refute: 2 at message 2, then 1 at message 4",
+    )
     parser.add_argument("--think", type=float, default=0.5, help="seconds the expert waits at each turn before answering")
     parser.add_argument("--context", default="all", help="the run's context policy (default all, as the app's)")
     parser.add_argument("--profile", metavar="DIR", help="profile with pyinstrument; sessions saved in DIR, top entries printed")
     parser.add_argument("--top", type=int, default=15, help="profile entries printed (default 15)")
     parser.add_argument("--litellm-calls", type=int, default=30, help="calls of the quiet-loop litellm measurement (0: skip)")
-    parser.add_argument("--first-paint", type=int, nargs="?", const=5, default=0, metavar="RUNS",
-                        help="also measure first paint (RUNS runs, default 5) and list the imports before it")
+    parser.add_argument(
+        "--first-paint",
+        type=int,
+        nargs="?",
+        const=5,
+        default=0,
+        metavar="RUNS",
+        help="also measure first paint (RUNS runs, default 5) and list the imports before it",
+    )
     parser.add_argument("--json", metavar="FILE", help="write every step's numbers to FILE")
-    parser.add_argument("--bare", action="store_true",
-                        help="tmux mode: run the app without the probe (screen times only), to see what measuring costs")
+    parser.add_argument(
+        "--bare",
+        action="store_true",
+        help="tmux mode: run the app without the probe (screen times only), to see what measuring costs",
+    )
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--db", help=argparse.SUPPRESS)
     parser.add_argument("--run-id", type=int, help=argparse.SUPPRESS)
@@ -698,8 +777,10 @@ def main(argv: list[str] | None = None) -> int:
     args.images = os.environ.get("PXP_IMAGES")  # the user's choice; otherwise half-cell in Pilot, auto in tmux
     if args.profile:
         Path(args.profile).mkdir(parents=True, exist_ok=True)
-    print(f"turn latency, {os.cpu_count()} cores, load average {load():.2f}; offline machine, PXP_OFFLINE_LATENCY={args.latency:g}",
-          flush=True)
+    print(
+        f"turn latency, {os.cpu_count()} cores, load average {load():.2f}; offline machine, PXP_OFFLINE_LATENCY={args.latency:g}",
+        flush=True,
+    )
     for task in args.task if args.litellm_calls else ():
         print(litellm_baseline(task, args.litellm_calls), flush=True)
     from latency_probe import Probe, install
