@@ -42,6 +42,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import dataclasses
 import json
 import os
 import statistics
@@ -135,21 +136,11 @@ def make_run(db: Path, task: str, instances: int, context: str) -> int:
     from pxp_tui.runs.config import RunConfig
     from pxp_tui.runs.create import create_run
     from pxp_tui.tasks import get_task
-    from pxp_tui.tasks.base import DatasetRow
 
     demo = get_task(task).demo_rows()
     rows = [r for r in demo if r.split == "train"] or demo
     copies = [
-        DatasetRow(
-            f"{r.key}#{i}" if i else r.key,
-            "train",
-            r.input,
-            r.reference_prediction,
-            r.reference_explanation,
-            r.image,
-            r.image_mime,
-            r.meta,
-        )
+        dataclasses.replace(r, key=f"{r.key}#{i}" if i else r.key, split="train")
         for i in range(instances // len(rows) + 1)
         for r in rows
     ][:instances]
