@@ -171,3 +171,28 @@ def test_nothing_is_drawn_ahead_when_pictures_are_off(monkeypatch) -> None:
 
     picture_cache.prefetch_next(Widget(), get_task("drug"), [1, 2], 0)  # type: ignore[arg-type]
     assert later == []
+
+
+# -- the footer, updated in place ------------------------------------------------------------------------
+async def test_the_footer_shows_the_keys_of_each_turn_without_mounting_them_again(db_path: Path, monkeypatch) -> None:
+    from textual.widgets._footer import FooterKey
+
+    monkeypatch.setenv("PXP_IMAGES", "none")
+    monkeypatch.setenv("PXP_OFFLINE_LATENCY", "0")
+    run_id = make_run(db_path, limit=2)
+    app = PXPApp(db_path, run_id=run_id)
+
+    def footer(screen: Any) -> dict[str, tuple[bool, bool]]:
+        """description -> (shown, enabled) of the footer's keys."""
+        return {k.description: (k.display, not k.has_class("-disabled")) for k in screen.query(FooterKey)}
+
+    async with app.run_test(size=(160, 48)) as pilot:
+        screen = await expert_turn(pilot, app, j=2)
+        await wait_for(pilot, lambda: footer(screen).get("Send") == (True, True), "Send enabled at the expert's turn")
+        keys = {id(k) for k in screen.query(FooterKey)}
+        assert footer(screen).get("Cancel machine call", (False, False))[0] is False  # only while the machine thinks
+        await pilot.press("1", "ctrl+s")
+        await expert_turn(pilot, app, j=2)  # the second session's first turn
+        await wait_for(pilot, lambda: screen.exchange.order == 1, "the second session")
+        await wait_for(pilot, lambda: footer(screen).get("Send") == (True, True), "Send enabled again")
+        assert {id(k) for k in screen.query(FooterKey)} == keys  # the same keys, shown and hidden in place

@@ -16,7 +16,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
-from textual.widgets import Footer, Header
+from textual.widgets import Header
 from textual.worker import Worker, WorkerState
 
 from pxp_tui.app.batch import batched
@@ -33,6 +33,7 @@ from pxp_tui.app.widgets.instance_view import InstanceView, PictureActions, pict
 from pxp_tui.app.widgets.machine_pane import MachinePane
 from pxp_tui.app.widgets.metrics_pane import MetricsPane
 from pxp_tui.app.widgets.picture import Picture
+from pxp_tui.app.widgets.quick_footer import QuickFooter
 from pxp_tui.app.widgets.tag_choice import TagChoice
 from pxp_tui.app.widgets.tag_picker import Answer, TagPicker
 from pxp_tui.common.models import model_label
@@ -91,7 +92,7 @@ class SessionScreen(PictureActions, Screen):
                 yield Conversation(id="conversation")
                 yield TagPicker(id="picker")
             yield MetricsPane(id="metrics")
-        yield Footer(compact=True)
+        yield QuickFooter(compact=True)
 
     def on_mount(self) -> None:
         self.sub_title = f"run {self.run_id}"
