@@ -10,6 +10,10 @@ start screen's "New run" panel has been written. Prints each run and the median.
 
 With ``--tmux`` the command runs in a real terminal emulator instead, a private tmux server (160 x 48),
 whose screen is read every 5 ms; the times then include starting tmux (a few milliseconds).
+
+With ``--imports`` it also lists what ``pxp`` imports before its first frame, with ``python -X
+importtime``'s cost of each (one more run, in the pseudo-terminal; the import times are those of a
+warm file cache, and inflated a little by the measuring).
 """
 
 from __future__ import annotations
@@ -86,6 +90,57 @@ def first_paint_tmux(command: list[str], marker: bytes, cwd: str, limit: float =
         subprocess.run([*tmux, "kill-server"], check=False)
 
 
+#: run under ``python -X importtime``: the terminal stays on a copy of stderr (Textual writes there), the
+#: import times go to the file, and a line marks the first frame Textual writes
+_IMPORTS_BOOT = """
+import os, sys
+terminal = os.dup(2)
+log = os.open(sys.argv[1], os.O_WRONLY | os.O_CREAT | os.O_TRUNC)
+os.dup2(log, 2)
+sys.stderr = sys.__stderr__ = open(terminal, "w", closefd=False)
+sys.argv = ["pxp"]
+import textual.app
+display = textual.app.App._display
+def first_frame(self, screen, renderable):
+    display(self, screen, renderable)
+    if renderable is not None and not getattr(first_frame, "done", False):
+        first_frame.done = True
+        os.write(2, b"#first-frame\\n")
+textual.app.App._display = first_frame
+from pxp_tui.cli.main import main
+main()
+"""
+
+
+def imports_before_first_frame(cwd: str, top: int = 25) -> str:
+    """What ``pxp`` imports before its first frame, by top-level package, with ``-X importtime``'s cost."""
+    log = Path(cwd) / "importtime.log"
+    first_paint([sys.executable, "-X", "importtime", "-c", _IMPORTS_BOOT, str(log)], b"New run", cwd)
+    packages: dict[str, float] = {}
+    modules: list[tuple[float, str]] = []
+    total = 0.0
+    for line in log.read_text().splitlines():
+        if line.startswith("#first-frame"):
+            break
+        if not line.startswith("import time:") or "|" not in line or "self [us]" in line:
+            continue
+        own, _cumulative, name = (part.strip() for part in line[len("import time:") :].split("|", 2))
+        total += int(own) / 1000
+        packages[name.split(".")[0]] = packages.get(name.split(".")[0], 0.0) + int(own) / 1000
+        modules.append((int(own) / 1000, name))
+    lines = [
+        f"imported before the first frame: {len(modules)} modules, {total:.0f} ms of import time "
+        "(python -X importtime, self times, interpreter start-up excluded)",
+        "  by top-level package:",
+    ]
+    for name, ms in sorted(packages.items(), key=lambda kv: -kv[1])[:top]:
+        lines.append(f"    {ms:>7.1f} ms  {name}")
+    lines.append("  slowest modules (self time):")
+    for ms, name in sorted(modules, reverse=True)[:top]:
+        lines.append(f"    {ms:>7.1f} ms  {name}")
+    return "\n".join(lines)
+
+
 def _stop(pid: int, fd: int) -> None:
     try:
         os.write(fd, b"q")  # the start screen quits at once
@@ -107,6 +162,7 @@ def main() -> int:
     parser.add_argument("--runs", type=int, default=7)
     parser.add_argument("--marker", default="New run", help="text that marks the first frame (default: New run)")
     parser.add_argument("--tmux", action="store_true", help="in a private tmux server rather than a bare pseudo-terminal")
+    parser.add_argument("--imports", action="store_true", help="also list what is imported before the first frame, and its cost")
     parser.add_argument("command", nargs="*", help="what to start (default: pxp, in an empty directory)")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
@@ -119,6 +175,9 @@ def main() -> int:
     print(f"first paint of `{' '.join(Path(c).name if i == 0 else c for i, c in enumerate(command))}` {where}")
     print(f"cores: {os.cpu_count()}  runs: {' '.join(f'{t:.3f}' for t in times)} s")
     print(f"median {statistics.median(times):.3f} s, best {min(times):.3f} s, worst {max(times):.3f} s")
+    if args.imports:
+        with tempfile.TemporaryDirectory() as tmp:
+            print(imports_before_first_frame(tmp))
     return 0
 
 

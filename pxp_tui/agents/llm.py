@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from pxp_tui.agents.offline import MODEL_MS as OFFLINE_MODEL_MS
 from pxp_tui.common.models import is_offline
 from pxp_tui.common.redaction import redact
 from pxp_tui.engine import AgentError
@@ -53,7 +54,13 @@ def _load_dotenv() -> None:
 
 @dataclass(frozen=True)
 class Completion:
-    """A model's reply and what it cost."""
+    """A model's reply and what it cost.
+
+    ``latency_ms`` is the model's own time: for the offline baseline, what its provider reports (the
+    simulated latency and its answer); for other models, the round trip of ``litellm.acompletion``
+    (which is the model's, network included). ``call_ms`` is the whole call as the app waited for it,
+    so ``call_ms - latency_ms`` is the app's overhead (litellm's per-call work, a thread hop, a busy loop).
+    """
 
     text: str
     model: str
@@ -62,12 +69,23 @@ class Completion:
     completion_tokens: int | None = None
     cost: float | None = None
     attempts: int = 1
+    call_ms: float | None = None  # None: the same as latency_ms
+
+    @property
+    def overhead_ms(self) -> float:
+        """The app's time in the call beyond the model's own (never negative)."""
+        return max(0.0, (self.call_ms if self.call_ms is not None else self.latency_ms) - self.latency_ms)
 
 
 def totals(calls: Sequence[Completion]) -> tuple[float, float | None]:
-    """The calls' total latency (ms), and their total cost (None when no call's cost is known)."""
+    """The calls' total latency (ms, the models' own time), and their total cost (None when no call's cost is known)."""
     costs = [c.cost for c in calls if c.cost is not None]
     return sum(c.latency_ms for c in calls), (sum(costs) if costs else None)
+
+
+def overhead(calls: Sequence[Completion]) -> float:
+    """The app's overhead in the calls (ms): their wall time beyond the models' own."""
+    return sum(c.overhead_ms for c in calls)
 
 
 @dataclass
@@ -185,7 +203,8 @@ def _completion(
     completion = getattr(usage, "completion_tokens", None)
     if not prompt and not is_offline(model):  # the server reported no usage: litellm's count
         prompt, completion = _count_tokens(litellm, model, messages, text)
-    cost = (getattr(response, "_hidden_params", None) or {}).get("response_cost")
+    hidden = getattr(response, "_hidden_params", None) or {}
+    cost = hidden.get("response_cost")
     if cost is None and not is_offline(model):
         try:
             cost = litellm.completion_cost(completion_response=response)
@@ -193,7 +212,10 @@ def _completion(
             cost = None
     if is_offline(model):
         cost = 0.0
-    return Completion(text, model, latency_ms, prompt, completion, cost, attempts)
+    own = hidden.get(OFFLINE_MODEL_MS)  # the offline provider's own time; other models: the round trip
+    if isinstance(own, (int, float)):
+        return Completion(text, model, min(float(own), latency_ms), prompt, completion, cost, attempts, call_ms=latency_ms)
+    return Completion(text, model, latency_ms, prompt, completion, cost, attempts, call_ms=latency_ms)
 
 
 def _count_tokens(litellm: Any, model: str, messages: list[dict[str, Any]], text: str) -> tuple[int | None, int | None]:

@@ -6,7 +6,7 @@ from typing import Any
 
 from pxp_tui.agents.checker import Checker
 from pxp_tui.agents.computed import decide
-from pxp_tui.agents.llm import Completion, LLMClient, totals
+from pxp_tui.agents.llm import Completion, LLMClient, overhead, totals
 from pxp_tui.agents.types import TaskLike
 from pxp_tui.engine import AgentError, ParseError, Reply, Turn
 
@@ -58,11 +58,13 @@ class MachineAgent:
     async def respond(self, turn: Turn) -> Reply:
         fresh, completion, failures = await self.ask(turn)
         decision = await decide(turn, fresh, self.task.match, self.checker.agree)
-        latency, cost = totals([completion, *failures, *decision.checks])
+        calls = [completion, *failures, *decision.checks]
+        latency, cost = totals(calls)
         meta: dict[str, Any] = {
             **decision.guards,
             "model": completion.model,
-            "latency_ms": round(latency, 3),
+            "latency_ms": round(latency, 3),  # the models' own time (stored)
+            "overhead_ms": round(overhead(calls), 3),  # the app's, around the calls (shown live, not stored)
             "prompt_tokens": completion.prompt_tokens,
             "completion_tokens": completion.completion_tokens,
             "cost": cost,

@@ -5,6 +5,10 @@ sent through ``litellm.acompletion``, answered here by a deterministic function 
 (registered by a task, or the offline checker), and the reply text is parsed by the task. It needs
 no key and no network. ``PXP_OFFLINE_LATENCY`` (seconds per call, default 0) simulates a model's
 latency for tests and benchmarks.
+
+The model's own time (the simulated latency plus ``answer()``'s CPU time in its thread) is reported in
+the response's hidden parameters as :data:`MODEL_MS`: what a remote model's round trip is to an LLM,
+without litellm's per-call work or the waits of a busy event loop (the app's overhead).
 """
 
 from __future__ import annotations
@@ -12,10 +16,14 @@ from __future__ import annotations
 import asyncio
 import math
 import os
+import time
 from collections.abc import Callable
 from typing import Any
 
 from pxp_tui.common.models import OFFLINE_PROVIDER as PROVIDER
+
+#: the key of the response's ``_hidden_params`` that holds the model's own time (ms)
+MODEL_MS = "pxp_model_ms"
 
 #: name -> function from chat messages to reply text
 _MODELS: dict[str, Callable[[list[dict[str, Any]]], str]] = {}
@@ -33,6 +41,14 @@ def answer(name: str, messages: list[dict[str, Any]]) -> str:
         known = ", ".join(sorted(_MODELS)) or "none"
         raise ValueError(f"no offline model {name!r} (registered: {known})") from None
     return fn(messages)
+
+
+def timed_answer(name: str, messages: list[dict[str, Any]]) -> tuple[str, float]:
+    """``answer(name, messages)`` and its own time (ms): the CPU time of the thread that runs it, so
+    that waits for the interpreter (the app rendering meanwhile) are not counted as the model's."""
+    started = time.thread_time()
+    text = answer(name, messages)
+    return text, (time.thread_time() - started) * 1000
 
 
 def latency() -> float:
@@ -63,8 +79,9 @@ def install(litellm: Any) -> None:
     from litellm import CustomLLM
 
     class OfflineLLM(CustomLLM):
-        def _reply(self, model: str, messages: list, model_response: Any, text: str) -> Any:
+        def _reply(self, model: str, messages: list, model_response: Any, text: str, own_ms: float) -> Any:
             model_response.choices[0].message.content = text
+            model_response._hidden_params[MODEL_MS] = own_ms
             model_response.model = f"{PROVIDER}/{model}"
             prompt = estimate_tokens(messages)
             completion = math.ceil(len(text) / 4)
@@ -74,14 +91,16 @@ def install(litellm: Any) -> None:
             return model_response
 
         def completion(self, model: str, messages: list, *args: Any, **kwargs: Any) -> Any:
-            return self._reply(model, messages, kwargs["model_response"], answer(model, messages))
+            text, took = timed_answer(model, messages)
+            return self._reply(model, messages, kwargs["model_response"], text, took)
 
         async def acompletion(self, model: str, messages: list, *args: Any, **kwargs: Any) -> Any:
             delay = latency()
             if delay:
                 await asyncio.sleep(delay)
-            text = await asyncio.to_thread(answer, model, messages)
-            return self._reply(model, messages, kwargs["model_response"], text)
+            # the model's own time: the latency it simulates and its answer, not the waits for the loop or a thread
+            text, took = await asyncio.to_thread(timed_answer, model, messages)
+            return self._reply(model, messages, kwargs["model_response"], text, delay * 1000 + took)
 
     entries = [e for e in (litellm.custom_provider_map or []) if e.get("provider") != PROVIDER]
     entries.append({"provider": PROVIDER, "custom_handler": OfflineLLM()})

@@ -19,20 +19,23 @@ from textual.screen import Screen
 from textual.widgets import Header
 from textual.worker import Worker, WorkerState
 
+from pxp_tui.app.batch import batched
 from pxp_tui.app.driver import RunDriver
 from pxp_tui.app.exchange import Exchange
 from pxp_tui.app.host import host
 from pxp_tui.app.live_metrics import LiveMetrics
 from pxp_tui.app.messages import HumanTurn, MessageRecorded, RunStopped, SessionEnded, SessionStarted, StopOutcome
+from pxp_tui.app.picture_cache import prefetch_next
 from pxp_tui.app.screens.confirm import ConfirmScreen
 from pxp_tui.app.screens.early_keys import EarlyKeys, early_key_bindings
 from pxp_tui.app.screens.failure import FailureScreen, Recovery
 from pxp_tui.app.screens.session_notes import SessionNotes, note_bindings, skip_binding
 from pxp_tui.app.widgets.conversation import Conversation
-from pxp_tui.app.widgets.fitting_footer import FittingFooter
 from pxp_tui.app.widgets.instance_view import InstanceView, PictureActions, picture_bindings
 from pxp_tui.app.widgets.machine_pane import MachinePane
 from pxp_tui.app.widgets.metrics_pane import MetricsPane
+from pxp_tui.app.widgets.picture import Picture
+from pxp_tui.app.widgets.quick_footer import QuickFooter
 from pxp_tui.app.widgets.tag_choice import TagChoice
 from pxp_tui.app.widgets.tag_picker import Answer, TagPicker
 from pxp_tui.common.models import model_label
@@ -94,7 +97,7 @@ class SessionScreen(SessionNotes, PictureActions, EarlyKeys, Screen):
                 yield Conversation(id="conversation")
                 yield TagPicker(id="picker")
             yield MetricsPane(id="metrics")
-        yield FittingFooter()
+        yield QuickFooter()  # fitted to the width, updated in place at each turn
 
     def on_mount(self) -> None:
         self.sub_title = f"run {self.run_id}"
@@ -157,6 +160,7 @@ class SessionScreen(SessionNotes, PictureActions, EarlyKeys, Screen):
                 self.board.set_status(self.run_id, RunStatus.PAUSED, reason)
 
     # -- what the engine reports (committed before it arrives here) --------------------------------
+    @batched
     def on_session_started(self, event: SessionStarted) -> None:
         run = self.stored_run
         assert run is not None  # the engine runs once the run is read
@@ -168,6 +172,7 @@ class SessionScreen(SessionNotes, PictureActions, EarlyKeys, Screen):
             self._show(message)
         self._after_message()
 
+    @batched
     def on_message_recorded(self, event: MessageRecorded) -> None:
         if self.exchange is None or event.message.session_id != self.exchange.session_id:
             return
@@ -196,6 +201,7 @@ class SessionScreen(SessionNotes, PictureActions, EarlyKeys, Screen):
             self.query_one(MachinePane).idle()
         self._title()
 
+    @batched
     def on_session_ended(self, event: SessionEnded) -> None:
         record = event.record
         if self.metrics is not None:
@@ -207,6 +213,7 @@ class SessionScreen(SessionNotes, PictureActions, EarlyKeys, Screen):
         stop = record.stop.value if record.stop else "stopped"
         self.query_one(Conversation).note(f"session {record.order + 1} ended: {stop}")
 
+    @batched
     def on_human_turn(self, event: HumanTurn) -> None:
         turn, machine = event.turn, event.turn.other_last
         if machine is None:  # pragma: no cover - the expert never speaks first
@@ -216,6 +223,9 @@ class SessionScreen(SessionNotes, PictureActions, EarlyKeys, Screen):
             self.driver.human.turn_shown()  # the time per answer counts from here
         self.query_one(TagPicker).prepare(self.pxp_task, turn.instance, turn.j, turn.n, turn.k, machine, turn.own_last)
         self._title()
+        if self.exchange is not None and self.stored_run is not None:  # the next instance's picture, drawn meanwhile
+            picture = self.query_one("#instance-picture", Picture)
+            prefetch_next(picture, self.pxp_task, self.stored_run.plan, self.exchange.order)
 
     def on_run_stopped(self, event: RunStopped) -> None:
         if self.leaving:
@@ -283,6 +293,7 @@ class SessionScreen(SessionNotes, PictureActions, EarlyKeys, Screen):
             return
         self._submit(answer)
 
+    @batched
     def _submit(self, answer: Answer) -> None:
         if self.state != "human" or self.driver is None or answer.tag is None:
             return

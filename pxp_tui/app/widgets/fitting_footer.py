@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from textual.app import ComposeResult
 from textual.events import Resize
+from textual.widget import Widget
 from textual.widgets import Footer
 from textual.widgets._footer import FooterKey
 
@@ -27,23 +28,31 @@ class FittingFooter(Footer):
         self._fitted_to = 0
 
     def compose(self) -> ComposeResult:
-        items = list(super().compose())
+        yield from self.fit(list(super().compose()))
+
+    def fit(self, items: list[Widget]) -> list[Widget]:
+        """Fit the shown keys among ``items`` to the footer's width (descriptions as they are given)."""
         width = self.size.width or self.app.size.width
         self._fitted_to = width
-        keys = [item for item in items if isinstance(item, FooterKey)]
+        keys = [item for item in items if isinstance(item, FooterKey) and item.display]
+        for item in items:
+            if item.has_class("-command-palette"):
+                item.display = True
         if sum(map(_width, keys)) > width:
             for key in keys:
                 if key.description and not key.tooltip:
                     key.tooltip = key.description
                 key.description = key.description.split(" ")[0] if key.description else ""
         if sum(map(_width, keys)) > width:
-            items = [item for item in items if not item.has_class("-command-palette")]
+            for item in items:
+                if item.has_class("-command-palette"):
+                    item.display = False
             keys = [key for key in keys if not key.has_class("-command-palette")]
         for key in reversed(keys):
             if sum(map(_width, keys)) <= width:
                 break
             key.description = ""
-        yield from items
+        return items
 
     def on_resize(self, event: Resize) -> None:
         if event.size.width != self._fitted_to:

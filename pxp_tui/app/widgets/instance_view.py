@@ -16,6 +16,7 @@ from textual.containers import Vertical
 from textual.widgets import Static
 
 from pxp_tui.app.css import beside
+from pxp_tui.app.picture_cache import instance_key, prediction_key
 from pxp_tui.app.widgets.instance_info import describe, open_outside
 from pxp_tui.app.widgets.picture import Picture
 
@@ -67,7 +68,9 @@ class InstanceView(Vertical):
         if self._drawn != (task, instance):
             self._drawn = (task, instance)
             self.query_one("#instance-meta", Static).update(describe(task, instance))
-            self.query_one("#instance-picture", Picture).show(lambda surface: task.draw_instance(instance, surface))
+            self.query_one("#instance-picture", Picture).show(
+                lambda surface: task.draw_instance(instance, surface), key=instance_key(task, instance)
+            )
         self.show_prediction(prediction, caption)
 
     def show_prediction(self, prediction: str | None, caption: str = "proposed") -> None:
@@ -80,7 +83,11 @@ class InstanceView(Vertical):
             picture.display = False
             return
         picture.display = True
-        picture.show(lambda surface: task.draw_prediction(instance, prediction, surface), caption=caption)
+        picture.show(
+            lambda surface: task.draw_prediction(instance, prediction, surface),
+            caption=caption,
+            key=prediction_key(task, instance, prediction),
+        )
 
     # -- the picture full-screen, or in the desktop's viewer --------------------------------------
     def on_picture_clicked(self, event: Picture.Clicked) -> None:

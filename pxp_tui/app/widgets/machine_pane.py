@@ -22,11 +22,17 @@ def latency_text(latency_ms: float) -> str:
 
 
 def cost_text(meta: Mapping[str, Any]) -> str:
-    """``model · 1.2 s · $0.0031 · 812+140 tokens``, from what the message recorded."""
+    """``model · 1.2 s · app +40 ms · $0.0031 · 812+140 tokens``, from what the message recorded.
+
+    The latency is the model's own time (its calls, measured by the agent); ``app +...`` the time the
+    app spent around those calls (litellm, a thread, a busy loop), when the message was just made.
+    """
     model = meta.get("model")
     parts = [model_label(str(model)) if model else "unknown model"]
     if meta.get("latency_ms") is not None:
         parts.append(latency_text(float(meta["latency_ms"])))
+    if meta.get("overhead_ms") is not None:
+        parts.append(f"app +{latency_text(float(meta['overhead_ms']))}")
     if meta.get("cost") is not None:
         parts.append(f"${float(meta['cost']):.4f}")
     prompt, completion = meta.get("prompt_tokens"), meta.get("completion_tokens")

@@ -5,12 +5,15 @@
 textual-image: Sixel, kitty graphics or half-cell blocks), a
 :class:`~pxp_tui.tasks.pictures.CellPicture` (shown as text), or None. It is called again when the
 widget is resized.
+
+Given a ``key`` (what is drawn: :func:`~pxp_tui.app.picture_cache.instance_key`...), a picture is
+kept in :data:`~pxp_tui.app.picture_cache.CACHE` per size, and one found there is shown at once,
+without a thread or a second drawing (the next instance's picture, drawn ahead, opens that way).
 """
 
 from __future__ import annotations
 
-import io
-from collections.abc import Callable
+from collections.abc import Callable, Hashable
 from typing import Any
 
 from textual import events, work
@@ -23,6 +26,7 @@ from textual.widgets import Static
 from textual.worker import get_current_worker
 
 from pxp_tui.app.css import beside
+from pxp_tui.app.picture_cache import CACHE, Prepared, prepare
 from pxp_tui.tasks.pictures import CellPicture, Surface
 
 #: draws a picture for a surface: image bytes, a Pillow image, characters, or None for no picture
@@ -52,10 +56,12 @@ class Picture(Widget):
         super().__init__(id=id, classes=classes)
         self._caption = caption
         self._draw_fn: Draw | None = None
+        self._key: Hashable | None = None  # what is drawn, for the cache (None: not kept)
         self._drawn_size: tuple[int, int] | None = None
         self._resize_timer: Any = None
         #: the surface last drawn for, and the size of the image last given to textual-image (None for text)
         self.surface: Surface | None = None
+        self.shown_on: list[Surface] = []  # the surfaces this picture has been shown on (a prefetch draws the next for them)
         self.image_size: tuple[int, int] | None = None
 
     def compose(self) -> ComposeResult:
@@ -64,65 +70,99 @@ class Picture(Widget):
         yield caption
         yield Center(Static("", classes="picture-status"), classes="picture-frame")
 
-    def show(self, draw: Draw | None, caption: str | None = None, waiting: str = "drawing…") -> None:
-        """Draw (in a thread) and show a new picture; ``None`` clears it. Redrawn when the frame resizes."""
+    def show(self, draw: Draw | None, caption: str | None = None, waiting: str = "drawing…", key: Hashable | None = None) -> None:
+        """Draw (in a thread) and show a new picture; ``None`` clears it. Redrawn when the frame resizes.
+
+        With a ``key``, a picture kept for the current size is shown at once (in this call).
+        """
         if caption is not None:
             self._caption = caption
             shown = self.query_one(".picture-caption", Static)
             shown.update(caption)
             shown.display = bool(caption)
-        self._draw_fn = draw
+        self._draw_fn, self._key = draw, key
         self._drawn_size = None
+        self.shown_on = []
+        if draw is not None and key is not None:
+            # the frame's size now, or the last drawn: a picture drawn ahead is drawn for the former
+            for surface in (self.frame_surface(), self.surface):
+                if surface is not None and self._show_kept(surface):
+                    return  # if the frame is laid out at another size, on_resize draws it for that size
         self._set_status(waiting if draw else "")
         self.call_after_refresh(self._redraw)
+
+    def _show_kept(self, surface: Surface) -> bool:
+        """Show the picture kept for ``surface`` (True), if there is one."""
+        found, picture = CACHE.lookup(self._key, surface)
+        if not found:
+            return False
+        self._drawn_size = (surface.cols, surface.rows)
+        if self._draw_worker is not None:
+            self._draw_worker.cancel()  # an older drawing must not replace this one
+        shown, status, size = _widget(picture)
+        self._display(shown, status, surface, size)
+        return True
 
     def on_resize(self) -> None:
         if self._draw_fn is not None:
             if self._resize_timer is not None:
                 self._resize_timer.stop()
+            self._resize_due = True
             self._resize_timer = self.set_timer(0.2, self._redraw)
 
     def on_click(self, event: events.Click) -> None:
         if self._draw_fn is not None:
             self.post_message(self.Clicked(self))
 
-    def _redraw(self) -> None:
+    @property
+    def busy(self) -> bool:
+        """Whether a drawing is under way or due (a new picture, a resize not yet drawn for)."""
+        worker = self._draw_worker
+        return (self._draw_fn is not None and (self._drawn_size is None or self._resize_due)) or (
+            worker is not None and worker.is_running
+        )
+
+    def frame_surface(self) -> Surface | None:
+        """The surface the picture's frame has now, as laid out (None before it is)."""
         frame = self.query_one(".picture-frame")
+        cols, rows = frame.size.width, frame.size.height
+        if cols < 2 or rows < 1:
+            return None
+        from pxp_tui.app.graphics import surface
+
+        return surface(cols, rows)
+
+    def _redraw(self) -> None:
+        self._resize_due = False
         if self._draw_fn is None:
             self._draw(None, None)
             return
-        cols, rows = frame.size.width, frame.size.height
-        if cols < 2 or rows < 1:
+        drawn_on = self.frame_surface()
+        if drawn_on is None:
             return  # not laid out yet: on_resize draws it
-        if (cols, rows) != self._drawn_size:
-            self._drawn_size = (cols, rows)
-            from pxp_tui.app.graphics import surface
+        if (drawn_on.cols, drawn_on.rows) != self._drawn_size:
+            self._drawn_size = (drawn_on.cols, drawn_on.rows)
+            if self._key is not None and self._show_kept(drawn_on):
+                return
+            self._draw_worker = self._draw(self._draw_fn, drawn_on, self._key)
 
-            self._draw(self._draw_fn, surface(cols, rows))
+    _draw_worker: Any = None
+    _resize_due = False
 
     @work(thread=True, exclusive=True, group="picture")
-    def _draw(self, draw: Draw | None, surface: Surface | None) -> None:
+    def _draw(self, draw: Draw | None, surface: Surface | None, key: Hashable | None = None) -> None:
         worker = get_current_worker()
         shown: Widget | None = None
         status, size = "", None
         if draw is not None and surface is not None:
             from pxp_tui.app.graphics import image_class
 
-            widget_class = image_class()
             try:
-                data = draw(surface) if widget_class is not None else None
-                if isinstance(data, CellPicture):
-                    shown = Static(cells_content(data), classes="picture-image picture-cells")
-                elif data is not None and widget_class is not None:
-                    from PIL import Image as PILImage
-
-                    pil = data if isinstance(data, PILImage.Image) else PILImage.open(io.BytesIO(data))
-                    pil.load()
-                    shown, size = widget_class(pil, classes="picture-image"), pil.size
-                elif widget_class is None:
+                if image_class() is None:
                     status = "pictures are off (PXP_IMAGES=none)"
                 else:
-                    status = "no picture"
+                    picture = CACHE.draw(key, surface, draw) if key is not None else prepare(draw(surface))
+                    shown, status, size = _widget(picture)
             except Exception as exc:  # noqa: BLE001 - a picture is a nicety: say why there is none
                 shown, status = None, f"no picture: {exc}"
         if not worker.is_cancelled:
@@ -133,6 +173,8 @@ class Picture(Widget):
         frame.query(".picture-image").remove()
         self._set_status(status)
         self.surface, self.image_size = surface, size
+        if surface is not None and surface not in self.shown_on:
+            self.shown_on.append(surface)
         if shown is not None:
             frame.mount(shown)
 
@@ -140,3 +182,17 @@ class Picture(Widget):
         status = self.query_one(".picture-status", Static)
         status.update(text)
         status.display = bool(text)
+
+
+def _widget(picture: Prepared) -> tuple[Widget | None, str, tuple[int, int] | None]:
+    """The widget that shows a prepared picture, the status to show instead, and the image's size."""
+    from pxp_tui.app.graphics import image_class
+
+    widget_class = image_class()
+    if widget_class is None:
+        return None, "pictures are off (PXP_IMAGES=none)", None
+    if isinstance(picture, CellPicture):
+        return Static(cells_content(picture), classes="picture-image picture-cells"), "", None
+    if picture is None:
+        return None, "no picture", None
+    return widget_class(picture, classes="picture-image"), "", picture.size

@@ -1,0 +1,237 @@
+"""The tmux mode of ``turn_latency.py``: the real ``pxp`` in a private tmux server, keys in, screen out.
+
+The app runs in a child process (``turn_latency.py --child``) that installs the same probe as the
+Pilot mode and writes what it recorded when the app exits, so that the times seen on the screen can
+be broken down. The screen is read through a tmux control-mode client (one long-lived connection:
+no process started per read), every few milliseconds; keys go through the same connection.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+import subprocess
+import sys
+import time
+import uuid
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+now = time.perf_counter
+ROOT = Path(__file__).resolve().parent.parent
+TMUX_CONF = "set -g status off\nset -g default-terminal tmux-256color\nset -sg escape-time 0\n"
+
+
+class Control:
+    """A tmux control-mode client: commands in, their output back, no notifications of pane output."""
+
+    def __init__(self, socket: str, target: str):
+        self.proc = subprocess.Popen(
+            ["tmux", "-L", socket, "-C", "attach", "-t", target],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+        )
+        self.target = target
+        self.command("refresh-client -f no-output")
+
+    def command(self, line: str) -> list[str]:
+        assert self.proc.stdin is not None and self.proc.stdout is not None
+        self.proc.stdin.write(line.encode() + b"\n")
+        self.proc.stdin.flush()
+        out: list[str] = []
+        inside = False
+        while True:
+            raw = self.proc.stdout.readline()
+            if not raw:
+                raise RuntimeError("the tmux control client closed")
+            text = raw.decode("utf-8", "replace").rstrip("\n")
+            if text.startswith("%begin"):
+                inside, out = True, []
+            elif inside and (text.startswith("%end") or text.startswith("%error")):
+                return out
+            elif inside:
+                out.append(text)
+
+    def screen(self) -> str:
+        return "\n".join(self.command(f"capture-pane -p -t {self.target}"))
+
+    def keys(self, *keys: str) -> None:
+        self.command(f"send-keys -t {self.target} " + " ".join(shlex.quote(k) for k in keys))
+
+    def close(self) -> None:
+        try:
+            if self.proc.stdin is not None:
+                self.proc.stdin.close()
+            self.proc.wait(timeout=5)
+        except (OSError, subprocess.TimeoutExpired):
+            self.proc.kill()
+
+
+@dataclass
+class ScreenStep:
+    """One step as the screen showed it: when the keys went, when the reply and the next turn appeared."""
+
+    order: int
+    j: int
+    tag: str
+    t0: float
+    reply: float | None = None
+    reply_superseded: bool = False  # the next session was on the screen before the reply was
+    turn: float | None = None  # "Your turn" with the next message, pictures drawn or not
+    ready: float | None = None
+    seen: list[str] = field(default_factory=list)
+
+
+def _turn(screen: str, session: int, total: int, j: int) -> bool:
+    return re.search(rf"session {session} / {total}\b", screen) is not None and f"Your turn · message {j}" in screen
+
+
+def _ready(screen: str, session: int, total: int, j: int) -> bool:
+    return _turn(screen, session, total, j) and "drawing…" not in screen
+
+
+def drive(
+    db: Path,
+    run_id: int,
+    size: tuple[int, int],
+    sessions: int,
+    total: int,
+    answers: list[str],
+    replies: list[bool],
+    *,
+    env: dict[str, str],
+    think: float,
+    events: Path,
+    profile: Path | None,
+    bare: bool = False,
+    patience: float = 120.0,
+) -> list[ScreenStep]:
+    """Answer ``sessions`` sessions of run ``run_id`` in tmux, keys ``answers`` per session (``1``, ``2``...).
+
+    ``replies`` says, for each answer, whether the machine replies to it (not when it ends the session).
+    """
+    socket = f"pxp-latency-{uuid.uuid4().hex[:8]}"
+    conf = events.with_suffix(".tmux.conf")
+    conf.write_text(TMUX_CONF)
+    child = [
+        sys.executable,
+        str(Path(__file__).with_name("turn_latency.py")),
+        "--child",
+        "--db",
+        str(db),
+        "--run-id",
+        str(run_id),
+        "--events",
+        str(events),
+    ]
+    if profile is not None:
+        child += ["--child-profile", str(profile)]
+    if bare:
+        child.append("--bare")
+    exports = {"PYTHONPATH": str(ROOT), "COLORTERM": "truecolor", "LITELLM_LOCAL_MODEL_COST_MAP": "True", **env}
+    shell = "env -u COLUMNS -u LINES " + " ".join(f"{k}={shlex.quote(v)}" for k, v in exports.items())
+    shell += " " + shlex.join(child)  # Textual writes to stderr: it must stay the terminal
+    tmux = ["tmux", "-L", socket, "-f", str(conf)]
+    width, height = size
+    subprocess.run(
+        [*tmux, "new-session", "-d", "-s", "app", "-x", str(width), "-y", str(height), "-c", str(db.parent), shell], check=True
+    )
+    steps: list[ScreenStep] = []
+    control = None
+    try:
+        subprocess.run([*tmux, "set-option", "-g", "window-size", "manual"], check=True)
+        control = Control(socket, "app")
+        for order in range(sessions):
+            j = 2
+            for position, key in enumerate(answers):
+                _wait(control, lambda s, o=order, j=j: _ready(s, o + 1, total, j), patience, f"session {order + 1} message {j}")
+                time.sleep(think)
+                tag = {"1": "RATIFY", "2": "REFUTE"}[key]
+                control.keys(key)
+                _wait(control, lambda s, k=key, t=tag: f"● {k} {t}" in s, patience, f"{tag} chosen")
+                step = ScreenStep(order, j, tag, now())
+                control.keys("C-s")
+                last = position == len(answers) - 1
+                nxt_session, nxt_j = (order + 2, 2) if last else (order + 1, j + 2)
+                reply = re.compile(rf"(RATIFY|REVISE|REFUTE|REJECT)\s+message {j + 1}\b")
+                deadline = now() + patience
+                while now() < deadline:
+                    screen = control.screen()
+                    t = now()
+                    if replies[position] and step.reply is None:
+                        if reply.search(screen):
+                            step.reply = t
+                            step.seen.append(screen)
+                        elif re.search(rf"session {order + 2} / {total}\b", screen):  # the next session
+                            step.reply, step.reply_superseded = t, True
+                    if step.turn is None and _turn(screen, nxt_session, total, nxt_j):
+                        step.turn = t
+                    if _ready(screen, nxt_session, total, nxt_j):
+                        step.ready = t
+                        break
+                    time.sleep(0.003)
+                else:
+                    raise RuntimeError(f"session {nxt_session} message {nxt_j} never came; the screen was:\n{control.screen()}")
+                steps.append(step)
+                j += 2
+        control.keys("q")
+        _wait(control, lambda s: "Quit anyway" in s or "(y)" in s, patience, "the quit question")
+        control.keys("y")
+        deadline = now() + patience
+        while now() < deadline and not events.exists():
+            time.sleep(0.05)
+        time.sleep(0.2)  # the child writes the file, then exits
+    finally:
+        if control is not None:
+            control.close()
+        subprocess.run([*tmux, "kill-server"], check=False, capture_output=True)
+    if not events.exists():
+        raise RuntimeError("the app wrote no measurements")
+    return steps
+
+
+def _wait(control: Control, condition: Any, patience: float, what: str) -> str:
+    deadline = now() + patience
+    while now() < deadline:
+        screen = control.screen()
+        if condition(screen):
+            return screen
+        time.sleep(0.005)
+    raise RuntimeError(f"gave up waiting for {what}; the screen was:\n{control.screen()}")
+
+
+def child(db: Path, run_id: int, events: Path, profile: Path | None, bare: bool = False) -> None:
+    """In tmux: the app on run ``run_id`` with the probe installed (unless ``bare``); what it recorded written at exit."""
+    sys.path.insert(0, str(ROOT))
+    from latency_probe import Probe, install
+
+    probe = Probe() if bare else install(Probe())
+    profiler: Any = None
+    if profile is not None:
+        from pyinstrument import Profiler
+
+        profiler = Profiler(async_mode="disabled")
+
+        def start(name: str, session: int, j: int) -> None:
+            if name == "ready" and not profiler.is_running:
+                profiler.start()
+
+        probe.listeners.append(start)
+        if bare:  # no stamps to start it: the whole process
+            profiler.start()
+    real_exit = os._exit
+
+    def exit_after_saving(code: int) -> None:
+        if profiler is not None and profiler.is_running:
+            profiler.stop()
+            profiler.last_session.save(str(profile))
+        probe.dump(events)
+        real_exit(code)
+
+    os._exit = exit_after_saving  # the app leaves through os._exit (see pxp_tui.app.launch)
+    from pxp_tui.app.launch import run_app
+
+    run_app(db, run_id)

@@ -1,0 +1,93 @@
+"""A footer that shows, hides, enables and disables its keys in place when the bindings change.
+
+Textual's ``Footer`` removes and mounts every key whenever the screen's bindings change (a focus
+change, ``refresh_bindings()``): at each turn of a session that is a dozen widgets restyled and laid
+out, the largest cost of the screen's update after the expert's send. This footer keeps the keys it
+has mounted (every key it has shown, those not active now hidden), and composes them again only when
+a key it has never shown appears (or the keys are grouped, where it does as ``Footer`` does).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.screen import Screen
+from textual.widget import Widget
+from textual.widgets import Footer
+from textual.widgets._footer import FooterKey
+
+from pxp_tui.app.widgets.fitting_footer import FittingFooter
+
+
+class QuickFooter(FittingFooter):
+    """``FittingFooter``, updated in place when the same keys are shown, hidden, enabled or disabled."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._known: dict[tuple[str, str], tuple[Binding, str]] = {}  # every key shown so far, in order
+
+    def _active(self) -> dict[tuple[str, str], tuple[Binding, bool, str]] | None:
+        """(key, action) -> (binding, enabled, tooltip) of the keys to show now; None if any is grouped."""
+        shown: dict[tuple[str, str], tuple[Binding, bool, str]] = {}
+        actions: set[str] = set()
+        for _, binding, enabled, tooltip in self.screen.active_bindings.values():
+            if not binding.show or binding.action in actions:
+                continue
+            if binding.group is not None:
+                return None
+            actions.add(binding.action)
+            shown[(binding.key, binding.action)] = (binding, enabled, tooltip)
+        return shown
+
+    def compose(self) -> ComposeResult:
+        active = self._active() if self._bindings_ready else None
+        if active is None:
+            yield from super().compose()  # FittingFooter's: Footer's keys, fitted
+            return
+        items: list[Widget] = []
+        # the keys shown now, in their order, then those shown before (hidden until they are active again)
+        self._known = {place: (b, t) for place, (b, _, t) in active.items()} | self._known
+        for place, (binding, tooltip) in self._known.items():
+            key = FooterKey(
+                binding.key,
+                self.app.get_key_display(binding),
+                binding.description,
+                binding.action,
+                disabled=not (place in active and active[place][1]),
+                tooltip=tooltip,
+            ).data_bind(compact=Footer.compact)
+            key.display = place in active
+            items.append(key)
+        palette = [k for k in Footer.compose(self) if isinstance(k, FooterKey) and k.has_class("-command-palette")]
+        self.styles.grid_size_columns = len(active) + len(palette)
+        yield from self.fit(items + palette)
+
+    def bindings_changed(self, screen: Screen) -> None:
+        self._bindings_ready = True
+        if not screen.app.app_focus:
+            return
+        if self.is_attached and screen is self.screen:
+            self.call_after_refresh(self._update_keys)
+
+    async def _update_keys(self) -> None:
+        if not self.is_attached:
+            return
+        active = self._active()
+        keys = {(k.key, k.action): k for k in self.query(FooterKey) if not k.has_class("-command-palette")}
+        if active is None or not set(active) <= set(keys):
+            await self.recompose()  # grouped keys, or a key never shown
+            return
+        for place, key in keys.items():
+            key.display = place in active
+            if place in self._known:
+                key.description = self._known[place][0].description  # fitted again below
+            if place in active:
+                key._disabled = not active[place][1]
+                key.set_class(key._disabled, "-disabled")
+        self.fit(list(self.query(FooterKey)))
+        for key in self.query(FooterKey):
+            key.refresh(layout=True)
+        palette = len(self.query(FooterKey)) - len(keys)
+        self.styles.grid_size_columns = len(active) + palette

@@ -1,0 +1,65 @@
+"""The turn-latency benchmark keeps working: two sessions in Pilot mode print its tables (no times asserted)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import pytest
+
+from .conftest import ROOT
+
+BENCHMARK = ROOT / "benchmarks" / "turn_latency.py"
+
+
+@pytest.mark.slow
+def test_turn_latency_runs_two_sessions_in_pilot_and_prints_its_tables(tmp_path) -> None:
+    out = tmp_path / "steps.json"
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "PXP_OFFLINE_LATENCY": "0", "LITELLM_LOCAL_MODEL_COST_MAP": "True"}
+    done = subprocess.run(
+        [
+            sys.executable,
+            str(BENCHMARK),
+            "--sessions",
+            "2",
+            "--task",
+            "drug",
+            "--size",
+            "80x24",
+            "--mode",
+            "pilot",
+            "--think",
+            "0",
+            "--litellm-calls",
+            "2",
+            "--json",
+            str(out),
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=600,
+        cwd=tmp_path,
+    )
+    assert done.returncode == 0, done.stderr
+    text = done.stdout
+    assert "DRUG 80x24, pilot: 2 steps" in text
+    for row in (
+        "(a) message committed",
+        "(b) machine's reply on screen",
+        "(c) next turn ready, pictures drawn",
+        "where the time goes in (c)",
+        "litellm on a quiet loop",
+    ):
+        assert row in text
+    # every step reached the three milestones: n = 2 in each of the three rows
+    for row in ("(a) message committed", "(b) machine's reply on screen (frame rendered)", "(c) next turn ready, pictures drawn"):
+        line = next(line for line in text.splitlines() if line.startswith(row))
+        assert line.split()[-1] == "2", line
+    summary = text[text.index("summary:") :].splitlines()
+    assert any(line.split()[:4] == ["drug", "80x24", "pilot", "2"] for line in summary), summary
+    import json
+
+    steps = json.loads(out.read_text())[0]["steps"]
+    assert [(s["order"], s["j"], s["tag"]) for s in steps] == [(0, 2, "RATIFY"), (1, 2, "RATIFY")]
