@@ -60,7 +60,7 @@ class QuickFooter(FittingFooter):
             ).data_bind(compact=Footer.compact)
             key.display = place in active
             items.append(key)
-        palette = [k for k in Footer.compose(self) if isinstance(k, FooterKey) and k.has_class("-command-palette")]
+        palette: list[Widget] = [k for k in Footer.compose(self) if isinstance(k, FooterKey) and k.has_class("-command-palette")]
         self.styles.grid_size_columns = len(active) + len(palette)
         yield from self.fit(items + palette)
 
