@@ -90,6 +90,15 @@ class TagPicker(Vertical):
         self.query_one("#picker-head", Static).update(Content.styled(note, "$text-muted"))
         self.disabled = True
 
+    def clear(self) -> None:
+        """Forget the last turn's answer (a new session): no tag chosen, empty fields."""
+        self.machine = self.own = None
+        self.query_one(TagChoice).select(None)
+        with self.prevent(Input.Changed, TextArea.Changed):
+            self.query_one("#answer-prediction", Input).value = ""
+            self.query_one("#answer-explanation", TextArea).text = ""
+        self._check_prediction("")
+
     def prepare(self, task: Task, instance: Instance, j: int, n: int, k: int, machine: Message, own: Message | None) -> None:
         """Open the expert's turn at message ``j``, replying to ``machine``; ``own`` is their message at ``j-2``."""
         self.pxp_task, self.instance, self.j, self.k, self.machine, self.own = task, instance, j, k, machine, own
