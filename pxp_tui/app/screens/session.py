@@ -318,7 +318,7 @@ class SessionScreen(PictureActions, Screen):
         problem = self.driver.human.check(answer.tag, answer.prediction, answer.explanation)
         problem = problem or self.pxp_task.validate_prediction(answer.prediction)
         if problem:
-            self.notify(problem, severity="error")
+            self.notify(problem, severity="error", markup=False)  # it may quote a SMILES
             return
         if answer.tag is Tag.REJECT:
             question = "Send REJECT? It ends this session without agreement."
