@@ -12,7 +12,6 @@ import csv
 from importlib.resources import as_file, files
 from pathlib import Path
 
-import pytest
 from textual.app import App, ComposeResult
 from textual.containers import Vertical
 from textual.widgets import DataTable, Static
