@@ -320,14 +320,20 @@ class SessionScreen(PictureActions, Screen):
         if problem:
             self.notify(problem, severity="error", markup=False)  # it may quote a SMILES
             return
+        # one question for everything that deserves one: REVISE unchanged, a tag the guards contradict, REJECT
+        questions = self.query_one(TagPicker).doubts(answer)
         if answer.tag is Tag.REJECT:
-            question = "Send REJECT? It ends this session without agreement."
+            questions.append("Send REJECT? It ends this session without agreement.")
+        elif questions:
+            questions.append("Send it anyway?")
+        if questions:
 
             def confirmed(yes: bool | None) -> None:
                 if yes:
                     self._submit(answer)
 
-            self.app.push_screen(ConfirmScreen(question, yes="Reject"), confirmed)
+            yes = "Reject" if answer.tag is Tag.REJECT else "Send"
+            self.app.push_screen(ConfirmScreen("\n".join(questions), yes=yes), confirmed)
             return
         self._submit(answer)
 
