@@ -63,6 +63,7 @@ class TagPicker(Vertical):
         self.machine: Message | None = None
         self.own: Message | None = None
         self._draft_timer: Any = None
+        self._guard_timer: Any = None
         self.guards = guards.Guards()  # the expert's AGREE override, while its texts stay the same
 
     def compose(self) -> ComposeResult:
@@ -95,6 +96,7 @@ class TagPicker(Vertical):
     def clear(self) -> None:
         """Forget the last turn's answer (a new session): no tag chosen, empty fields."""
         self.machine = self.own = None
+        self.guards.clear()
         self.query_one(TagChoice).select(None)
         with self.prevent(Input.Changed, TextArea.Changed):
             self.query_one("#answer-prediction", Input).value = ""
@@ -199,7 +201,10 @@ class TagPicker(Vertical):
         self._refresh_guards()
 
     def on_text_area_changed(self, event: TextArea.Changed) -> None:
-        self._refresh_guards()
+        # after a pause in typing: the checker reads the whole explanation (worked out again at send anyway)
+        if self._guard_timer is not None:
+            self._guard_timer.stop()
+        self._guard_timer = self.set_timer(0.15, self._refresh_guards)
 
     # -- events -----------------------------------------------------------------------------------
     def on_guard_helper_overridden(self, event: GuardHelper.Overridden) -> None:
