@@ -57,7 +57,7 @@ def next_steps(run_id: int, db_path: Path) -> Content:
     lines = [
         Content.styled("What next", "bold"),
         Content.assemble(("  r", "bold $accent"), "  review this run, session by session"),
-        Content.assemble(("  n", "bold $accent"), "  start a new run"),
+        Content.assemble(("  ctrl+n", "bold $accent"), "  start a new run"),
         Content.assemble(("  escape", "bold $accent"), "  back to the last session   ", ("q", "bold $accent"), "  quit"),
         Content.styled("  The report and the tables, to copy:", "$text-muted"),
         Content.assemble("  ", (f"pxp report --runs {run_id}{db}", "$text-accent")),
@@ -74,12 +74,13 @@ def _read(board: Any, run_id: int) -> Summary:
 
 
 class SummaryScreen(Screen[None]):
-    """Run ``run_id``'s summary; ``r`` reviews it, ``n`` starts another, escape goes back."""
+    """Run ``run_id``'s summary; ``r`` reviews it, ``ctrl+n`` starts another, escape goes back."""
 
     CSS_PATH = "summary.tcss"
     BINDINGS = [
         Binding("r", "review", "Review this run", id="summary.review"),
-        Binding("n", "new_run", "New run", id="summary.new_run"),
+        # not n: an n pressed twice past the last outcome must not leave the summary for the start screen
+        Binding("ctrl+n", "new_run", "New run", id="summary.new_run"),
         Binding("escape", "back", "Back to the session", id="summary.back"),
     ]
 
