@@ -1,6 +1,6 @@
-"""Regenerate the app's screenshots in docs/: start, DRUG and RAD sessions, metrics, review; 80x24 and 160x48.
+"""Regenerate the app's screenshots in docs/: start, sessions, metrics, outcome, summary, review; 80x24 and 160x48.
 
-    python scripts/screenshots.py [--out docs]
+    python scripts/screenshots.py [--out docs] [--only NAME ...]
 
 Drives the real app with Pilot on the bundled demos and the offline machine (pictures as half-cell
 blocks, as in tmux) and saves SVG; with `rsvg-convert` on PATH, PNG instead (the SVG is removed
@@ -30,7 +30,7 @@ sys.path.insert(0, str(ROOT))
 
 from pxp_tui.app.pxp_app import PXPApp  # noqa: E402
 from pxp_tui.app.screens import start  # noqa: E402
-from tests.app_helpers import expert_turn, make_run, type_answer, wait_for  # noqa: E402
+from tests.app_helpers import expert_turn, make_run, outcome_shown, run_done, type_answer, wait_for  # noqa: E402
 
 SIZES = ((80, 24), (160, 48))
 Scene = Callable[[object, PXPApp], Awaitable[None]]
@@ -97,6 +97,31 @@ async def metrics_view(pilot, app: PXPApp) -> None:
     await pilot.press("m")
 
 
+async def outcome(pilot, app: PXPApp) -> None:
+    """A session the expert refuted, the machine revised, both ratified: its outcome, before moving on."""
+    await expert_turn(pilot, app, j=2)
+    await pilot.press("2")
+    await type_answer(
+        pilot, app, "CC(=O)Cl.Nc1ccc(O)cc1", "Acetyl chloride acylates the amine; it is more nucleophilic than the phenol."
+    )
+    await pilot.press("ctrl+s")
+    await expert_turn(pilot, app, j=4)
+    app.screen.query_one("TagChoice").focus()
+    await pilot.press("1", "ctrl+s")
+    await outcome_shown(pilot, app)
+
+
+async def summary(pilot, app: PXPApp) -> None:
+    """The end of a three-session run: the outcome of the first, then two ratified; the run's summary."""
+    await outcome(pilot, app)
+    for _ in range(2):
+        await expert_turn(pilot, app, j=2)
+        await pilot.press("1", "ctrl+s")
+    await run_done(pilot, app)
+    await wait_for(pilot, lambda: type(app.screen).__name__ == "SummaryScreen", "the summary")
+    await settle(pilot)
+
+
 async def settle(pilot) -> None:
     for _ in range(3):
         await pilot.app.workers.wait_for_complete()
@@ -137,6 +162,8 @@ SCENES: dict[str, tuple[dict, Scene]] = {
     "picture-rad": ({"task": "rad", "limit": 3}, picture_rad),
     "picture-drug": ({"task": "drug", "limit": 3}, picture_drug),
     "metrics": ({"task": "drug", "limit": 6}, metrics_view),
+    "outcome": ({"task": "drug", "limit": 3}, outcome),
+    "summary": ({"task": "drug", "limit": 3}, summary),
     "review-sessions": ({"review": True}, review_sessions),
     "review-replay": ({"review": True}, review_replay),
 }
@@ -172,7 +199,7 @@ def place_glyphs(svg: str) -> str:
 
 async def shoot(name: str, size: tuple[int, int], out: Path, tmp: Path) -> Path:
     fields, scene = SCENES[name]
-    db = tmp / f"{name}-{size[0]}x{size[1]}.db"
+    db = Path(f"{name}-{size[0]}x{size[1]}.db")  # in tmp, the working directory: no temporary path on screen
     if fields.get("review"):
         from pxp_tui.app.review.review_app import ReviewApp
 
@@ -192,11 +219,14 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, default=ROOT / "docs")
     parser.add_argument("--keep-svg", action="store_true", help="keep the SVG next to the PNG")
+    parser.add_argument("--only", nargs="+", choices=list(SCENES), metavar="NAME", help="only these scenes")
     args = parser.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
     start.default_name = lambda: "alice"
+    args.out = args.out.resolve()
     with tempfile.TemporaryDirectory() as tmp:
-        for name in SCENES:
+        os.chdir(tmp)
+        for name in args.only or SCENES:
             for size in SIZES:
                 shot = asyncio.run(shoot(name, size, args.out, Path(tmp)))
                 if shutil.which("rsvg-convert"):

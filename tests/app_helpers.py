@@ -67,7 +67,41 @@ async def expert_turn(pilot: Any, app: PXPApp, j: int | None = None) -> Any:
             return None
         return screen
 
-    return await wait_for(pilot, ready, f"the expert's turn at message {j}")
+    async def moved_on() -> Any:  # past a finished session's outcome, as the expert does (enter)
+        screen = session_screen(app)
+        if screen is not None and screen.state == "outcome" and app.screen is screen:
+            await pilot.press("n")
+        return ready()
+
+    return await wait_for_async(pilot, moved_on, f"the expert's turn at message {j}")
+
+
+async def wait_for_async(pilot: Any, condition: Callable[[], Any], what: str = "the app") -> Any:
+    """:func:`wait_for` with a coroutine ``condition`` (one that may press keys)."""
+    for _ in range(int(PATIENCE / 0.02)):
+        value = await condition()
+        if value:
+            return value
+        await pilot.pause(0.02)
+    raise AssertionError(f"gave up waiting for {what}")
+
+
+async def outcome_shown(pilot: Any, app: PXPApp) -> Any:
+    """Wait for a finished session's outcome banner; returns the session screen."""
+
+    def shown() -> Any:
+        screen = session_screen(app)
+        return screen if screen is not None and screen.state == "outcome" and app.screen is screen else None
+
+    return await wait_for(pilot, shown, "a session's outcome")
+
+
+async def run_done(pilot: Any, app: PXPApp) -> Any:
+    """Move past the last session's outcome and wait for the end of the run; returns the session screen."""
+    screen = await outcome_shown(pilot, app)
+    await pilot.press("n")
+    await wait_for(pilot, lambda: screen.state == "done", "the end of the run")
+    return screen
 
 
 async def type_answer(

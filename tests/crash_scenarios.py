@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from .outside import Readers, deleted_files, env
-from .terminal import PXP, Tmux, gone
+from .terminal import PXP, Tmux, expert_turn, gone
 
 SCENARIOS = ("app", "headless", "repeat")
 PATIENCE = 120.0  # a bound against hanging, not a timing assertion
@@ -275,6 +275,8 @@ def answer_until_finished(tmux: Tmux, name: str, limit: int) -> str:
         screen = tmux.screen(name)
         if "The run is finished" in screen:
             return screen
+        if "or n: the" in screen:  # a session's outcome: the expert moves on
+            tmux.keys(name, "n")
         match = _HEADER.search(screen)
         if match and "Your turn" in screen and int(match.group(3)) == 2 and match.group(1) not in answered:
             answered.add(match.group(1))
@@ -320,7 +322,7 @@ def app_trial(folder: Path, seed: int, *, limit: int = 6, review: bool = True) -
                 tmux.start("review", [str(PXP), "review", "--db", str(db)])
             shown = 1
             for session in range(1, turn + 1):
-                screen = tmux.wait("app", rf"session {session} / {limit} · message 2 / 10(?s:.*)Your turn", PATIENCE)
+                screen = expert_turn(tmux, "app", session, limit)  # past the previous session's outcome
                 shown = max(shown, shown_on(screen, limit))
                 if session < turn or after:
                     tmux.keys("app", "1", "C-s")

@@ -7,7 +7,7 @@ import pytest
 from pxp_tui.app.pxp_app import PXPApp
 from pxp_tui.protocol import Tag
 
-from .app_helpers import expert_turn, live_app, make_run, messages, rows, session_screen, type_answer, wait_for
+from .app_helpers import expert_turn, live_app, make_run, messages, rows, run_done, session_screen, type_answer, wait_for
 
 
 @pytest.fixture(autouse=True)
@@ -71,7 +71,7 @@ async def test_quit_mid_session_asks_then_reopening_continues_at_the_next_messag
         screen = await expert_turn(pilot, again, j=2)
         assert screen.exchange.messages[0].explanation == shown.explanation  # read back, not asked again
         await pilot.press("1", "ctrl+s")
-        await wait_for(pilot, lambda: screen.state == "done", "the end of the run")
+        await run_done(pilot, again)
     assert [(j, s, t) for _, j, s, t, _ in messages(db_path, run_id)] == [
         (1, "machine", "INIT"),
         (2, "human", "RATIFY"),

@@ -6,7 +6,7 @@ import pytest
 
 from pxp_tui.protocol import Sender, Tag, session_flags
 
-from .app_helpers import expert_turn, live_app, messages, rows, session_screen, type_answer, wait_for
+from .app_helpers import expert_turn, live_app, messages, rows, run_done, session_screen, type_answer, wait_for
 
 PARACETAMOL_VIA_CHLORIDE = "CC(=O)Cl.Nc1ccc(O)cc1"
 CHLORIDE_REASON = "Acylation of 4-aminophenol with acetyl chloride; the amine is more nucleophilic than the phenol."
@@ -43,7 +43,7 @@ async def test_ratify_path_ratifies_every_session_and_finishes_the_run(db_path) 
             assert screen.exchange.order == order
             await pilot.press("1", "ctrl+s")
         screen = session_screen(app)
-        await wait_for(pilot, lambda: screen.state == "done", "the end of the run")
+        await run_done(pilot, app)
         assert "2 of 2 sessions done" in str(screen.query_one("#metrics-sessions").render())
 
     recorded = messages(db_path, run_id)
@@ -82,7 +82,7 @@ async def test_refute_then_revise_path(db_path) -> None:
         assert screen.exchange.messages[-1].tag is Tag.RATIFY  # the machine agrees with the revision
         app.screen.query_one("TagChoice").focus()
         await pilot.press("1", "ctrl+s")
-        await wait_for(pilot, lambda: screen.state == "done", "the end of the run")
+        await run_done(pilot, app)
 
     recorded = messages(db_path, run_id)
     human = [(j, t) for _, j, s, t, _ in recorded if s == "human"]

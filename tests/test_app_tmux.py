@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from .terminal import PXP, Tmux, expert_turn
+from .terminal import PXP, Tmux, expert_turn, run_finished
 
 pytestmark = [
     pytest.mark.slow,
@@ -38,7 +38,7 @@ def test_keys_1_and_ctrl_s_ratify_every_session_and_q_exits_cleanly(tmux: Tmux, 
     for session in range(1, total + 1):
         expert_turn(tmux, "live", session, total)
         tmux.keys("live", "1", "C-s")
-    tmux.wait("live", "The run is finished")
+    run_finished(tmux, "live")
     tmux.keys("live", "q")  # the run is done: nothing to confirm
     assert tmux.exit_code("live") == 0
 
@@ -64,7 +64,7 @@ def test_a_crash_loses_nothing_shown_and_the_run_resumes_at_the_next_message(tmu
     tmux.start("again", [str(PXP), "run", "--resume", "1", "--db", str(db)])
     expert_turn(tmux, "again", 3, 3)
     tmux.keys("again", "1", "C-s")
-    tmux.wait("again", "The run is finished")
+    run_finished(tmux, "again")
     tmux.keys("again", "q")
     assert tmux.exit_code("again") == 0
     third = query(db, "SELECT m.j, m.sender, m.tag FROM messages m JOIN data d USING (session_id) WHERE d.ord = 2 ORDER BY m.j")

@@ -9,6 +9,7 @@ from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
+from textual.content import Content
 from textual.reactive import reactive
 from textual.screen import Screen
 from textual.widgets import Header, Static
@@ -75,8 +76,10 @@ class ReplayScreen(PictureActions, Screen):
         run, session = replay.run, replay.session
         self.sub_title = f"run {run.id} · session {session['ord'] + 1}"
         self.query_one("#replay-title", Static).update(
-            f"Run {run.id} · {run.task.upper()} · session {session['ord'] + 1} of {len(run.plan)} · "
-            f"{replay.instance.name} · machine {model_label(run.model)} · human {run.human}"
+            Content(  # the instance's name as stored (a SMILES is no markup)
+                f"Run {run.id} · {run.task.upper()} · session {session['ord'] + 1} of {len(run.plan)} · "
+                f"{replay.instance.name} · machine {model_label(run.model)} · human {run.human}"
+            )
         )
         note = self.query_one("#replay-note", Static)
         note.update(replay_note(replay))

@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
+from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -45,7 +46,8 @@ LIVE_REFRESH = 2.0
 def row_cells(row: review.SessionRow) -> list[Any]:
     one, two, strong, ultra = glyphs.flag_cells(row.flags)
     stop = row.stop_reason or "…open"
-    cells = [row.order + 1, row.instance, glyphs.tag_glyphs(row.tags), one, two, strong, ultra, row.n_messages, stop]
+    # the instance's name as stored: a str cell would be read as markup (`[nH]` in a SMILES would vanish)
+    cells = [row.order + 1, Text(str(row.instance)), glyphs.tag_glyphs(row.tags), one, two, strong, ultra, row.n_messages, stop]
     return [*cells, note_cell(row.flagged, row.note)]
 
 

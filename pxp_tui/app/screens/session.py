@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from textual import work
@@ -25,6 +26,7 @@ from pxp_tui.app.exchange import Exchange
 from pxp_tui.app.host import host
 from pxp_tui.app.live_metrics import LiveMetrics
 from pxp_tui.app.messages import HumanTurn, MessageRecorded, RunStopped, SessionEnded, SessionStarted, StopOutcome
+from pxp_tui.app.outcome import SessionOutcome
 from pxp_tui.app.picture_cache import prefetch_next
 from pxp_tui.app.screens.confirm import ConfirmScreen
 from pxp_tui.app.screens.early_keys import EarlyKeys, early_key_bindings
@@ -34,6 +36,7 @@ from pxp_tui.app.widgets.conversation import Conversation
 from pxp_tui.app.widgets.instance_view import InstanceView, PictureActions, picture_bindings
 from pxp_tui.app.widgets.machine_pane import MachinePane
 from pxp_tui.app.widgets.metrics_pane import MetricsPane
+from pxp_tui.app.widgets.outcome_banner import OutcomeBanner
 from pxp_tui.app.widgets.picture import Picture
 from pxp_tui.app.widgets.quick_footer import QuickFooter
 from pxp_tui.app.widgets.tag_choice import TagChoice
@@ -46,8 +49,9 @@ if TYPE_CHECKING:
     from pxp_tui.blackboard.records import Run
 
 #: the screen's states: loading, machine (the machine, or a watched human such as the proxy, is answering), human (the expert's
-#: turn), stopped (cancelled, paused or failed: retry continues), done (the run is finished)
-STATES = ("loading", "machine", "human", "stopped", "done")
+#: turn), outcome (a session ended: its outcome stays until the expert moves on), stopped (cancelled, paused or failed: retry
+#: continues), done (the run is finished)
+STATES = ("loading", "machine", "human", "outcome", "stopped", "done")
 
 
 class SessionScreen(SessionNotes, PictureActions, EarlyKeys, Screen):
@@ -63,6 +67,8 @@ class SessionScreen(SessionNotes, PictureActions, EarlyKeys, Screen):
         Binding("p", "pause", "Pause / resume", id="session.pause"),
         Binding("m", "view('metrics')", "Metrics", id="session.metrics"),
         Binding("c", "view('conversation')", "Conversation", id="session.conversation"),
+        Binding("s", "summary", "Run summary", id="session.summary"),
+        Binding("n", "next_instance", "Next instance", id="session.next"),
         *picture_bindings("session"),
         *early_key_bindings(),
         skip_binding("session"),
@@ -81,6 +87,7 @@ class SessionScreen(SessionNotes, PictureActions, EarlyKeys, Screen):
         self.metrics: LiveMetrics | None = None
         self.engine: Worker | None = None
         self.leaving = False
+        self.held: list[Any] = []  # what the engine reported while an outcome is on screen, shown after it
 
     @property
     def watched(self) -> bool:
@@ -96,6 +103,7 @@ class SessionScreen(SessionNotes, PictureActions, EarlyKeys, Screen):
             with Vertical(id="session-middle"):
                 yield Conversation(id="conversation")
                 yield TagPicker(id="picker")
+                yield OutcomeBanner(id="outcome")
             yield MetricsPane(id="metrics")
         yield QuickFooter()  # fitted to the width, updated in place at each turn
 
@@ -127,6 +135,7 @@ class SessionScreen(SessionNotes, PictureActions, EarlyKeys, Screen):
         self.query_one(Conversation).prediction_label = label
         self.query_one(Conversation).human = human
         self.query_one(TagPicker).set_prediction_label(label)
+        self.query_one(OutcomeBanner).prediction_label = label
         self.set_class(self.watched, "-watched")
         self.query_one(MetricsPane).refresh_metrics(self.metrics)
         self.query_one(MetricsPane).show_session([])
@@ -162,18 +171,24 @@ class SessionScreen(SessionNotes, PictureActions, EarlyKeys, Screen):
     # -- what the engine reports (committed before it arrives here) --------------------------------
     @batched
     def on_session_started(self, event: SessionStarted) -> None:
+        if self._hold(event):
+            return
         run = self.stored_run
         assert run is not None  # the engine runs once the run is read
         self.exchange = Exchange(event.session_id, event.instance, event.order, event.total, run.n, run.k)
         self.query_one(Conversation).clear()
         self.query_one(MachinePane).clear("waiting for the machine's first message")
         self.query_one(InstanceView).show(self.pxp_task, event.instance)
+        self.query_one(TagPicker).clear()  # nothing of the last session's answer
+        self.query_one(MetricsPane).show_session([])
         for message in event.history:  # a resumed session's earlier messages
             self._show(message)
         self._after_message()
 
     @batched
     def on_message_recorded(self, event: MessageRecorded) -> None:
+        if self._hold(event):
+            return
         if self.exchange is None or event.message.session_id != self.exchange.session_id:
             return
         self._show(event.message)
@@ -203,6 +218,8 @@ class SessionScreen(SessionNotes, PictureActions, EarlyKeys, Screen):
 
     @batched
     def on_session_ended(self, event: SessionEnded) -> None:
+        if self._hold(event):
+            return
         record = event.record
         if self.metrics is not None:
             if record.stop is StopReason.SKIPPED:  # a skipped session is measured nowhere
@@ -212,9 +229,52 @@ class SessionScreen(SessionNotes, PictureActions, EarlyKeys, Screen):
             self.query_one(MetricsPane).refresh_metrics(self.metrics)
         stop = record.stop.value if record.stop else "stopped"
         self.query_one(Conversation).note(f"session {record.order + 1} ended: {stop}")
+        if not self.watched and self.exchange is not None and self.stored_run is not None:
+            ex = self.exchange
+            outcome = SessionOutcome.of(ex.order, ex.total, ex.n, record.stop, record.messages, self.stored_run.human)
+            self._show_outcome(outcome)
+
+    # -- the outcome of a session, until the expert moves on --------------------------------------
+    def _show_outcome(self, outcome: SessionOutcome) -> None:
+        """Keep ``outcome`` (and the session's view) on screen; what the engine reports meanwhile waits."""
+        self.query_one(TagPicker).wait("the session has ended")
+        self.query_one(OutcomeBanner).show(outcome)
+        self.add_class("-outcome")
+        self._set_state("outcome")
+        self.query_one(OutcomeBanner).focus()
+
+    def _hold(self, event: Any) -> bool:
+        """While an outcome is on screen, keep ``event`` for later (True); else False: handle it now."""
+        if self.state != "outcome":
+            return False
+        self.held.append(event)
+        return True
+
+    def on_outcome_banner_dismissed(self, event: OutcomeBanner.Dismissed) -> None:
+        event.stop()
+        self.action_next_instance()
+
+    def action_next_instance(self) -> None:
+        """Leave the outcome: the next session's view (or the run's end), as the engine reported it meanwhile."""
+        if self.state != "outcome":
+            return
+        self.remove_class("-outcome")
+        self._set_state("machine")
+        held, self.held = self.held, []
+        handlers: dict[type, Callable[[Any], None]] = {
+            SessionStarted: self.on_session_started,
+            MessageRecorded: self.on_message_recorded,
+            HumanTurn: self.on_human_turn,
+            SessionEnded: self.on_session_ended,
+            RunStopped: self.on_run_stopped,
+        }
+        for event in held:
+            handlers[type(event)](event)
 
     @batched
     def on_human_turn(self, event: HumanTurn) -> None:
+        if self._hold(event):
+            return
         turn, machine = event.turn, event.turn.other_last
         if machine is None:  # pragma: no cover - the expert never speaks first
             return
@@ -228,11 +288,10 @@ class SessionScreen(SessionNotes, PictureActions, EarlyKeys, Screen):
             prefetch_next(picture, self.pxp_task, self.stored_run.plan, self.exchange.order)
 
     def on_run_stopped(self, event: RunStopped) -> None:
-        if self.leaving:
+        if self.leaving or self._hold(event):
             return
         if event.outcome is StopOutcome.DONE:
-            self._finished()
-            self.notify("The run is finished.", title="PXP")
+            self._finished()  # and its summary
         elif event.outcome is StopOutcome.CANCELLED:
             self._stopped("Cancelled: nothing pending was written. Press r to continue.")
         else:
@@ -280,16 +339,22 @@ class SessionScreen(SessionNotes, PictureActions, EarlyKeys, Screen):
         problem = self.driver.human.check(answer.tag, answer.prediction, answer.explanation)
         problem = problem or self.pxp_task.validate_prediction(answer.prediction)
         if problem:
-            self.notify(problem, severity="error")
+            self.notify(problem, severity="error", markup=False)  # it may quote a SMILES
             return
+        # one question for everything that deserves one: REVISE unchanged, a tag the guards contradict, REJECT
+        questions = self.query_one(TagPicker).doubts(answer)
         if answer.tag is Tag.REJECT:
-            question = "Send REJECT? It ends this session without agreement."
+            questions.append("Send REJECT? It ends this session without agreement.")
+        elif questions:
+            questions.append("Send it anyway?")
+        if questions:
 
             def confirmed(yes: bool | None) -> None:
                 if yes:
                     self._submit(answer)
 
-            self.app.push_screen(ConfirmScreen(question, yes="Reject"), confirmed)
+            yes = "Reject" if answer.tag is Tag.REJECT else "Send"
+            self.app.push_screen(ConfirmScreen("\n".join(questions), yes=yes), confirmed)
             return
         self._submit(answer)
 
@@ -309,7 +374,7 @@ class SessionScreen(SessionNotes, PictureActions, EarlyKeys, Screen):
             label = note or f"{model} is thinking… escape cancels"
             machine.thinking(label)
             picker.wait("waiting for the machine")
-        elif state == "human":
+        elif state in ("human", "outcome"):
             machine.idle()
         self.refresh_bindings()
 
@@ -322,8 +387,10 @@ class SessionScreen(SessionNotes, PictureActions, EarlyKeys, Screen):
     def _finished(self) -> None:
         self._set_state("done")
         self.query_one(MachinePane).idle()
-        self.query_one(TagPicker).wait("The run is finished. q quits; ctrl+p, New run starts another.")
+        self.query_one(TagPicker).wait("The run is finished. s shows its summary; q quits; ctrl+p, New run starts another.")
         self._title()
+        if self.app.screen is self:
+            self.action_summary()
 
     def _title(self) -> None:
         run, ex = self.stored_run, self.exchange
@@ -357,12 +424,16 @@ class SessionScreen(SessionNotes, PictureActions, EarlyKeys, Screen):
             return self.state == "machine" and not self.watched
         if action == "retry":
             return self.state == "stopped"
+        if action == "next_instance":
+            return self.state == "outcome"
+        if action == "summary":
+            return self.state == "done"
         if action == "pause":
             return self.watched and self.state in ("machine", "stopped")
         if action == "skip":
             return self.state == "human" and not self.watched
-        if action == "annotate":
-            return self.exchange is not None
+        if action == "annotate":  # n is the next instance's key while an outcome is shown; b still opens the note
+            return self.exchange is not None and not (self.state == "outcome" and parameters == (False,))
         return True
 
     def action_send(self) -> None:
@@ -370,6 +441,12 @@ class SessionScreen(SessionNotes, PictureActions, EarlyKeys, Screen):
             self.query_one(TagPicker).request_send()
         else:
             self.wait_for_turn()
+
+    def action_summary(self) -> None:
+        """The run's summary screen (the papers' table, time spent, what next); escape comes back here."""
+        from pxp_tui.app.screens.summary import SummaryScreen
+
+        self.app.push_screen(SummaryScreen(self.run_id, getattr(self.app, "db_path", "sessions.db")))
 
     def action_cancel(self) -> None:
         if self.state == "machine" and self.engine is not None and self.engine.is_running:

@@ -45,7 +45,7 @@ class Conversation(VerticalScroll):
 
     def note(self, text: str) -> None:
         """A line between messages (a session that ended, a cancelled call)."""
-        self.mount(Static(text, classes="note"))
+        self.mount(Static(Content(text), classes="note"))  # plain text: a model error's brackets are no markup
         self.call_after_refresh(self.scroll_end, animate=False)
 
     def clear(self) -> None:

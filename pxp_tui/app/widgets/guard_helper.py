@@ -1,4 +1,8 @@
-"""The guard helper: three questions whose answers give the tag by the protocol's decision table."""
+"""The guard helper: three questions whose answers give the tag by the protocol's decision table.
+
+The answers are worked out from the texts (``pxp_tui.app.guards``): MATCH and Changed are shown, not
+asked; AGREE is the offline checker's suggestion, which the expert may toggle (:class:`Overridden`).
+"""
 
 from __future__ import annotations
 
@@ -31,25 +35,34 @@ class GuardHelper(Collapsible):
         helper: GuardHelper
         tag: Tag
 
+    @dataclass
+    class Overridden(Message):
+        """The expert toggled the answer to question ``name`` (only AGREE can be toggled)."""
+
+        helper: GuardHelper
+        name: str
+        value: bool
+
     def __init__(self, *, id: str | None = None) -> None:
-        boxes = [Checkbox(text, id=f"guard-{name}") for name, text in QUESTIONS.items()]
+        # MATCH and Changed are facts about the texts: shown, not toggled
+        boxes = [Checkbox(text, id=f"guard-{name}", disabled=name != "agree") for name, text in QUESTIONS.items()]
         super().__init__(*boxes, Static(id="guard-proposal"), title="Guard helper (g): propose a tag by the table", id=id)
         self.j, self.k = 2, 3
+        self.overridden = False
 
     @property
     def in_use(self) -> bool:
         return not self.collapsed
 
-    def prepare(self, j: int, k: int, match: bool, agree: bool, changed: bool) -> None:
-        """Set the answers as far as they can be worked out for message ``j``."""
-        self.j, self.k = j, k
+    def prepare(self, j: int, k: int, match: bool, agree: bool, changed: bool, *, overridden: bool = False) -> None:
+        """Show the answers worked out for message ``j`` (``overridden``: AGREE is the expert's own)."""
+        self.j, self.k, self.overridden = j, k, overridden
+        values = {"match": match, "agree": agree, "changed": changed}
         with self.prevent(Checkbox.Changed):
-            for name, value in (("match", match), ("agree", agree), ("changed", changed)):
-                self._box(name).value = value
+            for name, value in values.items():
+                if self._box(name).value != value:
+                    self._box(name).value = value
         self._propose()
-
-    def set_changed(self, changed: bool) -> None:
-        self._box("changed").value = changed
 
     def guards(self) -> dict[str, bool]:
         """The answers, as the blackboard's guard columns."""
@@ -65,6 +78,9 @@ class GuardHelper(Collapsible):
 
     def on_checkbox_changed(self, event: Checkbox.Changed) -> None:
         event.stop()
+        name = (event.checkbox.id or "").removeprefix("guard-")
+        self.overridden = True
+        self.post_message(self.Overridden(self, name, event.value))
         self._propose()
 
     def on_collapsible_expanded(self, event: Collapsible.Expanded) -> None:
@@ -72,6 +88,9 @@ class GuardHelper(Collapsible):
 
     def _propose(self) -> None:
         tag = self.proposal
-        self.query_one("#guard-proposal", Static).update(Content.assemble("The table gives ", tag_content(tag), "."))
+        source = "yours" if self.overridden else "the offline checker's suggestion"
+        self.query_one("#guard-proposal", Static).update(
+            Content.assemble("The table gives ", tag_content(tag), ".", (f"  (agree: {source})", "$text-muted"))
+        )
         if self.in_use:
             self.post_message(self.Proposed(self, tag))

@@ -1,4 +1,4 @@
-"""The machine's latest message: tag, prediction, explanation (markdown), model, latency and cost."""
+"""The machine's latest message: tag, prediction, explanation (verbatim, as sent), model, latency and cost."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from typing import Any
 from textual.app import ComposeResult
 from textual.containers import Vertical, VerticalScroll
 from textual.content import Content
-from textual.widgets import Markdown, Static
+from textual.widgets import Static
 
 from pxp_tui.app.css import beside
 from pxp_tui.app.tags import tag_content
@@ -57,7 +57,7 @@ class MachinePane(Vertical):
         yield Thinking(id="machine-thinking")
         with VerticalScroll(id="machine-body"):
             yield Static(id="machine-prediction")
-            yield Markdown(id="machine-explanation")
+            yield Static(id="machine-explanation")  # not Markdown: `[N+](=O)` in a SMILES would become a link
         yield Static(id="machine-meta")
 
     def show(self, message: Message) -> None:
@@ -67,7 +67,7 @@ class MachinePane(Vertical):
         self.query_one("#machine-prediction", Static).update(
             Content.assemble((f"{self.prediction_label}: ", "bold"), message.prediction)
         )
-        self.query_one("#machine-explanation", Markdown).update(message.explanation)
+        self.query_one("#machine-explanation", Static).update(Content(message.explanation))
         self.query_one("#machine-meta", Static).update(cost_text(message.meta))
         self.query_one("#machine-body").scroll_home(animate=False)
 
@@ -75,7 +75,7 @@ class MachinePane(Vertical):
         self.message = None
         self.query_one("#machine-head", Static).update(note)
         self.query_one("#machine-prediction", Static).update("")
-        self.query_one("#machine-explanation", Markdown).update("")
+        self.query_one("#machine-explanation", Static).update("")
         self.query_one("#machine-meta", Static).update("")
 
     def thinking(self, label: str) -> None:

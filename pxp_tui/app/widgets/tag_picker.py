@@ -12,6 +12,7 @@ from textual.content import Content
 from textual.message import Message as TextualMessage
 from textual.widgets import Button, Input, Label, Static, TextArea
 
+from pxp_tui.app import guards
 from pxp_tui.app.css import beside
 from pxp_tui.app.widgets.answer_fields import ExplanationArea, LabelList, PredictionInput
 from pxp_tui.app.widgets.guard_helper import GuardHelper
@@ -68,6 +69,8 @@ class TagPicker(Vertical):
         self.machine: Message | None = None
         self.own: Message | None = None
         self._draft_timer: Any = None
+        self._guard_timer: Any = None
+        self.guards = guards.Guards()  # the expert's AGREE override, while its texts stay the same
 
     def compose(self) -> ComposeResult:
         yield Static("", id="picker-head")
@@ -97,6 +100,16 @@ class TagPicker(Vertical):
         self.query_one("#picker-head", Static).update(Content.styled(note, "$text-muted"))
         self.disabled = True
 
+    def clear(self) -> None:
+        """Forget the last turn's answer (a new session): no tag chosen, empty fields."""
+        self.machine = self.own = None
+        self.guards.clear()
+        self.query_one(TagChoice).select(None)
+        with self.prevent(Input.Changed, TextArea.Changed):
+            self.query_one("#answer-prediction", Input).value = ""
+            self.query_one("#answer-explanation", TextArea).text = ""
+        self._check_prediction("")
+
     def prepare(self, task: Task, instance: Instance, j: int, n: int, k: int, machine: Message, own: Message | None) -> None:
         """Open the expert's turn at message ``j``, replying to ``machine``; ``own`` is their message at ``j-2``."""
         self.pxp_task, self.instance, self.j, self.k, self.machine, self.own = task, instance, j, k, machine, own
@@ -115,40 +128,64 @@ class TagPicker(Vertical):
             self.query_one(ExplanationArea).prefill(start.explanation)
         self.query_one(LabelList).show_for(start.prediction)
         self._check_prediction(start.prediction)
-        helper = self.query_one(GuardHelper)
-        agree = machine.explanation.strip() == start.explanation.strip()
-        helper.prepare(j, k, self._match_guard(), agree, self._changed_guard())
+        self.guards.clear()
+        self._refresh_guards()
         choice.focus()
 
     def answer(self) -> Answer:
+        """What would be sent, with the guards of exactly these texts (worked out again now)."""
         helper = self.query_one(GuardHelper)
-        typed = self.query_one("#answer-prediction", Input).value
-        labels = self.query_one(LabelList)
+        prediction = self._prediction()
+        explanation = self.query_one("#answer-explanation", TextArea).text
+        values = self._guard_values()
         return Answer(
             self.query_one(TagChoice).selected,
-            (labels.only or typed) if labels.labels else typed,  # a label is picked: "thor" means Pneumothorax
-            self.query_one("#answer-explanation", TextArea).text,
-            helper.guards() if helper.in_use else None,
+            prediction,
+            explanation,
+            guards.as_columns(values) if helper.in_use and values is not None else None,
         )
+
+    def doubts(self, answer: Answer) -> list[str]:
+        """Why ``answer`` deserves a question before it is sent (REVISE unchanged, a tag its guards contradict)."""
+        texts = self._guard_texts()
+        if answer.tag is None or texts is None or self.pxp_task is None:
+            return []
+        unchanged = not guards.computed(self.pxp_task, texts)["changed"] and not texts.first_reply
+        recorded = {name: bool(answer.guards[f"guard_{name}"]) for name in guards.NAMES} if answer.guards else None
+        return guards.doubts(answer.tag, self.j, self.k, unchanged, recorded)
 
     def request_send(self) -> None:
         self.post_message(self.Send(self.answer()))
 
     # -- checking as typed ------------------------------------------------------------------------
-    def _match_guard(self) -> bool:
-        """MATCH(y', y''): the machine's prediction against the expert's own (their fresh one at j = 2)."""
-        if self.machine is None or self.pxp_task is None:
-            return False
-        own = self.own.prediction if self.own else self.query_one("#answer-prediction", Input).value
-        return self.pxp_task.match(self.machine.prediction, own)
+    def _prediction(self) -> str:
+        """The prediction as it will be sent: a label picked from the task's labels ("thor" means Pneumothorax)."""
+        typed = self.query_one("#answer-prediction", Input).value
+        labels = self.query_one(LabelList)
+        return (labels.only or typed) if labels.labels else typed
 
-    def _changed_guard(self) -> bool:
-        """Changed: the fields differ from the expert's previous message (never at j = 2)."""
-        if self.own is None or self.pxp_task is None:
-            return False
-        prediction = self.query_one("#answer-prediction", Input).value
+    def _guard_texts(self) -> guards.GuardTexts | None:
+        if self.machine is None:
+            return None
+        prediction = self._prediction()
         explanation = self.query_one("#answer-explanation", TextArea).text
-        return not self.pxp_task.match(prediction, self.own.prediction) or explanation.strip() != self.own.explanation.strip()
+        return guards.GuardTexts.of(self.j, self.machine, self.own, prediction, explanation)
+
+    def _guard_values(self) -> dict[str, bool] | None:
+        texts = self._guard_texts()
+        if texts is None or self.pxp_task is None:
+            return None
+        return self.guards.values(self.pxp_task, texts)
+
+    def _refresh_guards(self) -> None:
+        """The guard helper's answers for the texts as they are now (MATCH, AGREE suggested or the expert's, Changed)."""
+        texts, values = self._guard_texts(), self._guard_values()
+        if texts is None or values is None:
+            return
+        overridden = self.guards.overridden("agree", texts)
+        self.query_one(GuardHelper).prepare(
+            self.j, self.k, values["match"], values["agree"], values["changed"], overridden=overridden
+        )
 
     def _check_prediction(self, value: str) -> None:
         """The field's label, with the task's verdict on what is typed (for DRUG: valid SMILES?)."""
@@ -178,19 +215,22 @@ class TagPicker(Vertical):
     def on_input_changed(self, event: Input.Changed) -> None:
         self.query_one(LabelList).show_for(event.value)
         self._check_prediction(event.value)
-        self._update_guards()
+        self._refresh_guards()
 
     def on_text_area_changed(self, event: TextArea.Changed) -> None:
-        self._update_guards()
-
-    def _update_guards(self) -> None:
-        helper = self.query_one(GuardHelper)
-        if self.j == 2:
-            helper.prepare(self.j, self.k, self._match_guard(), helper.guards()["guard_agree"], False)
-        else:
-            helper.set_changed(self._changed_guard())
+        # after a pause in typing: the checker reads the whole explanation (worked out again at send anyway)
+        if self._guard_timer is not None:
+            self._guard_timer.stop()
+        self._guard_timer = self.set_timer(0.15, self._refresh_guards)
 
     # -- events -----------------------------------------------------------------------------------
+    def on_guard_helper_overridden(self, event: GuardHelper.Overridden) -> None:
+        event.stop()
+        texts = self._guard_texts()
+        if texts is not None and event.name in guards.OVERRIDABLE:
+            self.guards.override(event.name, event.value, texts)
+        self._refresh_guards()
+
     def on_guard_helper_proposed(self, event: GuardHelper.Proposed) -> None:
         event.stop()
         self.query_one(TagChoice).select(event.tag)

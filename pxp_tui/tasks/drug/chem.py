@@ -110,12 +110,12 @@ def smiles_in(text: str, exclude: str | None = None) -> list[str]:
 
 
 def describe(smiles: str) -> dict[str, str]:
-    """Formula, molecular weight and canonical SMILES of a molecule."""
+    """Formula, molecular weight and the SMILES of a molecule, as given (what the machine is sent, not a canonical form)."""
     mol = Chem.MolFromSmiles(smiles)
     if mol is None:
         return {"smiles": smiles, "formula": "?", "weight": "?"}
     return {
-        "smiles": Chem.MolToSmiles(mol),
+        "smiles": smiles,
         "formula": rdMolDescriptors.CalcMolFormula(mol),
         "weight": f"{Descriptors.MolWt(mol):.1f} g/mol",  # type: ignore[attr-defined]  # made at import: not in RDKit's stubs
     }

@@ -1,0 +1,164 @@
+"""A finished session's outcome stays on screen until the expert moves on; a run ends on its summary."""
+
+from __future__ import annotations
+
+import pytest
+
+from pxp_tui.protocol import Sender, Tag, session_flags
+
+from .app_helpers import expert_turn, live_app, messages, outcome_shown, rows, run_done, session_screen, type_answer, wait_for
+
+PARACETAMOL_VIA_CHLORIDE = "CC(=O)Cl.Nc1ccc(O)cc1"
+CHLORIDE_REASON = "Acylation of 4-aminophenol with acetyl chloride; the amine is more nucleophilic than the phenol."
+
+
+@pytest.fixture(autouse=True)
+def _no_pictures(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PXP_IMAGES", "none")
+
+
+def text(screen, selector: str) -> str:
+    return str(screen.query_one(selector).render())
+
+
+def banner_text(screen) -> str:
+    return "\n".join(text(screen, f"#outcome-{part}") for part in ("headline", "last", "flags", "keys"))
+
+
+def flag_marks(screen) -> dict[str, str]:
+    """The banner's intelligibility lines: class -> the marks after it (``✓ ·``, ``✓ (both)``...)."""
+    lines = text(screen, "#outcome-flags").splitlines()[1:5]
+    return {line[:16].strip(): " ".join(line[16:].split()) for line in lines}
+
+
+async def summary_shown(pilot, app):
+    """Wait for the run's summary screen, its numbers read; returns it."""
+
+    def shown():
+        screen = app.screen
+        return type(screen).__name__ == "SummaryScreen" and "done" in text(screen, "#summary-sessions") and screen
+
+    return await wait_for(pilot, shown, "the run's summary")
+
+
+def session_view(db_path, run_id: int, order: int) -> dict:
+    return rows(db_path, "SELECT * FROM session_intelligibility WHERE run_id = ? AND ord = ?", (run_id, order))[0]
+
+
+async def test_a_ratified_session_stays_on_screen_until_n_and_the_next_starts_clean(db_path) -> None:
+    async with live_app(db_path) as (app, pilot, run_id):
+        screen = await expert_turn(pilot, app, j=2)
+        first_prediction = screen.exchange.messages[0].prediction
+        await pilot.press("1", "ctrl+s")
+        await outcome_shown(pilot, app)
+
+        shown = banner_text(screen)
+        assert "Session 1 of 2: Ratified by both at message 3" in shown
+        assert "Last message: 3 machine RATIFY" in shown
+        assert first_prediction in shown  # the closing message's prediction, as sent
+        assert "enter or n: the next instance" in shown
+        assert flag_marks(screen) == {"one-way": "✓ ✓", "two-way": "✓ (both)", "strong": "✓ ✓", "ultra-strong": "· ·"}
+        assert screen.query_one("#outcome").display and not screen.query_one("#picker").display
+        # the engine goes on (the next instance's first message is asked meanwhile), the screen does not
+        await wait_for(pilot, lambda: len(messages(db_path, run_id)) == 4, "the next session's INIT")
+        await pilot.pause(0.3)
+        assert screen.exchange.order == 0 and screen.state == "outcome"
+        assert len(screen.query("Conversation .entry")) == 3
+        assert "INIT_m RATIFY_h RATIFY_m" in text(screen, "#metrics-tags")
+
+        await pilot.press("n")
+        screen = await expert_turn(pilot, app, j=2)
+        assert screen.exchange.order == 1
+        assert not screen.query_one("#outcome").display and screen.query_one("#picker").display
+        assert len(screen.query("Conversation .entry")) == 1  # only the new session's INIT
+        assert text(screen, "#metrics-tags") == "This session: INIT_m"
+        second = screen.exchange.messages[0]
+        assert second.prediction != first_prediction
+        assert screen.query_one("#answer-prediction").value == second.prediction  # not the last answer
+        assert screen.query_one("TagChoice").selected is None  # RATIFY is not still ticked
+
+
+async def test_enter_on_the_outcome_moves_on_too(db_path) -> None:
+    async with live_app(db_path) as (app, pilot, _run_id):
+        await expert_turn(pilot, app, j=2)
+        await pilot.press("1", "ctrl+s")
+        screen = await outcome_shown(pilot, app)
+        assert screen.focused is screen.query_one("#outcome")
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: screen.exchange.order == 1, "the second session")
+
+
+async def test_a_rejected_session_says_who_rejected_and_its_flags_match_the_blackboard(db_path) -> None:
+    async with live_app(db_path, k=3) as (app, pilot, run_id):
+        await expert_turn(pilot, app, j=2)
+        await pilot.press("2")
+        await type_answer(pilot, app, PARACETAMOL_VIA_CHLORIDE, CHLORIDE_REASON)
+        await pilot.press("ctrl+s")
+        await expert_turn(pilot, app, j=4)
+        app.screen.query_one("TagChoice").focus()
+        await pilot.press("4", "ctrl+s")
+        await wait_for(pilot, lambda: type(app.screen).__name__ == "ConfirmScreen", "the REJECT confirmation")
+        await pilot.press("y")
+        screen = await outcome_shown(pilot, app)
+        shown = banner_text(screen)
+        assert "Rejected by alice at message 4" in shown
+        assert "Last message: 4 alice REJECT" in shown
+        assert PARACETAMOL_VIA_CHLORIDE in shown
+        view = session_view(db_path, run_id, 0)
+        assert view["stop_reason"] == "rejected"
+        tags = [(Sender(s), Tag(t)) for o, _, s, t, _ in messages(db_path, run_id) if o == 0]
+        flags = session_flags(tags)
+        marks = flag_marks(screen)
+        assert marks["one-way"] == " ".join("✓" if v else "·" for v in (flags.one_way_human, flags.one_way_machine))
+        assert marks["strong"] == " ".join("✓" if v else "·" for v in (flags.strong_human, flags.strong_machine))
+        assert bool(view["one_way_human"]) is flags.one_way_human is False  # a REJECT is never one-way
+
+
+async def test_the_bound_is_named_as_the_outcome(db_path) -> None:
+    async with live_app(db_path, n=2, limit=1) as (app, pilot, _run_id):
+        await expert_turn(pilot, app, j=2)
+        await pilot.press("2")
+        await type_answer(pilot, app, PARACETAMOL_VIA_CHLORIDE, CHLORIDE_REASON)
+        await pilot.press("ctrl+s")
+        screen = await outcome_shown(pilot, app)
+        shown = banner_text(screen)
+        assert "Message bound reached (2 messages) without agreement" in shown
+        assert "enter or n: the run's summary" in shown  # the last session of the run
+
+
+async def test_the_run_ends_on_its_summary_with_the_papers_table(db_path) -> None:
+    from pxp_tui.blackboard import Blackboard
+    from pxp_tui.blackboard.metrics import counts_of, run_rows
+    from pxp_tui.report import table
+
+    async with live_app(db_path) as (app, pilot, run_id):
+        for _ in range(2):
+            await expert_turn(pilot, app, j=2)
+            await pilot.press("1", "ctrl+s")
+        session = await run_done(pilot, app)
+        summary = await summary_shown(pilot, app)
+        with Blackboard.open(db_path, readonly=True) as board:
+            expected = table.text([f"run {run_id} DRUG"], [counts_of(r) for r in run_rows(board, [run_id])])
+        assert text(summary, "#summary-table") == expected  # what `pxp metrics` prints
+        assert f"The run is finished: run {run_id}" in text(summary, "#summary-title")
+        assert "2 of 2 done: 2 ratified" in text(summary, "#summary-sessions")
+        assert " s in sessions" in text(summary, "#summary-sessions")
+        steps = text(summary, "#summary-next")
+        assert f"pxp report --runs {run_id} --db {db_path}" in steps and f"pxp export --format csv --db {db_path}" in steps
+
+        await pilot.press("r")  # review this run
+        await wait_for(pilot, lambda: type(app.screen).__name__ == "SessionsScreen" and app.screen.run_id == run_id)
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: app.screen is summary, "the summary again")
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: app.screen is session, "the last session")
+        await pilot.press("s")
+        await wait_for(pilot, lambda: type(app.screen).__name__ == "SummaryScreen", "the summary from s")
+
+
+async def test_a_watched_proxy_run_does_not_wait_and_ends_on_its_summary(db_path) -> None:
+    async with live_app(db_path, human="proxy", limit=3) as (app, pilot, _run_id):
+        summary = await summary_shown(pilot, app)
+        assert "3 of 3 done" in text(summary, "#summary-sessions")
+        await pilot.pause(0.2)
+        assert session_screen(app).state == "done"
