@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Awaitable, Callable, Sequence
 
 from pxp_tui.common.instance import Instance
@@ -19,7 +20,8 @@ from pxp_tui.engine.types import (
     SessionRecord,
     Turn,
 )
-from pxp_tui.protocol import Sender, Tag, allowed_tags, sender_at, stop_reason
+from pxp_tui.protocol import Sender, StopReason, Tag, allowed_tags, sender_at, stop_reason
+from pxp_tui.protocol.evince import rounds_of, should_stop
 
 #: called after each session; returns whether the session's context is kept (the LEARN gate)
 SessionGate = Callable[[SessionRecord, Sequence[SessionRecord]], Awaitable[bool]]
@@ -101,12 +103,36 @@ async def _session(
         _check(reply, j, spec.k, sender)
         message = Message(session_id, j, sender, reply.tag, reply.prediction, reply.explanation, dict(reply.meta))
         latest[sender] = reply.tag
-        stop = stop_reason(j, spec.n, reply.tag, latest.get(Sender.MACHINE), latest.get(Sender.HUMAN))
+        stop = _stop(spec, message, [*history, message], latest)
         recorder.record(message, update_context(message, instance.id, prior, carried.policy), stop)
         history.append(message)
         observer.message_recorded(message)
         j += 1
     return SessionRecord(session_id, instance, order, tuple(history), stop)
+
+
+def _stop(spec: RunSpec, message: Message, session: Sequence[Message], latest: dict[Sender, Tag]) -> StopReason | None:
+    """Whether the session stops after ``message``, by the run's rule (:attr:`RunSpec.stop`)."""
+    pxp = stop_reason(message.j, spec.n, message.tag, latest.get(Sender.MACHINE), latest.get(Sender.HUMAN))
+    if spec.stop == "pxp":
+        return pxp
+    if spec.stop == "evince" and pxp is StopReason.RATIFIED:
+        pxp = None  # EVINCE's debate goes on while its measures move
+    if pxp is not None or message.j % 2:
+        return pxp
+    return StopReason.CONVERGED if should_stop(rounds_of(distributions(session), spec.order)) else None
+
+
+def distributions(messages: Sequence[Message]) -> dict[int, dict[str, float]]:
+    """The messages' distributions by ``j`` (``meta["distribution"]``, JSON text or a mapping)."""
+    found: dict[int, dict[str, float]] = {}
+    for m in messages:
+        value = m.meta.get("distribution")
+        if isinstance(value, str):
+            value = json.loads(value)
+        if value:
+            found[m.j] = {str(k): float(v) for k, v in dict(value).items()}
+    return found
 
 
 def describe_error(exc: BaseException) -> str:

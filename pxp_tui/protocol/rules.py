@@ -13,6 +13,7 @@ class StopReason(str, Enum):
     RATIFIED = "ratified"  # the latest machine tag and the latest human tag are both RATIFY
     REJECTED = "rejected"  # the message just sent is REJECT
     BOUND = "bound"  # j reached n
+    CONVERGED = "converged"  # EVINCE's rule (--stop evince|both): WD stopped falling and MI stopped rising
 
     def __str__(self) -> str:
         return self.value

@@ -77,6 +77,9 @@ class Task(ABC):
     #: modules the task imports lazily that are slow to import (its drawing code): the app loads them
     #: in a thread after its first paint, so that the session screen never waits on them
     slow_modules: ClassVar[tuple[str, ...]] = ()
+    #: the labels in their order, for the Wasserstein distance between distributions (None: nominal
+    #: labels, the total variation; see :mod:`pxp_tui.protocol.evince`)
+    label_order: ClassVar[tuple[str, ...] | None] = None
 
     # -- prompt assembly (ASSEMBLE_PROMPT) -------------------------------------------------------
     @abstractmethod

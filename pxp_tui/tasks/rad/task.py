@@ -34,6 +34,7 @@ class RadTask(Task):
     prediction_label = "Prediction"
     explanation_noun = "radiology reports"
     generation = {"max_tokens": 300}  # the papers' setting for RAD
+    label_order = tuple(LABELS)  # the order of labels.py, for the Wasserstein distance
 
     def system_prompt(self) -> str:
         return SYSTEM_PROMPT
