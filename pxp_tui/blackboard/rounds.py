@@ -15,6 +15,9 @@ it the total variation, as :meth:`RoundInformation.measure` does with ``order=No
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import Any
+
 import sqlite_utils
 
 from pxp_tui.blackboard.information_sql import round_information_sql, session_information_sql
@@ -62,3 +65,19 @@ SESSION_VIEW = f"""
 SELECT d.run_id, d.ord, d.instance_id, d.stop_reason, s.*, d.final_distribution, d.final_weights
 FROM ({session_information_sql("rounds").strip()}) s JOIN data d ON d.session_id = s.session_id
 """
+
+
+def round_rows(db: sqlite_utils.Database, run_ids: Sequence[int]) -> list[dict[str, Any]]:
+    """Every stored round of these runs (``round_information``); [] for a file older than the view."""
+    if "round_information" not in db.view_names() or not run_ids:
+        return []
+    marks = ",".join("?" * len(run_ids))
+    return list(db.query(f"SELECT * FROM round_information WHERE run_id IN ({marks}) ORDER BY session_id, round", list(run_ids)))
+
+
+def session_rows(db: sqlite_utils.Database, run_ids: Sequence[int]) -> list[dict[str, Any]]:
+    """Every session of these runs with rounds (``session_information``); [] for a file older than the view."""
+    if "session_information" not in db.view_names() or not run_ids:
+        return []
+    marks = ",".join("?" * len(run_ids))
+    return list(db.query(f"SELECT * FROM session_information WHERE run_id IN ({marks}) ORDER BY session_id", list(run_ids)))

@@ -30,13 +30,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--out",
         metavar="DIR",
-        help="also write report.md, intelligibility.csv, curves.csv, curves.png and performance.csv to DIR",
+        help="also write report.md, intelligibility.csv, curves.csv, curves.png, performance.csv and (for runs "
+        "with distributions) information.csv and information.png to DIR",
     )
 
 
 def main(args: argparse.Namespace) -> int:
-    from pxp_tui.blackboard import evaluations
-    from pxp_tui.report import columns, render
+    from pxp_tui.blackboard import evaluations, rounds
+    from pxp_tui.report import columns, information, render
 
     by = args.by or ("experiment" if args.experiment else "run")
     with open_existing(args.db) as board:
@@ -46,16 +47,20 @@ def main(args: argparse.Namespace) -> int:
             return 0
         cols = columns.columns(board, runs, by)
         measured = evaluations.report_rows(board, [r.id for r in runs])
-    figure = _write(Path(args.out), args.db, runs, cols, measured) if args.out else None
+        summary = information.per_round(rounds.round_rows(board.db, [r.id for r in runs]))
+        sessions = rounds.session_rows(board.db, [r.id for r in runs])
+    figure = _write(Path(args.out), args.db, runs, cols, measured, summary, sessions) if args.out else None
     if args.format == "csv":
         print(render.csv_text(render.table_rows(cols)), end="")
     else:
-        print(render.report_markdown(args.db, runs, cols, measured, figure), end="")
+        drawn = "information.png" if args.out and summary else None
+        section = information.markdown(summary, sessions, drawn) if summary else None
+        print(render.report_markdown(args.db, runs, cols, measured, figure, section), end="")
     return 0
 
 
-def _write(out: Path, source: str, runs: list, cols: list, measured: tuple | None) -> str:
-    from pxp_tui.report import figure, render
+def _write(out: Path, source: str, runs: list, cols: list, measured: tuple | None, summary: list, sessions: list) -> str:
+    from pxp_tui.report import figure, information, render
 
     if out.exists() and not out.is_dir():
         raise ValueError(f"--out {out} is a file, not a directory")
@@ -66,12 +71,19 @@ def _write(out: Path, source: str, runs: list, cols: list, measured: tuple | Non
     }
     if measured is not None:
         files["performance.csv"] = render.csv_text(render.performance_rows(measured))
-    files["report.md"] = render.report_markdown(source, runs, cols, measured, "curves.png")
+    section = information.markdown(summary, sessions, "information.png") if summary else None
+    if summary:
+        files["information.csv"] = render.csv_text(information.csv_rows(summary))
+    files["report.md"] = render.report_markdown(source, runs, cols, measured, "curves.png", section)
     for name, text in files.items():
         (out / name).write_text(text, encoding="utf-8")
     figure.draw(cols, out / "curves.png")
+    pictures = ["curves.png"]
+    if summary:
+        information.draw(summary, out / "information.png")
+        pictures.append("information.png")
     import sys
 
-    for name in [*files, "curves.png"]:
+    for name in [*files, *pictures]:
         print(f"wrote {out / name}", file=sys.stderr)
     return "curves.png"

@@ -118,8 +118,10 @@ def report_markdown(
     columns: Sequence[Column],
     performance: tuple[str, list[dict[str, Any]]] | None,
     figure: str | None = None,
+    information: str | None = None,
 ) -> str:
-    """The whole report as one Markdown document."""
+    """The whole report as one Markdown document; ``information``: the body of the "Information (EVINCE)"
+    section (:mod:`pxp_tui.report.information`), shown when the runs have rounds."""
     parts = [
         "# PXP intelligibility report",
         f"Blackboard `{source}`: {len(runs)} run(s). Counts are over finished sessions; a column of "
@@ -140,4 +142,6 @@ def report_markdown(
         parts.append("Not evaluated: these runs have no machine-performance measurements in the blackboard.")
     else:
         parts += [f"From table `{performance[0]}`, in the order measured.", markdown_table(performance_rows(performance))]
+    if information:
+        parts += ["## Information (EVINCE)", information]
     return "\n\n".join(parts) + "\n"
