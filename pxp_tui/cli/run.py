@@ -46,6 +46,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         ),
     )
     parser.add_argument("--human-temperature", type=float, help="the second machine's temperature (--human model:...)")
+    parser.add_argument("--human-api-base", help="base URL of an OpenAI-compatible server for the second machine")
     parser.add_argument("--top-k", type=positive, help="ask both agents for a top-k probability distribution with each answer")
     parser.add_argument(
         "--contentiousness", type=float, help="EVINCE's debate contentiousness in both prompts, 0..1 (the paper: 0.9)"

@@ -117,7 +117,8 @@ def _stop(spec: RunSpec, message: Message, session: Sequence[Message], latest: d
     if spec.stop == "pxp":
         return pxp
     if spec.stop == "evince" and pxp is StopReason.RATIFIED:
-        pxp = None  # EVINCE's debate goes on while its measures move
+        # EVINCE's debate goes on while its measures move, up to the bound
+        pxp = StopReason.BOUND if message.j >= spec.n else None
     if pxp is not None or message.j % 2:
         return pxp
     return StopReason.CONVERGED if should_stop(rounds_of(distributions(session), spec.order)) else None

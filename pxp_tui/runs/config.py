@@ -52,7 +52,8 @@ class RunConfig:
     checker_temperature: float | None = None  # None: the checker's default
     # machine-machine sessions and EVINCE (issue 10)
     human_model: str | None = None  # the model in the human's seat (--human model:<litellm model>)
-    human_temperature: float | None = None  # None: the task's (offline: the softmax's own)
+    human_temperature: float | None = None  # None: the task's (the offline second reader ignores it)
+    human_api_base: str | None = None  # base URL of an OpenAI-compatible server for the second model
     top_k: int | None = None  # ask both agents for a top-k distribution with each answer (None: none)
     contentiousness: float | None = None  # EVINCE's starting contentiousness in both prompts (None: none)
     contentiousness_decay: float = evince.DECAY  # less each round after the first two
@@ -74,7 +75,7 @@ class RunConfig:
             raise ValueError(f"a {self.human_kind} human has no expert's name (got {self.expert!r})")
         if self.human_kind is HumanKind.MODEL and not (self.human_model or "").strip():
             raise ValueError("--human model: names no model (model:offline, model:gpt-4o-mini, ...)")
-        if self.human_kind is not HumanKind.MODEL and self.human_model is not None:
+        if self.human_kind is not HumanKind.MODEL and (self.human_model, self.human_api_base) != (None, None):
             raise ValueError(f"a {self.human_kind} human has no model (got {self.human_model!r})")
         if self.top_k is not None and self.top_k < 1:
             raise ValueError(f"--top-k must be at least 1, got {self.top_k}")

@@ -27,7 +27,7 @@ def seat(seat: Seat) -> Agent:
         generation["temperature"] = config.human_temperature
     return MachineAgent(
         seat.task,
-        seat.client(name),
+        seat.client(name, config.human_api_base),
         seat.checker,
         seat="human",
         other=OTHER_EXPERT,
