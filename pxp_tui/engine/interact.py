@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 
 from pxp_tui.common.instance import Instance
 from pxp_tui.engine.context import CarriedContext, ContextPolicy, update_context
@@ -113,15 +113,30 @@ async def _session(
 
 def _stop(spec: RunSpec, message: Message, session: Sequence[Message], latest: dict[Sender, Tag]) -> StopReason | None:
     """Whether the session stops after ``message``, by the run's rule (:attr:`RunSpec.stop`)."""
-    pxp = stop_reason(message.j, spec.n, message.tag, latest.get(Sender.MACHINE), latest.get(Sender.HUMAN))
-    if spec.stop == "pxp":
+    return stop_by_rule(spec.stop, spec.n, spec.order, message, session, latest)
+
+
+def stop_by_rule(
+    rule: str,
+    n: int,
+    order: Sequence[str] | None,
+    message: Message,
+    session: Sequence[Message],
+    latest: Mapping[Sender, Tag] | None = None,
+) -> StopReason | None:
+    """Whether a session stops after ``message`` (the last of ``session``) by ``rule`` (``pxp``, ``evince`` or
+    ``both``: see :attr:`RunSpec.stop`); ``latest``: each agent's latest tag, found in ``session`` if not given."""
+    if latest is None:
+        latest = {m.sender: m.tag for m in session}
+    pxp = stop_reason(message.j, n, message.tag, latest.get(Sender.MACHINE), latest.get(Sender.HUMAN))
+    if rule == "pxp":
         return pxp
-    if spec.stop == "evince" and pxp is StopReason.RATIFIED:
+    if rule == "evince" and pxp is StopReason.RATIFIED:
         # EVINCE's debate goes on while its measures move, up to the bound
-        pxp = StopReason.BOUND if message.j >= spec.n else None
+        pxp = StopReason.BOUND if message.j >= n else None
     if pxp is not None or message.j % 2:
         return pxp
-    return StopReason.CONVERGED if should_stop(rounds_of(distributions(session), spec.order)) else None
+    return StopReason.CONVERGED if should_stop(rounds_of(distributions(session), order)) else None
 
 
 def distributions(messages: Sequence[Message]) -> dict[int, dict[str, float]]:

@@ -154,7 +154,16 @@ class SessionScreen(PictureActions, Screen):
     def on_session_started(self, event: SessionStarted) -> None:
         run = self.stored_run
         assert run is not None  # the engine runs once the run is read
-        self.exchange = Exchange(event.session_id, event.instance, event.order, event.total, run.n, run.k)
+        self.exchange = Exchange(
+            event.session_id,
+            event.instance,
+            event.order,
+            event.total,
+            run.n,
+            run.k,
+            rule=run.stop,
+            labels=self.pxp_task.label_order,
+        )
         self.query_one(Conversation).clear()
         self.query_one(MachinePane).clear("waiting for the machine's first message")
         self.query_one(InstanceView).show(self.pxp_task, event.instance)
@@ -178,6 +187,7 @@ class SessionScreen(PictureActions, Screen):
             self.query_one(MachinePane).show(message)
             self.query_one(InstanceView).show_prediction(message.prediction, "the machine's proposal")
         self.query_one(MetricsPane).show_session(self.exchange.tags())
+        self.query_one(MetricsPane).show_information(self.exchange.messages, self.pxp_task.label_order)
 
     def _after_message(self) -> None:
         assert self.exchange is not None
