@@ -32,6 +32,7 @@ from pxp_tui.app.widgets.machine_pane import MachinePane
 from pxp_tui.app.widgets.metrics_pane import MetricsPane
 from pxp_tui.app.widgets.tag_choice import TagChoice
 from pxp_tui.app.widgets.tag_picker import Answer, TagPicker
+from pxp_tui.common.kinds import HumanKind
 from pxp_tui.common.models import model_label
 from pxp_tui.engine import RunStatus
 from pxp_tui.protocol import Sender, Tag
@@ -55,6 +56,7 @@ class SessionScreen(PictureActions, Screen):
         Binding("escape", "cancel", "Cancel machine call", id="session.cancel"),
         Binding("r", "retry", "Retry", id="session.retry"),
         Binding("p", "pause", "Pause / resume", id="session.pause"),
+        Binding("t", "take_seat", "Take / hand back the seat", id="session.take"),
         Binding("m", "view('metrics')", "Metrics", id="session.metrics"),
         Binding("c", "view('conversation')", "Conversation", id="session.conversation"),
         *picture_bindings("session"),
@@ -72,11 +74,12 @@ class SessionScreen(PictureActions, Screen):
         self.metrics: LiveMetrics | None = None
         self.engine: Worker | None = None
         self.leaving = False
+        self.joined = False  # the expert holds a second machine's seat (issue 10; agents/relay.py)
 
     @property
     def watched(self) -> bool:
         """Whether the human's seat answers by itself (the proxy): the expert watches."""
-        return self.stored_run is not None and not self.stored_run.human_kind.interactive
+        return self.stored_run is not None and not self.stored_run.human_kind.interactive and not self.joined
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -133,6 +136,7 @@ class SessionScreen(PictureActions, Screen):
             return
         human = self.stored_run.human if self.stored_run is not None else "expert"
         self.driver = RunDriver(self.board, self.run_id, self, human)
+        self.driver.human.joined = self.joined
         self._set_state("machine")
         self.engine = self.run_worker(self.driver.drive(), group="engine", exclusive=True, exit_on_error=False)
 
@@ -345,7 +349,19 @@ class SessionScreen(PictureActions, Screen):
             return self.state == "stopped"
         if action == "pause":
             return self.watched and self.state in ("machine", "stopped")
+        if action == "take_seat":  # a second machine's seat; handed back only between the expert's turns
+            machines = self.stored_run is not None and self.stored_run.human_kind is HumanKind.MODEL
+            return machines and not (self.joined and self.state == "human")
         return True
+
+    def action_take_seat(self) -> None:
+        """Step in as the human at the next turn of the other machine's seat, or hand the seat back to it."""
+        self.joined = not self.joined
+        if self.driver is not None:
+            self.driver.human.joined = self.joined
+        self.set_class(self.watched, "-watched")
+        self.notify("You answer from the next turn of the human's seat." if self.joined else "The other model answers again.")
+        self.refresh_bindings()
 
     def action_send(self) -> None:
         if self.state == "human":

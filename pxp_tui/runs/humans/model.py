@@ -8,7 +8,9 @@ other as "The other expert". ``model:offline`` is the task's second offline read
 
 from __future__ import annotations
 
+from pxp_tui.agents.live import LiveHuman
 from pxp_tui.agents.machine import MachineAgent
+from pxp_tui.agents.relay import Relay
 from pxp_tui.common.models import OFFLINE, OFFLINE_PROVIDER
 from pxp_tui.engine import Agent
 from pxp_tui.runs.seats import Seat, debate_of
@@ -25,7 +27,7 @@ def seat(seat: Seat) -> Agent:
         generation["max_tokens"] = config.max_tokens
     if config.human_temperature is not None:
         generation["temperature"] = config.human_temperature
-    return MachineAgent(
+    agent = MachineAgent(
         seat.task,
         seat.client(name, config.human_api_base),
         seat.checker,
@@ -34,3 +36,6 @@ def seat(seat: Seat) -> Agent:
         debate=debate_of(config),
         **generation,
     )
+    if isinstance(seat.live, LiveHuman):  # watched in the app: the expert may step in at any turn
+        return Relay(agent, seat.live)
+    return agent
