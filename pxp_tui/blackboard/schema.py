@@ -322,7 +322,10 @@ def _evince(db: sqlite_utils.Database) -> None:
         ("messages", EVINCE_MESSAGE_COLUMNS),
         ("data", EVINCE_DATA_COLUMNS),
     ):
+        have = set(table_columns(db, "main", table))  # an older step may have made the table as it is now
         for name, kind in columns:
+            if name in have:
+                continue
             db.execute(
                 f"ALTER TABLE {table} ADD COLUMN {name} {'REAL' if kind is float else 'INTEGER' if kind is int else 'TEXT'}"
             )
