@@ -28,7 +28,7 @@ os.environ.setdefault("PXP_OFFLINE_LATENCY", "0")
 
 from pxp_tui.agents.proxy import ProxyHuman
 from pxp_tui.blackboard import Blackboard, now
-from pxp_tui.engine import Reply, RunSpec, interact
+from pxp_tui.engine import Observer, Reply, RunSpec, interact
 from pxp_tui.protocol import Tag
 from pxp_tui.runs.config import RunConfig
 from pxp_tui.runs.create import create_run, ensure_dataset
@@ -151,14 +151,22 @@ def _turn(instance):
     return Turn(0, 0, instance, 0, 1, 1, 10, 3, (), [])
 
 
+#: a RAD distribution (issue 10), given with every message by Instant(distributions=True): each round's
+#: EVINCE measures are then computed by the blackboard's trigger in the message's transaction
+DISTRIBUTION = {"Atelectasis": 0.4, "Pneumonia": 0.3, "Pleural Effusion": 0.15, "Cardiomegaly": 0.1, "Pneumothorax": 0.05}
+
+
 class Instant:
     """An agent with no work of its own: the machine ratifies at j=3, the human at j=2."""
 
+    def __init__(self, distributions: bool = False):
+        self.meta = {"distribution": DISTRIBUTION} if distributions else {}
+
     async def respond(self, turn):
-        return Reply(Tag.INIT if turn.j == 1 else Tag.RATIFY, "CCO.CC(=O)O", "explanation " * 20)
+        return Reply(Tag.INIT if turn.j == 1 else Tag.RATIFY, "CCO.CC(=O)O", "explanation " * 20, self.meta)
 
 
-class Clock:
+class Clock(Observer):
     """Observer timing each session, to see overhead against the run's length."""
 
     def __init__(self):
@@ -171,7 +179,7 @@ class Clock:
         self.last = current
 
 
-def long_run(path: Path, sessions: int) -> tuple[float, float]:
+def long_run(path: Path, sessions: int, distributions: bool = False) -> tuple[float, float]:
     board = Blackboard.open(path)
     board.add_dataset("long", "drug", [DatasetRow("x", "train", "C", "C", "e")])
     (instance,) = board.instance_ids("long")
@@ -189,11 +197,40 @@ def long_run(path: Path, sessions: int) -> tuple[float, float]:
     )
     instances = board.instances([instance]) * sessions
     clock = Clock()
-    asyncio.run(interact(RunSpec(run_id, context="all"), instances, Instant(), Instant(), board, observer=clock))
+    agents = Instant(distributions), Instant(distributions)
+    asyncio.run(interact(RunSpec(run_id, context="all"), instances, *agents, board, observer=clock))
     board.close()
     window = max(1, sessions // 10)
     per_message = [t / 3 * 1000 for t in clock.times]  # three messages a session
     return statistics.mean(per_message[:window]), statistics.mean(per_message[-window:])
+
+
+def record_cost(sessions: int, distributions: bool) -> float:
+    """ms per message of Blackboard.record alone, in memory (no fsync): 8-message sessions, with or without a
+    distribution on every message (then the rounds trigger and the final distribution run in the transaction)."""
+    import random
+
+    from pxp_tui.engine import Message
+    from pxp_tui.protocol import Sender, StopReason
+
+    board = Blackboard.memory()
+    board.add_dataset("t", "rad", [DatasetRow("a", "train", "", "", "")])
+    (instance,) = board.instance_ids("t")
+    spec = {"task": "rad", "dataset": "t", "model": "m", "human_kind": "proxy", "n": 10, "k": 3, "context": "all"}
+    run_id = board.create_run(spec, [instance])
+    rng, spent, count = random.Random(1), 0.0, 0
+    for order in range(sessions):
+        session = board.start_session(run_id, instance, order)
+        for j in range(1, 9):
+            weights = {label: rng.random() for label in DISTRIBUTION}
+            meta = {"distribution": {k: v / sum(weights.values()) for k, v in weights.items()}} if distributions else {}
+            sender, tag = (Sender.MACHINE, Tag.INIT if j == 1 else Tag.REFUTE) if j % 2 else (Sender.HUMAN, Tag.REFUTE)
+            started = time.perf_counter()
+            board.record(Message(session, j, sender, tag, "Pneumonia", "e", meta), {}, StopReason.BOUND if j == 8 else None)
+            spent += time.perf_counter() - started
+            count += 1
+    board.close()
+    return spent / count * 1000
 
 
 def main() -> None:
@@ -208,10 +245,17 @@ def main() -> None:
         for label, prefilled in (("empty", 0), (f"holding {args.prefill:,} sessions", args.prefill)):
             r = offline_run(Path(tmp) / f"b{prefilled}.db", args.sessions, prefilled)
             print(f"{label:<28}{r['messages']:>9}{r['wall_ms']:>9.2f}ms{r['agents_ms']:>10.2f}ms{r['engine_ms']:>10.3f}ms")
-        first, last = long_run(Path(tmp) / "long.db", args.long)
+        for distributions in (False, True):
+            first, last = long_run(Path(tmp) / f"long{distributions}.db", args.long, distributions)
+            print(
+                f"instant agents, one run of {args.long:,} sessions (context: all)"
+                f"{', a distribution with every message (rounds by trigger)' if distributions else ''}: "
+                f"first tenth {first:.3f} ms/msg, last tenth {last:.3f} ms/msg"
+            )
+        plain, measured = record_cost(500, False), record_cost(500, True)
         print(
-            f"instant agents, one run of {args.long:,} sessions (context: all): "
-            f"first tenth {first:.3f} ms/msg, last tenth {last:.3f} ms/msg"
+            f"Blackboard.record in memory (no fsync), 500 sessions of 8 messages: {plain:.3f} ms/msg; with a "
+            f"distribution on every message (rounds trigger, final distribution): {measured:.3f} ms/msg"
         )
 
 

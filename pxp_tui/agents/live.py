@@ -22,6 +22,8 @@ class LiveHuman:
         self.name = name
         self.on_turn = on_turn
         self.turn: Turn | None = None
+        #: the expert has taken a machine's seat (a machine-machine run watched in the app: see agents/relay.py)
+        self.joined = False
         self._answer: asyncio.Future[Reply] | None = None
         self._shown = time.monotonic()
 

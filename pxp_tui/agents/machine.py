@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+from dataclasses import dataclass
 from typing import Any
 
 from pxp_tui.agents.checker import Checker
@@ -9,22 +11,82 @@ from pxp_tui.agents.computed import decide
 from pxp_tui.agents.llm import Completion, LLMClient, overhead, totals
 from pxp_tui.agents.types import TaskLike
 from pxp_tui.engine import AgentError, ParseError, Reply, Turn
+from pxp_tui.protocol import evince
+
+#: how the machine names the agent in the human's seat (as tasks/base.py's HUMAN does)
+HUMAN = "Human"
+
+
+@dataclass(frozen=True)
+class Debate:
+    """What issue 10 (EVINCE) adds to an agent's prompts: a top-k distribution with each answer, and the
+    debate's contentiousness, round by round (None: neither)."""
+
+    top_k: int | None = None
+    contentiousness: float | None = None
+    decay: float = evince.DECAY
+
+    def level(self, j: int) -> float | None:
+        """The contentiousness of message ``j``'s round (round r holds messages 2r - 1 and 2r)."""
+        if self.contentiousness is None:
+            return None
+        return evince.contentiousness((j + 1) // 2, self.contentiousness, self.decay)
+
+
+#: the tone of each contentiousness level (after the paper's Table 2), from the highest
+TONES = (
+    (0.8, "Challenge the other expert's reasoning firmly and argue for the alternatives you find plausible."),
+    (0.6, "Stay critical, but acknowledge points that are well supported."),
+    (0.4, "Weigh both readings evenly."),
+    (0.2, "Look for common ground while keeping your reservations."),
+    (0.0, "Aim for a joint conclusion."),
+)
+
+
+def debate_instruction(level: float) -> str:
+    """The sentence both agents' requests end with in an EVINCE debate."""
+    tone = next(text for low, text in TONES if level >= low)
+    return (
+        f"Debate contentiousness: {level:.2f} on a scale from 0 (fully agreeable) to 1 (highly confrontational). "
+        f"{tone} Refute the other expert's weakest points with counterarguments, then give your answer in the format above."
+    )
 
 
 class MachineAgent:
-    """ASK_AGENT through a model; MATCH is the task's, AGREE the checker's."""
+    """ASK_AGENT through a model; MATCH is the task's, AGREE the checker's.
 
-    def __init__(self, task: TaskLike, client: LLMClient, checker: Checker, *, parse_attempts: int = 3, **params: Any) -> None:
+    ``seat`` is ``machine`` (odd ``j``) or ``human`` (a second model in the human's seat, issue 10): the
+    exchange is rendered from that seat, the other agent named ``other``.
+    """
+
+    def __init__(
+        self,
+        task: TaskLike,
+        client: LLMClient,
+        checker: Checker,
+        *,
+        parse_attempts: int = 3,
+        seat: str = "machine",
+        other: str = HUMAN,
+        debate: Debate | None = None,
+        **params: Any,
+    ) -> None:
         self.task = task
         self.client = client
         self.checker = checker
         self.parse_attempts = parse_attempts
+        self.seat = seat
+        self.other = other
+        self.debate = debate or Debate()
         self.params = params
         self._rendered: dict[int, list[dict]] = {}
 
     def prompt(self, turn: Turn) -> list[dict[str, Any]]:
         """ASSEMBLE_PROMPT: the system prompt, the carried sessions, this session, the request."""
         system = self.task.system_prompt()
+        asked = self.debate.top_k and self.task.distribution_instruction(self.debate.top_k)
+        if asked:
+            system += "\n" + asked
         if len(turn.prior):
             system += "\n\nUse the following as context:"
         messages: list[dict[str, Any]] = [{"role": "system", "content": system}]
@@ -33,12 +95,18 @@ class MachineAgent:
             carried.add(record.session_id)
             rendered = self._rendered.get(record.session_id)
             if rendered is None:
-                rendered = self._rendered[record.session_id] = self.task.context_messages(record)
+                rendered = self._rendered[record.session_id] = self.task.context_messages(record, self.seat, self.other)
             messages.extend(rendered)
         if len(self._rendered) > 2 * len(carried) + 8:
             self._rendered = {k: v for k, v in self._rendered.items() if k in carried}
-        messages.extend(self.task.session_messages(turn.instance, turn.history, in_context=False))
-        return _append_text(messages, self.task.ask_content(turn))
+        messages.extend(
+            self.task.session_messages(turn.instance, turn.history, in_context=False, seat=self.seat, other=self.other)
+        )
+        ask = self.task.ask_content(turn)
+        level = self.debate.level(turn.j)
+        if level is not None:
+            ask += "\n" + debate_instruction(level)
+        return _append_text(messages, ask)
 
     async def ask(self, turn: Turn) -> tuple[tuple[str, str], Completion, list[Completion]]:
         """ASK_AGENT: the model's fresh (prediction, explanation); unreadable replies are asked again."""
@@ -70,6 +138,13 @@ class MachineAgent:
             "cost": cost,
             "raw": completion.text,
         }
+        if self.debate.top_k:
+            # the fresh answer's distribution, also when the tag table re-sends the earlier (y'', e''): the
+            # agent's belief may move while its label does not
+            read = self.task.read_distribution(completion.text, fresh[0], turn.instance, self.debate.top_k)
+            if read is not None:
+                meta["distribution"] = json.dumps(read.probabilities, ensure_ascii=False)
+                meta["distribution_fallback"] = int(read.fallback)
         return Reply(decision.tag, decision.prediction, decision.explanation, meta)
 
 

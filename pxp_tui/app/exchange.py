@@ -6,7 +6,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pxp_tui.engine import Message
-from pxp_tui.protocol import Sender, StopReason, Tag, sender_at, stop_reason
+from pxp_tui.engine.interact import stop_by_rule
+from pxp_tui.protocol import Sender, StopReason, Tag, sender_at
 
 
 @dataclass
@@ -21,12 +22,13 @@ class Exchange:
     k: int
     messages: list[Message] = field(default_factory=list)
     stop: StopReason | None = None
+    rule: str = "pxp"  # the run's stop rule (``--stop``: pxp, evince or both)
+    labels: tuple[str, ...] | None = None  # the task's label order (EVINCE's Wasserstein distance)
 
     def add(self, message: Message) -> StopReason | None:
         """Append the message just committed; returns why the session stopped, if it did."""
         self.messages.append(message)
-        machine, human = self.last_from(Sender.MACHINE), self.last_from(Sender.HUMAN)
-        self.stop = stop_reason(message.j, self.n, message.tag, machine.tag if machine else None, human.tag if human else None)
+        self.stop = stop_by_rule(self.rule, self.n, self.labels, message, self.messages)
         return self.stop
 
     @property

@@ -10,6 +10,7 @@ from typing import Any
 from pxp_tui.common.kinds import HumanKind
 from pxp_tui.engine import RunStatus
 from pxp_tui.protocol import RunCounts
+from pxp_tui.protocol.evince import DECAY
 
 
 def _json(value: Any, empty: Any) -> Any:
@@ -44,6 +45,13 @@ class Run:
     created_at: str = ""
     updated_at: str = ""
     finished_at: str | None = None
+    # the other agent and the debate (issue 10; NULL in files of schema 3 and older)
+    human_model: str | None = None  # the model in the human's seat (human_kind ``model``)
+    human_temperature: float | None = None
+    top_k: int | None = None  # distributions asked for, top-k (None: none)
+    contentiousness: float | None = None  # EVINCE's starting contentiousness (None: none in the prompts)
+    contentiousness_decay: float = DECAY
+    stop: str = "pxp"  # pxp | evince | both
 
     @classmethod
     def from_row(cls, row: Mapping[str, Any]) -> Run:
@@ -72,6 +80,12 @@ class Run:
             created_at=row["created_at"] or "",
             updated_at=row["updated_at"] or "",
             finished_at=row["finished_at"],
+            human_model=row.get("human_model"),
+            human_temperature=row.get("human_temperature"),
+            top_k=row.get("top_k"),
+            contentiousness=row.get("contentiousness"),
+            contentiousness_decay=DECAY if row.get("contentiousness_decay") is None else row["contentiousness_decay"],
+            stop=row.get("stop") or "pxp",
         )
 
     @property
@@ -80,6 +94,8 @@ class Run:
 
         The ``human`` column of the ``run_intelligibility`` view (schema.HUMAN_LABEL) says the same.
         """
+        if self.human_kind is HumanKind.MODEL and self.human_model:
+            return f"model:{self.human_model}"
         return self.expert or self.human_kind.value
 
     @property

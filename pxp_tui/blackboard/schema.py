@@ -6,16 +6,36 @@ from collections.abc import Callable
 
 import sqlite_utils
 
-from pxp_tui.blackboard import firsts
+from pxp_tui.blackboard import firsts, rounds
 from pxp_tui.protocol.intelligibility import CLASSES
 
 #: ``PRAGMA application_id`` of a pxp blackboard ("PXPT")
 APPLICATION_ID = 0x50585054
 #: ``PRAGMA user_version`` of the schema this code writes
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 #: the oldest schema read as it is, without migrating (a read-only reader cannot migrate): 2 differs from
 #: 3 only in ``runs`` (``human`` held the expert's name, see :data:`DERIVED`), which readers allow for
 READABLE_FROM = 2
+
+#: issue 10 (EVINCE, machine-machine sessions), added by :func:`_evince`: the second agent's model and
+#: the debate's settings (``runs``), each message's distribution (``messages``), the session's final
+#: quality-weighted distribution (``data``); and the ``rounds`` table (:mod:`pxp_tui.blackboard.rounds`)
+EVINCE_RUN_COLUMNS: tuple[tuple[str, type], ...] = (
+    ("human_model", str),  # the model in the human's seat (human_kind 'model')
+    ("human_temperature", float),
+    ("top_k", int),  # distributions asked for (NULL: none)
+    ("contentiousness", float),  # EVINCE's starting contentiousness (NULL: none in the prompts)
+    ("contentiousness_decay", float),
+    ("stop", str),  # pxp | evince | both
+)
+EVINCE_MESSAGE_COLUMNS: tuple[tuple[str, type], ...] = (
+    ("distribution", str),  # JSON label -> probability, normalised
+    ("distribution_fallback", int),  # 1: no distribution was readable, a one-hot on the prediction
+)
+EVINCE_DATA_COLUMNS: tuple[tuple[str, type], ...] = (
+    ("final_distribution", str),  # JSON: the agents' last distributions, weighted (EVINCE step 3)
+    ("final_weights", str),  # JSON: {"machine": w, "human": w, "method": ...}
+)
 
 TABLES: dict[str, dict] = {
     "runs": {
@@ -28,6 +48,7 @@ TABLES: dict[str, dict] = {
             "checker": str,
             "human_kind": str,  # proxy | live (pxp_tui.common.kinds.HumanKind)
             "expert": str,  # the live expert's name (NULL for other kinds)
+            **dict(EVINCE_RUN_COLUMNS),
             "n": int,
             "k": int,
             "context": str,
@@ -82,6 +103,7 @@ TABLES: dict[str, dict] = {
             "stop_reason": str,
             "n_messages": int,
             "context_kept": int,
+            **dict(EVINCE_DATA_COLUMNS),
             **{column: int for column in firsts.COLUMNS},
         },
         "pk": "session_id",
@@ -108,6 +130,7 @@ TABLES: dict[str, dict] = {
             "completion_tokens": int,
             "cost": float,
             "raw": str,
+            **dict(EVINCE_MESSAGE_COLUMNS),
         },
         "pk": ("session_id", "j"),
         "not_null": {"sender", "receiver", "tag", "created_at"},
@@ -194,6 +217,8 @@ TABLES.update(
 #: a session the expert skipped (see StopReason.SKIPPED): listed, never measured
 NOT_SKIPPED = "stop_reason IS NOT 'skipped'"
 
+TABLES["rounds"] = rounds.TABLE
+
 INDEXES: list[tuple[str, list[str], bool]] = [
     ("runs", ["uid"], True),
     ("instances", ["dataset", "key"], True),
@@ -246,6 +271,8 @@ VIEWS = {
     "session_intelligibility": SESSION_VIEW,
     "run_intelligibility": RUN_VIEW,
     "session_performance": PERFORMANCE_VIEW,
+    "round_information": rounds.ROUND_VIEW,
+    "session_information": rounds.SESSION_VIEW,
 }
 
 
@@ -254,6 +281,7 @@ def create(db: sqlite_utils.Database) -> None:
     with db.atomic():
         _create_tables(db)
         firsts.create_triggers(db)
+        rounds.create_trigger(db)
         for table, columns, unique in INDEXES:
             db.table(table).create_index(columns, unique=unique, if_not_exists=True)
         _replace_views(db)
@@ -319,8 +347,27 @@ def _annotations(db: sqlite_utils.Database) -> None:
     _create_tables(db)  # annotations
 
 
+def _evince(db: sqlite_utils.Database) -> None:
+    """Version 4 -> 5 (issue 10): distributions on messages, the debate's settings on runs, the final
+    distribution on data, and ``rounds`` with its trigger. Older rows have no distribution: no rounds."""
+    for table, columns in (
+        ("runs", EVINCE_RUN_COLUMNS),
+        ("messages", EVINCE_MESSAGE_COLUMNS),
+        ("data", EVINCE_DATA_COLUMNS),
+    ):
+        have = set(table_columns(db, "main", table))  # an older step may have made the table as it is now
+        for name, kind in columns:
+            if name in have:
+                continue
+            db.execute(
+                f"ALTER TABLE {table} ADD COLUMN {name} {'REAL' if kind is float else 'INTEGER' if kind is int else 'TEXT'}"
+            )
+    _create_tables(db)  # rounds
+    rounds.create_trigger(db)
+
+
 #: version -> step that brings a blackboard from that version to the next
-MIGRATIONS: dict[int, Callable[[sqlite_utils.Database], None]] = {1: _firsts, 2: _expert, 3: _annotations}
+MIGRATIONS: dict[int, Callable[[sqlite_utils.Database], None]] = {1: _firsts, 2: _expert, 3: _annotations, 4: _evince}
 
 
 def migrate(db: sqlite_utils.Database, version: int) -> None:

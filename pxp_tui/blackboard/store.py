@@ -22,6 +22,7 @@ from pxp_tui.common.instance import Instance
 from pxp_tui.common.redaction import redact
 from pxp_tui.engine import Message, RunProgress, RunStatus, SessionRecord
 from pxp_tui.protocol import Sender, StopReason, Tag
+from pxp_tui.protocol.evince import combine
 from pxp_tui.tasks.base import DatasetRow
 from pxp_tui.tasks.csvdata import ImportProgress
 
@@ -417,6 +418,8 @@ class Blackboard:
             "created_at": stamp,
             **{k: v for k, v in message.meta.items() if k in schema.TABLES["messages"]["columns"]},
         }
+        if isinstance(row.get("distribution"), Mapping):
+            row["distribution"] = json.dumps(row["distribution"], ensure_ascii=False)
         with self.db.atomic():
             self._table("messages").insert(row)
             self._table("context").insert(
@@ -429,6 +432,29 @@ class Blackboard:
                     "UPDATE data SET n_messages = ?, ended_at = ?, stop_reason = ? WHERE session_id = ?",
                     [message.j, stamp, stop.value, message.session_id],
                 )
+                self._final_distribution(message.session_id)
+
+    def _final_distribution(self, session_id: int) -> None:
+        """EVINCE's output (its step 3), stored with a session that ends with both agents' distributions: the
+        latest of each, combined. Equal weights: the paper weighs by CRIT scores of the arguments, an LLM
+        judge this does not run (``final_weights`` says so)."""
+        latest = {
+            sender: json.loads(text)
+            for sender, text in self.db.execute(
+                """SELECT sender, distribution FROM messages m WHERE session_id = ? AND distribution IS NOT NULL
+                   AND j = (SELECT MAX(j) FROM messages WHERE session_id = m.session_id AND sender = m.sender
+                            AND distribution IS NOT NULL)""",
+                [session_id],
+            )
+        }
+        if Sender.MACHINE.value not in latest or Sender.HUMAN.value not in latest:
+            return
+        final = combine(latest[Sender.MACHINE.value], latest[Sender.HUMAN.value])
+        weights = {Sender.MACHINE.value: 1.0, Sender.HUMAN.value: 1.0, "method": "equal"}
+        self.db.execute(
+            "UPDATE data SET final_distribution = ?, final_weights = ? WHERE session_id = ?",
+            [json.dumps(final, ensure_ascii=False), json.dumps(weights), session_id],
+        )
 
     def keep_context(self, session_id: int, kept: bool) -> None:
         with self.db.atomic():

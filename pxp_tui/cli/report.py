@@ -30,13 +30,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--out",
         metavar="DIR",
-        help="also write report.md, intelligibility.csv, curves.csv, curves.png, performance.csv and answer_times.csv (when there are) to DIR",
+        help="also write report.md, intelligibility.csv, curves.csv, curves.png, performance.csv, answer_times.csv (when answers "
+        "were timed) and (for runs with distributions) information.csv and information.png to DIR",
     )
 
 
 def main(args: argparse.Namespace) -> int:
-    from pxp_tui.blackboard import evaluations, notes
-    from pxp_tui.report import columns, render
+    from pxp_tui.blackboard import evaluations, notes, rounds
+    from pxp_tui.report import columns, information, render
 
     by = args.by or ("experiment" if args.experiment else "run")
     with open_existing(args.db) as board:
@@ -47,16 +48,22 @@ def main(args: argparse.Namespace) -> int:
         cols = columns.columns(board, runs, by)
         measured = evaluations.report_rows(board, [r.id for r in runs])
         times = notes.answer_times(board, [r.id for r in runs])
-    figure = _write(Path(args.out), args.db, runs, cols, measured, times) if args.out else None
+        summary = information.per_round(rounds.round_rows(board.db, [r.id for r in runs]))
+        sessions = rounds.session_rows(board.db, [r.id for r in runs])
+    figure = _write(Path(args.out), args.db, runs, cols, measured, times, summary, sessions) if args.out else None
     if args.format == "csv":
         print(render.csv_text(render.table_rows(cols)), end="")
     else:
-        print(render.report_markdown(args.db, runs, cols, measured, figure, times), end="")
+        drawn = "information.png" if args.out and summary else None
+        section = information.markdown(summary, sessions, drawn) if summary else None
+        print(render.report_markdown(args.db, runs, cols, measured, figure, times, section), end="")
     return 0
 
 
-def _write(out: Path, source: str, runs: list, cols: list, measured: tuple | None, times: dict) -> str:
-    from pxp_tui.report import answer_times, figure, render
+def _write(
+    out: Path, source: str, runs: list, cols: list, measured: tuple | None, times: dict, summary: list, sessions: list
+) -> str:
+    from pxp_tui.report import answer_times, figure, information, render
 
     if out.exists() and not out.is_dir():
         raise ValueError(f"--out {out} is a file, not a directory")
@@ -69,12 +76,19 @@ def _write(out: Path, source: str, runs: list, cols: list, measured: tuple | Non
         files["performance.csv"] = render.csv_text(render.performance_rows(measured))
     if any(times.values()):
         files["answer_times.csv"] = render.csv_text(answer_times.rows(runs, times))
-    files["report.md"] = render.report_markdown(source, runs, cols, measured, "curves.png", times)
+    section = information.markdown(summary, sessions, "information.png") if summary else None
+    if summary:
+        files["information.csv"] = render.csv_text(information.csv_rows(summary))
+    files["report.md"] = render.report_markdown(source, runs, cols, measured, "curves.png", times, section)
     for name, text in files.items():
         (out / name).write_text(text, encoding="utf-8")
     figure.draw(cols, out / "curves.png")
+    pictures = ["curves.png"]
+    if summary:
+        information.draw(summary, out / "information.png")
+        pictures.append("information.png")
     import sys
 
-    for name in [*files, "curves.png"]:
+    for name in [*files, *pictures]:
         print(f"wrote {out / name}", file=sys.stderr)
     return "curves.png"

@@ -13,6 +13,7 @@ from pxp_tui.agents.llm import LLMClient
 from pxp_tui.cli.common import add_db, positive
 from pxp_tui.cli.printing import SessionLines, evaluation_line, say
 from pxp_tui.cli.repeat import drive_experiment
+from pxp_tui.common.kinds import HumanKind
 from pxp_tui.runs.config import DEFAULTS, RunConfig, parse_human
 from pxp_tui.tasks import TASKS
 
@@ -38,7 +39,29 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--human",
         default=d.human_kind.value,
-        help=_default("`proxy` (the dataset's answers), or the live expert's name (`live:NAME` for any name)", d.human_kind),
+        help=_default(
+            "`proxy` (the dataset's answers), `model:MODEL` (a second machine: a litellm model or `offline`), "
+            "or the live expert's name (`live:NAME` for any name)",
+            d.human_kind,
+        ),
+    )
+    parser.add_argument("--human-temperature", type=float, help="the second machine's temperature (--human model:...)")
+    parser.add_argument("--human-api-base", help="base URL of an OpenAI-compatible server for the second machine")
+    parser.add_argument("--top-k", type=positive, help="ask both agents for a top-k probability distribution with each answer")
+    parser.add_argument(
+        "--contentiousness", type=float, help="EVINCE's debate contentiousness in both prompts, 0..1 (the paper: 0.9)"
+    )
+    parser.add_argument(
+        "--contentiousness-decay",
+        type=float,
+        default=d.contentiousness_decay,
+        help=_default("contentiousness lost each round after the first two", d.contentiousness_decay),
+    )
+    parser.add_argument(
+        "--stop",
+        choices=["pxp", "evince", "both"],
+        default=d.stop,
+        help=_default("the session stop rule: PXP's, EVINCE's (WD stops falling and MI rising), or either", d.stop),
     )
     parser.add_argument("--n", type=positive, default=d.n, help=_default("message bound per session", d.n))
     parser.add_argument("--k", type=positive, default=d.k, help=_default("REJECT allowed after message k", d.k))
@@ -77,9 +100,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def config_of(args: argparse.Namespace) -> RunConfig:
     """The run ``pxp run``'s options describe: every RunConfig field is the option of the same name."""
-    human_kind, expert = parse_human(args.human)
+    human_kind, name = parse_human(args.human)
     options = {f.name: getattr(args, f.name) for f in fields(RunConfig) if hasattr(args, f.name)}
-    return RunConfig(**{**options, "human_kind": human_kind, "expert": expert})
+    who = {"human_model": name} if human_kind is HumanKind.MODEL else {"expert": name}
+    return RunConfig(**{**options, "human_kind": human_kind, **who})
 
 
 def main(args: argparse.Namespace) -> int:

@@ -12,6 +12,7 @@ class HumanKind(str, Enum):
 
     LIVE = "live"  # an expert, answering in the app
     PROXY = "proxy"  # an oracle answering with the dataset's reference (controlled experiments)
+    MODEL = "model"  # a second machine (an LLM, or the offline baseline's second reader): machine-machine sessions
 
     def __str__(self) -> str:
         return self.value
@@ -37,4 +38,5 @@ class HumanKind(str, Enum):
 _WORDS: dict[HumanKind, tuple[str, str]] = {
     HumanKind.LIVE: ("live expert", "the expert"),
     HumanKind.PROXY: ("human proxy (the dataset's answers)", "the human proxy"),
+    HumanKind.MODEL: ("another model (machine-machine)", "the other model"),
 }

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Sequence
+import json
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 
 from pxp_tui.common.instance import Instance
 from pxp_tui.engine.context import CarriedContext, ContextPolicy, update_context
@@ -21,6 +22,7 @@ from pxp_tui.engine.types import (
     Turn,
 )
 from pxp_tui.protocol import Sender, StopReason, Tag, allowed_tags, sender_at, stop_reason
+from pxp_tui.protocol.evince import rounds_of, should_stop
 
 #: called after each session; returns whether the session's context is kept (the LEARN gate)
 SessionGate = Callable[[SessionRecord, Sequence[SessionRecord]], Awaitable[bool]]
@@ -109,12 +111,52 @@ async def _session(
         _check(reply, j, spec.k, sender)
         message = Message(session_id, j, sender, reply.tag, reply.prediction, reply.explanation, dict(reply.meta))
         latest[sender] = reply.tag
-        stop = stop_reason(j, spec.n, reply.tag, latest.get(Sender.MACHINE), latest.get(Sender.HUMAN))
+        stop = _stop(spec, message, [*history, message], latest)
         recorder.record(message, update_context(message, instance.id, prior, carried.policy), stop)
         history.append(message)
         observer.message_recorded(message)
         j += 1
     return SessionRecord(session_id, instance, order, tuple(history), stop)
+
+
+def _stop(spec: RunSpec, message: Message, session: Sequence[Message], latest: dict[Sender, Tag]) -> StopReason | None:
+    """Whether the session stops after ``message``, by the run's rule (:attr:`RunSpec.stop`)."""
+    return stop_by_rule(spec.stop, spec.n, spec.order, message, session, latest)
+
+
+def stop_by_rule(
+    rule: str,
+    n: int,
+    order: Sequence[str] | None,
+    message: Message,
+    session: Sequence[Message],
+    latest: Mapping[Sender, Tag] | None = None,
+) -> StopReason | None:
+    """Whether a session stops after ``message`` (the last of ``session``) by ``rule`` (``pxp``, ``evince`` or
+    ``both``: see :attr:`RunSpec.stop`); ``latest``: each agent's latest tag, found in ``session`` if not given."""
+    if latest is None:
+        latest = {m.sender: m.tag for m in session}
+    pxp = stop_reason(message.j, n, message.tag, latest.get(Sender.MACHINE), latest.get(Sender.HUMAN))
+    if rule == "pxp":
+        return pxp
+    if rule == "evince" and pxp is StopReason.RATIFIED:
+        # EVINCE's debate goes on while its measures move, up to the bound
+        pxp = StopReason.BOUND if message.j >= n else None
+    if pxp is not None or message.j % 2:
+        return pxp
+    return StopReason.CONVERGED if should_stop(rounds_of(distributions(session), order)) else None
+
+
+def distributions(messages: Sequence[Message]) -> dict[int, dict[str, float]]:
+    """The messages' distributions by ``j`` (``meta["distribution"]``, JSON text or a mapping)."""
+    found: dict[int, dict[str, float]] = {}
+    for m in messages:
+        value = m.meta.get("distribution")
+        if isinstance(value, str):
+            value = json.loads(value)
+        if value:
+            found[m.j] = {str(k): float(v) for k, v in dict(value).items()}
+    return found
 
 
 def describe_error(exc: BaseException) -> str:

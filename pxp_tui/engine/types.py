@@ -131,6 +131,11 @@ class RunSpec:
     n: int = 10
     k: int = 3
     context: str = "all"  # all | none | last:N
+    #: the session stop rule: PXP's (``pxp``), EVINCE's (``evince``: RATIFY/RATIFY does not stop, the
+    #: measures do), or whichever comes first (``both``); REJECT and the bound n always stop
+    stop: str = "pxp"
+    #: the task's label order for the Wasserstein distance (None: total variation)
+    order: tuple[str, ...] | None = None
 
 
 @dataclass

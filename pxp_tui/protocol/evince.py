@@ -24,6 +24,10 @@ from pxp_tui.protocol.information import Distribution, DistributionError
 #: how much WD must fall, or MI rise, to count as progress: numerical noise only by default
 #: (the book version of EVINCE uses 0.01 for both)
 TOLERANCE = 1e-9
+#: the paper's contentiousness schedule: 0.9, held for two rounds, then 25% less each round
+START, DECAY, HOLD = 0.9, 0.25, 2
+#: ``--stop``: PXP's rule, EVINCE's, or whichever comes first
+STOP_RULES = ("pxp", "evince", "both")
 
 
 @dataclass(frozen=True)
@@ -115,7 +119,7 @@ def summarise(rounds: Sequence[RoundInformation], tolerance: float = TOLERANCE) 
     )
 
 
-def contentiousness(round: int, start: float = 0.9, decay: float = 0.25, hold: int = 2) -> float:
+def contentiousness(round: int, start: float = START, decay: float = DECAY, hold: int = HOLD) -> float:
     """The contentiousness of round ``round`` (1-based): ``start`` for ``hold`` rounds, then ``decay`` less each round."""
     if round < 1:
         raise ValueError(f"rounds are numbered from 1, got {round}")

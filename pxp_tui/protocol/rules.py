@@ -16,6 +16,7 @@ class StopReason(str, Enum):
     #: not the stop rule's: the expert skipped the instance at their turn (an annotation tool's "skip"); the
     #: session has no message of theirs and counts in no intelligibility measure
     SKIPPED = "skipped"
+    CONVERGED = "converged"  # EVINCE's rule (--stop evince|both): WD stopped falling and MI stopped rising
 
     def __str__(self) -> str:
         return self.value

@@ -119,9 +119,11 @@ def report_markdown(
     performance: tuple[str, list[dict[str, Any]]] | None,
     figure: str | None = None,
     answer_times: Mapping[int, Sequence[float]] | None = None,
+    information: str | None = None,
 ) -> str:
     """The whole report as one Markdown document (with ``answer_times``, run id -> the expert's ms per answer,
-    a section on the time per answer)."""
+    a section on the time per answer; ``information``: the body of the "Information (EVINCE)" section
+    (:mod:`pxp_tui.report.information`), shown when the runs have rounds)."""
     parts = [
         "# PXP intelligibility report",
         f"Blackboard `{source}`: {len(runs)} run(s). Counts are over finished sessions (skipped ones left out); a column of "
@@ -146,4 +148,6 @@ def report_markdown(
         from pxp_tui.report import answer_times as timing
 
         parts += timing.markdown(runs, answer_times)
+    if information:
+        parts += ["## Information (EVINCE)", information]
     return "\n\n".join(parts) + "\n"

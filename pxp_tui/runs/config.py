@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 from pxp_tui.common.kinds import HumanKind
 from pxp_tui.common.models import OFFLINE
 from pxp_tui.engine import ContextPolicy
+from pxp_tui.protocol import evince
 from pxp_tui.tasks import get_task
 
 if TYPE_CHECKING:
@@ -49,6 +50,14 @@ class RunConfig:
     checker_api_base: str | None = None
     checker_max_tokens: int | None = None  # None: the checker's default
     checker_temperature: float | None = None  # None: the checker's default
+    # machine-machine sessions and EVINCE (issue 10)
+    human_model: str | None = None  # the model in the human's seat (--human model:<litellm model>)
+    human_temperature: float | None = None  # None: the task's (the offline second reader ignores it)
+    human_api_base: str | None = None  # base URL of an OpenAI-compatible server for the second model
+    top_k: int | None = None  # ask both agents for a top-k distribution with each answer (None: none)
+    contentiousness: float | None = None  # EVINCE's starting contentiousness in both prompts (None: none)
+    contentiousness_decay: float = evince.DECAY  # less each round after the first two
+    stop: str = "pxp"  # pxp | evince | both (EVINCE's rule needs distributions: --top-k)
 
     def validate(self) -> None:
         """Raise ValueError with a one-line reason for a configuration that cannot run."""
@@ -64,6 +73,20 @@ class RunConfig:
             raise ValueError("the human's name is empty")
         if self.human_kind is not HumanKind.LIVE and self.expert is not None:
             raise ValueError(f"a {self.human_kind} human has no expert's name (got {self.expert!r})")
+        if self.human_kind is HumanKind.MODEL and not (self.human_model or "").strip():
+            raise ValueError("--human model: names no model (model:offline, model:gpt-4o-mini, ...)")
+        if self.human_kind is not HumanKind.MODEL and (self.human_model, self.human_api_base) != (None, None):
+            raise ValueError(f"a {self.human_kind} human has no model (got {self.human_model!r})")
+        if self.top_k is not None and self.top_k < 1:
+            raise ValueError(f"--top-k must be at least 1, got {self.top_k}")
+        if self.contentiousness is not None and not 0 <= self.contentiousness <= 1:
+            raise ValueError(f"--contentiousness lies in [0, 1], got {self.contentiousness}")
+        if not 0 <= self.contentiousness_decay <= 1:
+            raise ValueError(f"--contentiousness-decay lies in [0, 1], got {self.contentiousness_decay}")
+        if self.stop not in evince.STOP_RULES:
+            raise ValueError(f"--stop is one of {', '.join(evince.STOP_RULES)}, got {self.stop!r}")
+        if self.stop != "pxp" and self.top_k is None:
+            raise ValueError(f"--stop {self.stop} compares distributions: add --top-k")
         if self.timeout is not None and self.timeout <= 0:
             raise ValueError(f"--timeout must be more than 0 seconds, got {self.timeout}")
         if self.retries is not None and self.retries < 0:
@@ -97,14 +120,17 @@ DEFAULTS = RunConfig()
 
 
 def parse_human(text: str) -> tuple[HumanKind, str | None]:
-    """``pxp run --human``'s value as (kind, expert's name): a kind that answers by itself (``proxy``); the
-    live expert's name; or ``live:NAME`` for any name (``live:proxy`` is an expert called "proxy")."""
+    """``pxp run --human``'s value as (kind, name): a kind that answers by itself (``proxy``); the live
+    expert's name; ``live:NAME`` for any name (``live:proxy`` is an expert called "proxy"); or
+    ``model:MODEL``, a second machine (a litellm model, or ``offline``), whose name is the model's."""
     text = text.strip()
     kind, colon, name = text.partition(":")
     if colon and kind == HumanKind.LIVE.value:
         return HumanKind.LIVE, name.strip()
+    if colon and kind == HumanKind.MODEL.value:
+        return HumanKind.MODEL, name.strip()
     for found in HumanKind:
-        if text == found.value and not found.interactive:
+        if text == found.value and not found.interactive and found is not HumanKind.MODEL:
             return found, None
     return HumanKind.LIVE, text
 

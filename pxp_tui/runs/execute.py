@@ -58,7 +58,7 @@ async def _execute(
     instances = board.instances(run.plan)
     machine, checker = build_machine(task, config)
     agent = build_human(run.human_kind, Seat(run, config, task, machine, checker, live=human))
-    spec = RunSpec(run_id=run_id, n=config.n, k=config.k, context=config.context)
+    spec = RunSpec(run_id=run_id, n=config.n, k=config.k, context=config.context, stop=config.stop, order=task.label_order)
     progress = board.progress(run_id, instances)
     gate = None
     if config.learn_gate or config.evaluate:

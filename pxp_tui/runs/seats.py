@@ -6,12 +6,13 @@ from dataclasses import dataclass
 
 from pxp_tui.agents.checker import Checker
 from pxp_tui.agents.llm import LLMClient
-from pxp_tui.agents.machine import MachineAgent
+from pxp_tui.agents.machine import Debate, MachineAgent
 from pxp_tui.blackboard.records import Run
+from pxp_tui.common.kinds import HumanKind
 from pxp_tui.common.models import checker_model, litellm_model
 from pxp_tui.engine import Agent
 from pxp_tui.runs.config import RunConfig
-from pxp_tui.tasks.base import Task
+from pxp_tui.tasks.base import HUMAN, OTHER_EXPERT, Task
 
 
 def client(model: str, config: RunConfig, api_base: str | None) -> LLMClient:
@@ -40,8 +41,21 @@ def build_machine(task: Task, config: RunConfig) -> tuple[MachineAgent, Checker]
         generation["max_tokens"] = config.max_tokens
     if config.temperature is not None:
         generation["temperature"] = config.temperature
-    machine = MachineAgent(task, client(litellm_model(config.model, task.name), config, config.api_base), checker, **generation)
+    other = OTHER_EXPERT if config.human_kind is HumanKind.MODEL else HUMAN
+    machine = MachineAgent(
+        task,
+        client(litellm_model(config.model, task.name), config, config.api_base),
+        checker,
+        other=other,
+        debate=debate_of(config),
+        **generation,
+    )
     return machine, checker
+
+
+def debate_of(config: RunConfig) -> Debate:
+    """What the run's settings add to both agents' prompts (issue 10): distributions, contentiousness."""
+    return Debate(config.top_k, config.contentiousness, config.contentiousness_decay)
 
 
 @dataclass(frozen=True)

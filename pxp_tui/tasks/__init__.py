@@ -15,6 +15,8 @@ TASKS: dict[str, str] = {
 }
 
 _loaded: dict[str, Task] = {}
+#: the offline model of the human's seat in a machine-machine run is ``pxp-offline/<task>-second``
+SECOND_SUFFIX = "-second"
 
 
 def get_task(name: str) -> Task:
@@ -27,5 +29,6 @@ def get_task(name: str) -> Task:
         from pxp_tui.agents import offline
 
         offline.register(name, task.offline_answer)
+        offline.register(f"{name}{SECOND_SUFFIX}", task.offline_second_answer)
         _loaded[name] = task
     return _loaded[name]

@@ -3,23 +3,40 @@
 from __future__ import annotations
 
 import hashlib
+import json
 import re
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from pxp_tui.common.instance import Instance
 from pxp_tui.engine import Message, SessionRecord, Turn
 from pxp_tui.tasks.pictures import Drawing, Surface
 
+if TYPE_CHECKING:
+    from pxp_tui.tasks.distribution import ReadDistribution
+
 __all__ = ["DatasetRow", "Task"]
 
 #: how the closing instruction of the prompt opens after the first message (:meth:`Task.ask_content`)
 ASK_AGAIN = "Considering the human's reply"
-#: the opening of the human's message as the machine reads it (:meth:`Task.reply_content`), with its tag
-HUMAN_REPLY = re.compile(r"^Human \((?P<tag>[A-Z]+)\)\.", re.M)
+#: who the other agent is, as an agent reads its messages: the human (or the proxy) for the machine; in a
+#: machine-machine session (issue 10) both agents read "The other expert"
+HUMAN, OTHER_EXPERT = "Human", "The other expert"
+#: the opening of the other agent's message as an agent reads it (:meth:`Task.reply_content`), with its tag
+HUMAN_REPLY = re.compile(rf"^(?:{HUMAN}|{OTHER_EXPERT}) \((?P<tag>[A-Z]+)\)\.", re.M)
+
+
+def _distribution_line(message: Message) -> str:
+    """``\nDistribution: a: 0.6, b: 0.4`` for a message that carries a distribution (JSON or a mapping), else ''."""
+    value = message.meta.get("distribution")
+    if isinstance(value, str):
+        value = json.loads(value)
+    if not value:
+        return ""
+    return "\nDistribution: " + ", ".join(f"{label}: {float(p):.2f}" for label, p in dict(value).items())
 
 
 def before_ask(text: str) -> str:
@@ -79,6 +96,9 @@ class Task(ABC):
     #: modules the task imports lazily that are slow to import (its drawing code): the app loads them
     #: in a thread after its first paint, so that the session screen never waits on them
     slow_modules: ClassVar[tuple[str, ...]] = ()
+    #: the labels in their order, for the Wasserstein distance between distributions (None: nominal
+    #: labels, the total variation; see :mod:`pxp_tui.protocol.evince`)
+    label_order: ClassVar[tuple[str, ...] | None] = None
 
     # -- prompt assembly (ASSEMBLE_PROMPT) -------------------------------------------------------
     @abstractmethod
@@ -88,13 +108,17 @@ class Task(ABC):
     def instance_content(self, instance: Instance, *, in_context: bool = False) -> str | list[dict[str, Any]]:
         """The user content presenting ``instance`` (text, and an image part where the task has one)."""
 
-    def reply_content(self, message: Message) -> str:
-        """How the human's message reads to the machine (UPDATE_CONTEXT)."""
-        return f"Human ({message.tag.value}).\n{self.prediction_label}: {message.prediction}\nExplanation: {message.explanation}"
+    def reply_content(self, message: Message, other: str = HUMAN) -> str:
+        """How the other agent's message reads to an agent (UPDATE_CONTEXT): the human's to the machine, by
+        default; with its distribution when it gave one (issue 10)."""
+        return (
+            f"{other} ({message.tag.value}).\n{self.prediction_label}: {message.prediction}\nExplanation: {message.explanation}"
+            + _distribution_line(message)
+        )
 
     def answer_content(self, message: Message) -> str:
-        """How the machine's own earlier message reads in its context."""
-        return f"{self.prediction_label}: {message.prediction}\nExplanation: {message.explanation}"
+        """How an agent's own earlier message reads in its context."""
+        return f"{self.prediction_label}: {message.prediction}\nExplanation: {message.explanation}" + _distribution_line(message)
 
     def ask_content(self, turn: Turn) -> str:
         """The closing instruction of the prompt at message ``turn.j``."""
@@ -105,19 +129,33 @@ class Task(ABC):
             "revised if the reply convinces you, in the format above."
         )
 
-    def session_messages(self, instance: Instance, messages: Sequence[Message], *, in_context: bool) -> list[dict]:
-        """One session rendered as chat messages: the instance, then the exchange."""
+    def session_messages(
+        self, instance: Instance, messages: Sequence[Message], *, in_context: bool, seat: str = "machine", other: str = HUMAN
+    ) -> list[dict]:
+        """One session rendered as chat messages from ``seat`` (the machine's, or the human's for a model
+        sitting there): the instance, then the exchange, the seat's own messages as the assistant's."""
         chat: list[dict[str, Any]] = [{"role": "user", "content": self.instance_content(instance, in_context=in_context)}]
         for message in messages:
-            if message.sender.value == "machine":
+            if message.sender.value == seat:
                 chat.append({"role": "assistant", "content": self.answer_content(message)})
             else:
-                chat.append({"role": "user", "content": self.reply_content(message)})
+                chat.append({"role": "user", "content": self.reply_content(message, other)})
         return chat
 
-    def context_messages(self, record: SessionRecord) -> list[dict]:
-        """An earlier session, as carried in the machine's context."""
-        return self.session_messages(record.instance, record.messages, in_context=True)
+    def context_messages(self, record: SessionRecord, seat: str = "machine", other: str = HUMAN) -> list[dict]:
+        """An earlier session, as carried in an agent's context (the machine's, by default)."""
+        return self.session_messages(record.instance, record.messages, in_context=True, seat=seat, other=other)
+
+    # -- distributions (issue 10: EVINCE) ----------------------------------------------------------
+    def distribution_instruction(self, k: int) -> str | None:
+        """What the system prompt adds to ask for a top-``k`` distribution with each answer (None: the task
+        has no distributions)."""
+        return None
+
+    def read_distribution(self, text: str, prediction: str, instance: Instance | None, k: int) -> ReadDistribution | None:
+        """The distribution in a reply (a one-hot on ``prediction``, marked, when none is readable); None if the
+        task has no distributions."""
+        return None
 
     # -- reading replies, comparing predictions ----------------------------------------------------
     @abstractmethod
@@ -157,6 +195,11 @@ class Task(ABC):
     def offline_answer(self, messages: list[dict[str, Any]]) -> str:
         """The offline baseline's reply to a prompt (see ``pxp_tui.agents.offline``)."""
         raise NotImplementedError(f"the {self.name} task has no offline baseline")
+
+    def offline_second_answer(self, messages: list[dict[str, Any]]) -> str:
+        """The offline model in the human's seat of a machine-machine run (``--human model:offline``), registered
+        as ``pxp-offline/<name>-second``: the baseline itself unless the task has a genuinely different one."""
+        return self.offline_answer(messages)
 
     # -- pictures (slow: callers run these off the UI loop) ----------------------------------------
     # Each is a pure function of its arguments (the surface included): a caller may cache the result

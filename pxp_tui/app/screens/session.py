@@ -41,6 +41,7 @@ from pxp_tui.app.widgets.picture import Picture
 from pxp_tui.app.widgets.quick_footer import QuickFooter
 from pxp_tui.app.widgets.tag_choice import TagChoice
 from pxp_tui.app.widgets.tag_picker import Answer, TagPicker
+from pxp_tui.common.kinds import HumanKind
 from pxp_tui.common.models import model_label
 from pxp_tui.engine import RunStatus
 from pxp_tui.protocol import Sender, StopReason, Tag
@@ -65,6 +66,7 @@ class SessionScreen(SessionNotes, PictureActions, EarlyKeys, Screen):
         Binding("escape", "cancel", "Cancel machine call", id="session.cancel"),
         Binding("r", "retry", "Retry", id="session.retry"),
         Binding("p", "pause", "Pause / resume", id="session.pause"),
+        Binding("t", "take_seat", "Take / hand back the seat", id="session.take"),
         Binding("m", "view('metrics')", "Metrics", id="session.metrics"),
         Binding("c", "view('conversation')", "Conversation", id="session.conversation"),
         Binding("s", "summary", "Run summary", id="session.summary"),
@@ -88,11 +90,12 @@ class SessionScreen(SessionNotes, PictureActions, EarlyKeys, Screen):
         self.engine: Worker | None = None
         self.leaving = False
         self.held: list[Any] = []  # what the engine reported while an outcome is on screen, shown after it
+        self.joined = False  # the expert holds a second machine's seat (issue 10; agents/relay.py)
 
     @property
     def watched(self) -> bool:
         """Whether the human's seat answers by itself (the proxy): the expert watches."""
-        return self.stored_run is not None and not self.stored_run.human_kind.interactive
+        return self.stored_run is not None and not self.stored_run.human_kind.interactive and not self.joined
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -151,6 +154,7 @@ class SessionScreen(SessionNotes, PictureActions, EarlyKeys, Screen):
             return
         human = self.stored_run.human if self.stored_run is not None else "expert"
         self.driver = RunDriver(self.board, self.run_id, self, human)
+        self.driver.human.joined = self.joined
         self._set_state("machine")
         self.engine = self.run_worker(self.driver.drive(), group="engine", exclusive=True, exit_on_error=False)
 
@@ -175,7 +179,16 @@ class SessionScreen(SessionNotes, PictureActions, EarlyKeys, Screen):
             return
         run = self.stored_run
         assert run is not None  # the engine runs once the run is read
-        self.exchange = Exchange(event.session_id, event.instance, event.order, event.total, run.n, run.k)
+        self.exchange = Exchange(
+            event.session_id,
+            event.instance,
+            event.order,
+            event.total,
+            run.n,
+            run.k,
+            rule=run.stop,
+            labels=self.pxp_task.label_order,
+        )
         self.query_one(Conversation).clear()
         self.query_one(MachinePane).clear("waiting for the machine's first message")
         self.query_one(InstanceView).show(self.pxp_task, event.instance)
@@ -204,6 +217,7 @@ class SessionScreen(SessionNotes, PictureActions, EarlyKeys, Screen):
             self.query_one(MachinePane).show(message)
             self.query_one(InstanceView).show_prediction(message.prediction, "the machine's proposal")
         self.query_one(MetricsPane).show_session(self.exchange.tags())
+        self.query_one(MetricsPane).show_information(self.exchange.messages, self.pxp_task.label_order)
 
     def _after_message(self) -> None:
         assert self.exchange is not None
@@ -434,7 +448,19 @@ class SessionScreen(SessionNotes, PictureActions, EarlyKeys, Screen):
             return self.state == "human" and not self.watched
         if action == "annotate":  # n is the next instance's key while an outcome is shown; b still opens the note
             return self.exchange is not None and not (self.state == "outcome" and parameters == (False,))
+        if action == "take_seat":  # a second machine's seat; handed back only between the expert's turns
+            machines = self.stored_run is not None and self.stored_run.human_kind is HumanKind.MODEL
+            return machines and not (self.joined and self.state == "human")
         return True
+
+    def action_take_seat(self) -> None:
+        """Step in as the human at the next turn of the other machine's seat, or hand the seat back to it."""
+        self.joined = not self.joined
+        if self.driver is not None:
+            self.driver.human.joined = self.joined
+        self.set_class(self.watched, "-watched")
+        self.notify("You answer from the next turn of the human's seat." if self.joined else "The other model answers again.")
+        self.refresh_bindings()
 
     def action_send(self) -> None:
         if self.state == "human":

@@ -78,7 +78,9 @@ class StartScreen(Screen):
                         yield Input("", id="start-checker", placeholder="the machine's model (offline: TF-IDF)")
                         yield Label("Human")
                         yield Select(
-                            [(kind.label, kind.value) for kind in HumanKind],  # the live expert first
+                            [
+                                (kind.label, kind.value) for kind in HumanKind if kind is not HumanKind.MODEL
+                            ],  # the live expert first; a second model: `pxp run --human model:...`
                             value=HumanKind.LIVE.value,
                             allow_blank=False,
                             id="start-human",

@@ -8,12 +8,14 @@ from textual.widgets import Static
 
 from pxp_tui.app.css import beside
 from pxp_tui.app.tags import tag_content
+from pxp_tui.app.widgets.distribution_bars import bars_content
 from pxp_tui.engine import Message
 
 
 def message_content(message: Message, prediction_label: str = "Prediction", human: str = "human") -> Content:
-    """One message: a heading line, then the prediction and the explanation."""
+    """One message: a heading line, then the prediction and the explanation; its distribution's bars, if any."""
     sender = "machine" if message.sender.value == "machine" else human
+    bars = bars_content(message.meta)
     return Content.assemble(
         (f"{message.j:>2} ", "bold"),
         (f"{sender} ", "$text-muted"),
@@ -23,6 +25,7 @@ def message_content(message: Message, prediction_label: str = "Prediction", huma
         message.prediction,
         "\n",
         (message.explanation, "$text-muted"),
+        *(("\n", bars) if bars is not None else ()),
     )
 
 

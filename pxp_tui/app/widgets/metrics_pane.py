@@ -13,6 +13,8 @@ from pxp_tui.app.css import beside
 from pxp_tui.app.live_metrics import LiveMetrics
 from pxp_tui.app.tags import tags_content
 from pxp_tui.app.widgets.curve_plot import CurvePlot
+from pxp_tui.app.widgets.information_plot import InformationPlot
+from pxp_tui.engine import Message
 from pxp_tui.protocol import RunCounts, Sender, Tag
 
 #: (class, label) in the papers' table order
@@ -49,6 +51,7 @@ class MetricsPane(Vertical):
         yield Static(id="metrics-counts")
         yield CurvePlot(id="metrics-curve")
         yield Static(id="metrics-tags")
+        yield InformationPlot(id="metrics-information")
 
     def refresh_metrics(self, metrics: LiveMetrics) -> None:
         self.query_one("#metrics-sessions", Static).update(
@@ -65,3 +68,7 @@ class MetricsPane(Vertical):
 
     def show_session(self, tags: Sequence[tuple[Sender, Tag]]) -> None:
         self.query_one("#metrics-tags", Static).update(Content.assemble("This session: ", tags_content(tags)))
+
+    def show_information(self, messages: Sequence[Message], order: Sequence[str] | None = None) -> None:
+        """EVINCE's measures of the open session, round by round (shown once it has a round)."""
+        self.query_one(InformationPlot).show(messages, order)

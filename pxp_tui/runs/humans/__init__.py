@@ -17,6 +17,7 @@ from pxp_tui.runs.seats import Seat
 HUMANS: dict[HumanKind, str] = {
     HumanKind.PROXY: "pxp_tui.runs.humans.proxy:seat",
     HumanKind.LIVE: "pxp_tui.runs.humans.live:seat",
+    HumanKind.MODEL: "pxp_tui.runs.humans.model:seat",
 }
 
 

@@ -10,6 +10,7 @@ gave for the same target, in this session or an earlier one.
 from __future__ import annotations
 
 import math
+import re
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
@@ -20,7 +21,7 @@ from pxp_tui.tasks.drug import chem, templates
 from pxp_tui.tasks.drug.prompt import target_of
 from pxp_tui.tasks.parsing import sections
 
-_ALIASES = {"prediction": ["pathway"], "explanation": ["explanation"]}
+_ALIASES = {"prediction": ["pathway"], "explanation": ["explanation"], "distribution": ["distribution"]}
 
 
 @dataclass
@@ -159,3 +160,17 @@ def distribution(messages: list[dict[str, Any]], k: int = 5, temperature: float 
         raise ValueError(f"k must be at least 1 and the temperature positive, got k={k}, temperature={temperature!r}")
     ranked = candidates(messages)[:k]
     return normalise({smiles: math.exp(-rank / temperature) for rank, smiles in enumerate(ranked)})
+
+
+_ASKED_K = re.compile(r"a distribution over at most (?P<k>\d+) candidate reactant sets")
+
+
+def reply(messages: list[dict[str, Any]]) -> str:
+    """:func:`answer`, with the top-k :func:`distribution` after it when the system prompt asks for one (issue 10)."""
+    text = answer(messages)
+    system = "\n".join(_text(m["content"]) for m in messages if m["role"] == "system")
+    asked = _ASKED_K.search(system)
+    if asked is None or not read_prompt(messages):
+        return text
+    probabilities = distribution(messages, int(asked.group("k")))
+    return text + "\nDistribution:\n" + "\n".join(f"{smiles}: {p:.2f}" for smiles, p in probabilities.items())

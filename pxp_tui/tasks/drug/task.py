@@ -9,6 +9,7 @@ from typing import Any
 from pxp_tui.common.instance import Instance
 from pxp_tui.engine import ParseError
 from pxp_tui.tasks.base import DatasetRow, Task
+from pxp_tui.tasks.distribution import ReadDistribution, drug_instruction, read_drug
 from pxp_tui.tasks.drug import chem, dataset
 from pxp_tui.tasks.drug.prompt import instance_text
 from pxp_tui.tasks.parsing import missing, sections
@@ -29,6 +30,7 @@ Explanation: <the reaction and the reasoning>"""
 _ALIASES = {
     "prediction": ["pathway", "prediction", "reactants", "starting materials", "precursors"],
     "explanation": ["explanation", "reasoning", "rationale"],
+    "distribution": ["distribution"],  # issue 10: ends the explanation; read by tasks.distribution
 }
 
 
@@ -87,9 +89,15 @@ class DrugTask(Task):
         return {"name": instance.name, **chem.describe(instance.input)}
 
     def offline_answer(self, messages: list[dict[str, Any]]) -> str:
-        from pxp_tui.tasks.drug.baseline import answer
+        from pxp_tui.tasks.drug.baseline import reply
 
-        return answer(messages)
+        return reply(messages)
+
+    def distribution_instruction(self, k: int) -> str | None:
+        return drug_instruction(k)
+
+    def read_distribution(self, text: str, prediction: str, instance: Instance | None, k: int) -> ReadDistribution | None:
+        return read_drug(text, prediction, instance.input if instance is not None else None, k)
 
     def draw_instance(self, instance: Instance, surface: Surface | tuple[int, int]) -> Drawing:
         from pxp_tui.tasks.drug.draw import molecule

@@ -11,6 +11,7 @@ word for word.
 from __future__ import annotations
 
 import math
+import random
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -18,12 +19,13 @@ from typing import Any
 
 from pxp_tui.protocol.information import normalise
 from pxp_tui.tasks.base import HUMAN_REPLY, before_ask
+from pxp_tui.tasks.distribution import HEADING
 from pxp_tui.tasks.parsing import sections
 from pxp_tui.tasks.rad import images
 from pxp_tui.tasks.rad.labels import LABELS, label_of
 
 _CASE = re.compile(r"^Chest X-ray, case (?P<key>.*?)\.(?: Which condition does it show\?)?$")
-_ALIASES = {"prediction": ["prediction"], "explanation": ["explanation"]}
+_ALIASES = {"prediction": ["prediction"], "explanation": ["explanation"], "distribution": ["distribution"]}
 
 
 @dataclass
@@ -34,6 +36,7 @@ class Case:
     url: str
     machine: list[tuple[str, str]] = field(default_factory=list)  # (prediction, explanation)
     human: list[tuple[str, str, str]] = field(default_factory=list)  # (tag, label, report)
+    said: list[str] = field(default_factory=list)  # the human's (the other agent's) messages, whole
 
     @property
     def label(self) -> tuple[str, str] | None:
@@ -65,20 +68,54 @@ def read_prompt(messages: list[dict[str, Any]]) -> list[Case]:
             said = sections(text, _ALIASES)
             label = label_of(said.get("prediction", "")) or ""
             cases[-1].human.append((reply.group("tag") if reply else "", label, said.get("explanation", "")))
+            cases[-1].said.append(text)
     return cases
 
 
-def _scored(current: Case, earlier: list[Case]) -> list[tuple[float, int]]:
+@dataclass(frozen=True)
+class Reader:
+    """How an offline reader sees X-rays: the side of its grey-level features, and (in a debate, issue 10) the
+    softmax temperature of its distribution and the seed of its fixed random projection, its prior opinion
+    of a case when no labelled case is in its context (it knows no radiology: the projection only makes two
+    readers disagree in a deterministic, image-dependent way)."""
+
+    side: int = images.FEATURE_SIDE
+    temperature: float = 0.05  # DISTANCE_TEMPERATURE
+    seed: int = 1
+
+
+#: the machine's offline reader, and the second one (``--human model:offline``): coarser features (8x8) and a
+#: softmax twice as warm (the paper's "one agent at high temperature and the other at low")
+FIRST, SECOND = Reader(), Reader(side=8, temperature=0.10, seed=2)
+
+
+def _scored(current: Case, earlier: list[Case], side: int = images.FEATURE_SIDE) -> list[tuple[float, int]]:
     """(distance to the current X-ray, index) of each earlier case, nearest first."""
-    here = images.features(current.url)
-    return sorted((images.distance(here, images.features(c.url)), i) for i, c in enumerate(earlier))
+    here = images.features(current.url, side)
+    return sorted((images.distance(here, images.features(c.url, side)), i) for i, c in enumerate(earlier))
 
 
 def _format(prediction: str, explanation: str) -> str:
     return f"Prediction: {prediction}\nExplanation: {explanation}"
 
 
-def answer(messages: list[dict[str, Any]]) -> str:
+def answer(messages: list[dict[str, Any]], reader: Reader = FIRST) -> str:
+    """The reply to the prompt; with a distribution line when the prompt asks for one (issue 10), and as a
+    debater when it sets a contentiousness (:func:`debate`)."""
+    level = contentiousness_in(messages)
+    text = debate(messages, reader, level) if level is not None else _answer(messages, reader)
+    k = asked_k(messages)
+    if k is None:
+        return text
+    said = sections(text, _ALIASES)
+    if level is None:
+        probabilities = softmax_over_distances(nearest_by_label(messages, reader.side), reader.temperature)
+    else:
+        probabilities = _debated(messages, reader, level)
+    return text + "\n" + distribution_line(probabilities, k, said.get("prediction", ""))
+
+
+def _answer(messages: list[dict[str, Any]], reader: Reader) -> str:
     cases = read_prompt(messages)
     if not cases:
         return _format("", "There is no X-ray in the prompt.")
@@ -97,15 +134,125 @@ def answer(messages: list[dict[str, Any]]) -> str:
             f"prior: each of the five conditions ({', '.join(LABELS)}) equally likely, 1/5; on a tie I "
             f"name the first, {LABELS[0]}.",
         )
-    distance, index = _scored(current, earlier)[0]
+    distance, index = _scored(current, earlier, reader.side)[0]
     nearest = earlier[index]
     label, report = nearest.label  # type: ignore[misc]
-    side = images.FEATURE_SIDE
+    side = reader.side
     return _format(
         label,
         f"Nearest earlier case: {nearest.key}, labelled {label} by the radiologist (distance {distance:.2f} "
         f"between {side}x{side} grey-level images; {len(earlier)} labelled cases compared). "
         f"I read this X-ray the same way. The radiologist's report of that case: {report}",
+    )
+
+
+# -- distributions and debate (issue 10) ---------------------------------------------------------------
+_CONTENTIOUS = re.compile(r"Debate contentiousness: (?P<level>\d*\.?\d+)")
+_ASKED = re.compile(r"^" + HEADING + r": ", re.M)
+_ASKED_K = re.compile(r"the (?P<k>\d+) most likely conditions")
+
+
+def _texts(messages: list[dict[str, Any]], role: str | None = None) -> list[str]:
+    return [
+        "\n".join(p.get("text", "") for p in _parts(m.get("content")) if p.get("type") == "text")
+        for m in messages
+        if role is None or m["role"] == role
+    ]
+
+
+def asked_k(messages: list[dict[str, Any]]) -> int | None:
+    """How many conditions the system prompt asks a distribution over (None: it asks for none)."""
+    system = "\n".join(_texts(messages, "system"))
+    if not _ASKED.search(system):
+        return None
+    found = _ASKED_K.search(system)
+    return int(found.group("k")) if found else len(LABELS)
+
+
+def contentiousness_in(messages: list[dict[str, Any]]) -> float | None:
+    """The debate's contentiousness the latest request sets (None: not a debate)."""
+    users = _texts(messages, "user")
+    found = _CONTENTIOUS.findall(users[-1]) if users else []
+    return min(1.0, float(found[-1])) if found else None
+
+
+def distribution_line(probabilities: Mapping[str, float], k: int, prediction: str = "") -> str:
+    """``Distribution: ...`` over the ``k`` most probable conditions (the prediction among them), two decimals."""
+    ranked = sorted(LABELS, key=lambda x: (x != prediction, -probabilities.get(x, 0.0), LABELS.index(x)))[:k]
+    kept = normalise({x: probabilities.get(x, 0.0) for x in ranked}) if any(probabilities.get(x) for x in ranked) else {}
+    listing = {x: kept.get(x, 0.0) for x in (LABELS if k == len(LABELS) else ranked)}
+    return f"{HEADING}: " + ", ".join(f"{x}: {p:.2f}" for x, p in listing.items())
+
+
+def _prior(url: str, reader: Reader) -> dict[str, float]:
+    """The reader's opinion of an X-ray with no labelled case to compare: a softmax over a fixed random
+    projection of its features (seeded: the same X-ray always gets the same opinion from the same reader)."""
+    here = images.features(url, reader.side)
+    rng = random.Random(reader.seed)
+    scale = 1 / math.sqrt(len(here))
+    logits = {x: scale * sum(v * rng.gauss(0, 1) for v in here) for x in LABELS}
+    top = max(logits.values())
+    return normalise({x: math.exp((v - top) / (10 * reader.temperature)) for x, v in logits.items()}, LABELS)
+
+
+def own_view(messages: list[dict[str, Any]], reader: Reader) -> tuple[dict[str, float], str]:
+    """The reader's own distribution for this X-ray, and why: its prior (:func:`_prior`) mixed with the softmax
+    over its nearest labelled case of each condition (labels the other agent gave in earlier sessions),
+    the latter weighing the share of the five conditions that have a labelled case."""
+    cases = read_prompt(messages)
+    current, earlier = cases[-1], [c for c in cases[:-1] if c.label]
+    prior = _prior(current.url, reader)
+    if not earlier:
+        return prior, "my reading of the image alone (no labelled case to compare)"
+    nearest: dict[str, float] = {}
+    for distance, index in _scored(current, earlier, reader.side):
+        nearest.setdefault(earlier[index].label[0], distance)  # type: ignore[index]
+    near, w = softmax_over_distances(nearest, reader.temperature), len(nearest) / len(LABELS)
+    side = reader.side
+    return (
+        normalise({x: w * near[x] + (1 - w) * prior[x] for x in LABELS}, LABELS),
+        f"my reading of the image and the nearest of {len(earlier)} labelled cases in {side}x{side} grey levels",
+    )
+
+
+def _other_distribution(messages: list[dict[str, Any]]) -> dict[str, float] | None:
+    """The other agent's latest distribution in this session, as its message states it."""
+    from pxp_tui.tasks.distribution import read_rad
+
+    cases = read_prompt(messages)
+    if not cases or not cases[-1].human:
+        return None
+    text = cases[-1].said[-1]
+    read = read_rad(text, cases[-1].human[-1][1] or LABELS[0])
+    return None if read.fallback and not cases[-1].human[-1][1] else read.probabilities
+
+
+def _debated(messages: list[dict[str, Any]], reader: Reader, level: float) -> dict[str, float]:
+    """``c * own + (1 - c) * other``: at contentiousness c the reader holds to its own view that much."""
+    own, _ = own_view(messages, reader)
+    other = _other_distribution(messages)
+    if other is None:
+        return own
+    return normalise({x: level * own.get(x, 0.0) + (1 - level) * other.get(x, 0.0) for x in LABELS}, LABELS)
+
+
+def debate(messages: list[dict[str, Any]], reader: Reader, level: float) -> str:
+    """A debater's reply: its view weighed against the other's at this contentiousness; the other's diagnosis
+    and report taken over verbatim when the weighed distribution comes to it (the checker then agrees)."""
+    cases = read_prompt(messages)
+    if not cases:
+        return _format("", "There is no X-ray in the prompt.")
+    current = cases[-1]
+    probabilities = _debated(messages, reader, level)
+    label = max(LABELS, key=lambda x: (probabilities[x], -LABELS.index(x)))
+    if current.human:
+        _, other_label, report = current.human[-1]
+        if label == other_label and report:
+            return _format(label, report)
+    _, why = own_view(messages, reader)
+    return _format(
+        label,
+        f"On {why}, {label} is the most probable of the five conditions; the other reading does not outweigh it.",
     )
 
 
@@ -117,7 +264,7 @@ def answer(messages: list[dict[str, Any]]) -> str:
 DISTANCE_TEMPERATURE = 0.05
 
 
-def nearest_by_label(messages: list[dict[str, Any]]) -> dict[str, float]:
+def nearest_by_label(messages: list[dict[str, Any]], side: int = images.FEATURE_SIDE) -> dict[str, float]:
     """For each condition the radiologist gave a case in the prompt, the distance from this X-ray to the
     nearest such case; this X-ray itself counts, at distance 0, once the radiologist has labelled it."""
     cases = read_prompt(messages)
@@ -125,7 +272,7 @@ def nearest_by_label(messages: list[dict[str, Any]]) -> dict[str, float]:
         raise ValueError("there is no X-ray in the prompt")
     current, earlier = cases[-1], [c for c in cases[:-1] if c.label]
     nearest: dict[str, float] = {}
-    for distance, index in _scored(current, earlier) if earlier else ():
+    for distance, index in _scored(current, earlier, side) if earlier else ():
         nearest.setdefault(earlier[index].label[0], distance)  # type: ignore[index]
     if current.label:
         nearest[current.label[0]] = 0.0

@@ -9,6 +9,7 @@ from typing import Any
 from pxp_tui.common.instance import Instance
 from pxp_tui.engine import ParseError
 from pxp_tui.tasks.base import DatasetRow, Task
+from pxp_tui.tasks.distribution import ReadDistribution, rad_instruction, read_rad
 from pxp_tui.tasks.parsing import missing, sections
 from pxp_tui.tasks.rad import dataset, images
 from pxp_tui.tasks.rad.labels import LABELS, label_of
@@ -25,6 +26,7 @@ Explanation: <the report>"""
 _ALIASES = {
     "prediction": ["prediction", "diagnosis", "condition", "impression"],
     "explanation": ["explanation", "report", "findings", "reasoning"],
+    "distribution": ["distribution"],  # issue 10: ends the explanation; read by tasks.distribution
 }
 
 
@@ -35,6 +37,7 @@ class RadTask(Task):
     prediction_choices = LABELS
     explanation_noun = "radiology reports"
     generation = {"max_tokens": 300}  # the papers' setting for RAD
+    label_order = tuple(LABELS)  # the order of labels.py, for the Wasserstein distance
 
     def system_prompt(self) -> str:
         return SYSTEM_PROMPT
@@ -96,3 +99,14 @@ class RadTask(Task):
         from pxp_tui.tasks.rad.baseline import answer
 
         return answer(messages)
+
+    def offline_second_answer(self, messages: list[dict[str, Any]]) -> str:
+        from pxp_tui.tasks.rad.baseline import SECOND, answer
+
+        return answer(messages, SECOND)
+
+    def distribution_instruction(self, k: int) -> str | None:
+        return rad_instruction(min(k, len(LABELS)))
+
+    def read_distribution(self, text: str, prediction: str, instance: Instance | None, k: int) -> ReadDistribution | None:
+        return read_rad(text, prediction)

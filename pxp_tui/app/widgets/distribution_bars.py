@@ -1,0 +1,47 @@
+"""An agent's distribution as horizontal bars (issue 10), shown under its message in the conversation."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any
+
+from textual.content import Content
+
+#: the bar's width in cells at 100%
+WIDTH = 20
+_EIGHTHS = " ▏▎▍▌▋▊▉"
+
+
+def bar(p: float, width: int = WIDTH) -> str:
+    """``p`` (0..1) as a bar of ``width`` cells, in eighths of a cell."""
+    eighths = round(max(0.0, min(1.0, p)) * width * 8)
+    full, part = divmod(eighths, 8)
+    return "█" * full + (_EIGHTHS[part] if part else "")
+
+
+def distribution_of(meta: Mapping[str, Any]) -> dict[str, float] | None:
+    """A message's stored distribution (JSON text or a mapping), or None."""
+    value = meta.get("distribution")
+    if isinstance(value, str):
+        try:
+            value = json.loads(value)
+        except ValueError:
+            return None
+    return {str(k): float(v) for k, v in dict(value).items()} if value else None
+
+
+def bars_content(meta: Mapping[str, Any], width: int = WIDTH) -> Content | None:
+    """The bars of a message's distribution (label, bar, percentage), most probable first; None without one."""
+    found = distribution_of(meta)
+    if not found:
+        return None
+    shown = sorted(found.items(), key=lambda item: -item[1])
+    side = min(max(len(label) for label, _ in shown), 24)
+    lines = [
+        Content.assemble(f"{label[:side]:<{side}} ", (f"{bar(p, width):<{width}}", "$accent"), f" {100 * p:3.0f}%")
+        for label, p in shown
+    ]
+    if meta.get("distribution_fallback"):
+        lines.append(Content.styled("(one-hot: no distribution given)", "$text-muted"))
+    return Content("\n").join(lines)

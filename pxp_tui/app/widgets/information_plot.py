@@ -1,0 +1,72 @@
+"""EVINCE's measures of the open session, round by round (issue 10): a table and a small line chart.
+
+Shown in the metrics pane once the session has a round (two messages with distributions: a
+machine-machine run with ``--top-k``); hidden otherwise. The measures are the pure functions of
+:mod:`pxp_tui.protocol.evince` (microseconds), the same the blackboard stores.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from textual.app import ComposeResult
+from textual.containers import Vertical
+from textual.content import Content
+from textual.widgets import Static
+from textual_plotext import PlotextPlot
+
+from pxp_tui.engine import Message
+from pxp_tui.engine.interact import distributions
+from pxp_tui.protocol.evince import RoundInformation, rounds_of
+
+#: (measure, legend) drawn in the chart
+SERIES: tuple[tuple[str, str], ...] = (("wasserstein", "WD"), ("js_divergence", "JSD"), ("normalised_mi", "NMI"))
+
+
+def rounds_content(rounds: Sequence[RoundInformation]) -> Content:
+    """One line per round: the two entropies, WD, JSD, NMI."""
+    lines = [Content.styled(" r  H m   H o   WD    JSD   NMI", "bold")]
+    for r in rounds:
+        lines.append(
+            Content(
+                f"{r.round:>2} {r.entropy_machine:4.2f}  {r.entropy_human:4.2f}  {r.wasserstein:4.2f}  "
+                f"{r.js_divergence:4.2f}  {r.normalised_mi:4.2f}"
+            )
+        )
+    return Content("\n").join(lines)
+
+
+class InformationPlot(Vertical):
+    """The open session's rounds: call :meth:`show` with its messages after each one."""
+
+    DEFAULT_CSS = """
+    InformationPlot { height: auto; display: none; }
+    InformationPlot.-shown { display: block; }
+    InformationPlot #information-rounds { height: auto; }
+    InformationPlot PlotextPlot { height: 10; }
+    """
+
+    def compose(self) -> ComposeResult:
+        yield Static(id="information-rounds")
+        yield PlotextPlot(id="information-chart")
+
+    def show(self, messages: Sequence[Message], order: Sequence[str] | None = None) -> list[RoundInformation]:
+        rounds = rounds_of(distributions(messages), order)
+        self.set_class(bool(rounds), "-shown")
+        if not rounds:
+            return rounds
+        self.query_one("#information-rounds", Static).update(
+            Content.assemble(("Information, this session", "bold"), "\n", rounds_content(rounds))
+        )
+        plot = self.query_one(PlotextPlot)
+        plt = plot.plt
+        plt.clear_data()
+        plt.clear_figure()
+        plt.title("WD, JSD, NMI by round")
+        xs: list[float] = [float(r.round) for r in rounds]
+        for name, label in SERIES:
+            plt.plot(xs, [getattr(r, name) for r in rounds], label=label, marker="hd")
+        plt.xlim(1, max(xs[-1], 2))
+        plt.xticks(xs)
+        plot.refresh()
+        return rounds
