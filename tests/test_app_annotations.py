@@ -12,7 +12,7 @@ from pxp_tui.app.widgets.tag_choice import TagChoice
 from pxp_tui.blackboard import Blackboard, notes, review
 from pxp_tui.protocol import Tag
 
-from .app_helpers import expert_turn, live_app, messages, rows, session_screen, type_answer, wait_for
+from .app_helpers import expert_turn, live_app, messages, rows, run_done, session_screen, type_answer, wait_for
 
 
 @pytest.fixture(autouse=True)
@@ -46,7 +46,7 @@ async def test_skipping_an_instance_asks_ends_the_session_without_a_message_and_
         assert session_screen(app).exchange.order == 2
         assert "1 of 3 sessions done, 1 left, 1 skipped" in sessions_text(app)
         await pilot.press("1", "ctrl+s")
-        await wait_for(pilot, lambda: session_screen(app).state == "done", "the end of the run")
+        await run_done(pilot, app)  # past the last session's outcome
 
     recorded = messages(db_path, run_id)
     assert [(o, j, s) for o, j, s, _, _ in recorded if o == 0] == [(0, 1, "machine")]  # nothing of the expert's
@@ -106,7 +106,7 @@ async def test_undo_goes_back_through_the_tag_choices_and_the_answer_is_timed(db
     async with live_app(db_path, limit=1) as (app, pilot, run_id):
         screen = await expert_turn(pilot, app, j=2)
         choice = screen.query_one(TagChoice)
-        await pilot.press("2", "3")
+        await pilot.press("2", "escape", "3", "escape")  # 2 and 3 take the focus to the prediction; escape: the tags again
         assert choice.selected is Tag.REVISE
         await pilot.press("u")
         assert choice.selected is Tag.REFUTE
@@ -119,7 +119,7 @@ async def test_undo_goes_back_through_the_tag_choices_and_the_answer_is_timed(db
         assert choice.selected is None
         assert any("Nothing to undo" in str(n.message) for n in app._notifications)
         await pilot.press("1", "ctrl+s")
-        await wait_for(pilot, lambda: screen.state == "done", "the end of the run")
+        await run_done(pilot, app)
     assert [(j, t) for _, j, _, t, _ in messages(db_path, run_id)] == [(1, "INIT"), (2, "RATIFY"), (3, "RATIFY")]
     timed = rows(db_path, "SELECT j, answer_ms FROM messages ORDER BY j")
     assert timed[0]["answer_ms"] is None and timed[2]["answer_ms"] is None  # the machine's: not the expert's time
@@ -150,7 +150,7 @@ async def test_the_review_lists_skipped_and_flagged_sessions_and_writes_notes(db
         await pilot.press("y")
         await wait_for(pilot, lambda: (s := session_screen(app)).exchange.order == 1 and s.state == "human", "session 2")
         await pilot.press("1", "ctrl+s")
-        await wait_for(pilot, lambda: session_screen(app).state == "done", "the end of the run")
+        await run_done(pilot, app)  # past the last session's outcome
 
     review_app = ReviewApp(db_path)
     async with review_app.run_test(size=(160, 48)) as pilot:

@@ -37,6 +37,8 @@ async def test_two_offline_machines_are_watched_with_their_distributions_and_mea
         assert information.has_class("-shown")
         table = str(screen.query_one("#information-rounds").render())
         assert "Information, this session" in table and "WD" in table and "NMI" in table
+        await wait_for(pilot, lambda: type(app.screen).__name__ == "SummaryScreen", "the run's summary")
+        await pilot.pause()
     stored = rows(db_path, "SELECT COUNT(*) AS n FROM round_information WHERE run_id = ?", (run_id,))
     assert stored[0]["n"] == table.count("\n") - 1  # one line per stored round
 
@@ -60,6 +62,8 @@ async def test_the_expert_steps_in_for_the_other_machine_and_hands_the_seat_back
         await wait_for(pilot, lambda: screen.exchange and len(screen.exchange.messages) >= 2, "the expert's message")
         await pilot.press("t")  # hand it back before the next turn of the seat
         await wait_for(pilot, lambda: screen.state == "done" or (screen.exchange and screen.exchange.stop), "the session")
+        await wait_for(pilot, lambda: type(app.screen).__name__ == "SummaryScreen", "the run's summary")
+        await pilot.pause()
     seat = rows(db_path, "SELECT j, tag, prediction, model FROM messages WHERE sender = 'human' ORDER BY j")
     assert seat[0]["j"] == 2 and seat[0]["model"].startswith("human:") and seat[0]["prediction"] == "Pleural Effusion"
     assert seat[0]["tag"] == "REFUTE"

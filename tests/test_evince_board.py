@@ -184,10 +184,11 @@ def test_a_schema_3_file_migrates_and_its_runs_read(v3_file: Path) -> None:
         run = board.run(1)
         assert (run.top_k, run.human_model, run.stop, run.contentiousness_decay) == (None, None, "pxp", 0.25)
     with Blackboard.open(v3_file) as board:
-        assert board.schema_version == schema.SCHEMA_VERSION == 4
+        assert board.schema_version == schema.SCHEMA_VERSION == 5  # through 4 (annotations) and 5 (distributions)
         assert board.db.execute("SELECT COUNT(*) FROM messages").fetchone()[0] == before
         assert board.db.execute("SELECT COUNT(*) FROM messages WHERE distribution IS NOT NULL").fetchone()[0] == 0
         assert list(board.db.query("SELECT * FROM round_information")) == []
+        assert board.db.execute("SELECT COUNT(*) FROM annotations").fetchone()[0] == 0
         assert board.run(1).stop == "pxp"
         assert board.db.execute("PRAGMA integrity_check").fetchone() == ("ok",)
         # a migrated file measures new rounds like a new one

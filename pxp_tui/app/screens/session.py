@@ -243,7 +243,8 @@ class SessionScreen(SessionNotes, PictureActions, EarlyKeys, Screen):
             self.query_one(MetricsPane).refresh_metrics(self.metrics)
         stop = record.stop.value if record.stop else "stopped"
         self.query_one(Conversation).note(f"session {record.order + 1} ended: {stop}")
-        if not self.watched and self.exchange is not None and self.stored_run is not None:
+        skipped = record.stop is StopReason.SKIPPED  # the expert chose to move on: no outcome to read
+        if not self.watched and not skipped and self.exchange is not None and self.stored_run is not None:
             ex = self.exchange
             outcome = SessionOutcome.of(ex.order, ex.total, ex.n, record.stop, record.messages, self.stored_run.human)
             self._show_outcome(outcome)
