@@ -461,6 +461,8 @@ def install(probe: Probe) -> Probe:
                     and self.exchange.session_id == message.session_id
                 ):
                     markdown = _query(self, "#machine-explanation")
+                    if markdown is not None and not hasattr(markdown, "_last_parsed_line"):
+                        markdown = None  # plain text (shown verbatim): on screen in the next frame
                     if markdown is not None:
                         markdown._last_parsed_line = None  # set again when its update has mounted the text
                     probe.pending_replies.append((message.session_id, message.j, markdown, message))

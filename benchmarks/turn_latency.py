@@ -25,7 +25,8 @@ ctrl+s. Per step it reports, from the send:
   screen on its own: "superseded" counts those;
 - (c) the next instance ready: the expert's next turn open, the tag list focused, every picture of
   the instance drawn and rendered (in tmux: "Your turn" and the new session in the header, no
-  picture still "drawing…").
+  picture still "drawing…"). A session's outcome stays on screen until the expert moves on; this
+  expert presses ``n`` as soon as it shows, so (c) after a session's last answer includes the outcome.
 
 It then breaks each step down (commit, the machine's reply, litellm's round trips against the
 model's own ``answer()``, RDKit and picture threads, textual-image's encoding, Textual's layout and
@@ -194,6 +195,9 @@ async def pilot_steps(app: Any, probe: Any, sessions: int, answers: list[str], t
             t0 = now()
             press(app, "ctrl+s")
             if position == len(answers) - 1:
+                # the session's outcome stays until the expert moves on: this expert presses n at once
+                await until(lambda: getattr(app.screen, "state", None) == "outcome", what="the session's outcome")
+                press(app, "n")
                 nxt = await until(lambda o=order: probe.session_of(o + 1), what=f"session {order + 2}")
                 next_j = 2
             else:

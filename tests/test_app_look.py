@@ -17,7 +17,7 @@ from pxp_tui.app.pxp_app import PXPApp
 from pxp_tui.app.review.review_app import ReviewApp
 from pxp_tui.protocol import Tag
 
-from .app_helpers import expert_turn, live_app, wait_for
+from .app_helpers import expert_turn, live_app, run_done, wait_for
 
 
 @pytest.fixture(autouse=True)
@@ -87,7 +87,7 @@ async def test_a_tag_has_the_same_colour_in_the_session_and_the_review(db_path: 
         await expert_turn(pilot, app, j=4)
         session.query_one("TagChoice").focus()
         await pilot.press("1", "ctrl+s")
-        await wait_for(pilot, lambda: session.state == "done", "the end of the run")
+        await run_done(pilot, app)  # past the session's outcome
     assert len(set(session_colours.values())) == 5, "five distinct colours"
     review = ReviewApp(db_path)  # the theme is kept: gruvbox again
     async with review.run_test(size=(160, 48)) as pilot:

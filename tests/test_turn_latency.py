@@ -179,7 +179,7 @@ async def test_the_footer_shows_the_keys_of_each_turn_without_mounting_them_agai
 
     monkeypatch.setenv("PXP_IMAGES", "none")
     monkeypatch.setenv("PXP_OFFLINE_LATENCY", "0")
-    run_id = make_run(db_path, limit=2)
+    run_id = make_run(db_path, limit=3)
     app = PXPApp(db_path, run_id=run_id)
 
     def footer(screen: Any) -> dict[str, tuple[bool, bool]]:
@@ -188,11 +188,13 @@ async def test_the_footer_shows_the_keys_of_each_turn_without_mounting_them_agai
 
     async with app.run_test(size=(160, 48)) as pilot:
         screen = await expert_turn(pilot, app, j=2)
+        await pilot.press("1", "ctrl+s")  # a first session: every key of a session's states (its outcome's too) shown once
+        screen = await expert_turn(pilot, app, j=2)
         await wait_for(pilot, lambda: footer(screen).get("Send") == (True, True), "Send enabled at the expert's turn")
         keys = {id(k) for k in screen.query(FooterKey)}
         assert footer(screen).get("Cancel machine call", (False, False))[0] is False  # only while the machine thinks
         await pilot.press("1", "ctrl+s")
         await expert_turn(pilot, app, j=2)  # the second session's first turn
-        await wait_for(pilot, lambda: screen.exchange.order == 1, "the second session")
+        await wait_for(pilot, lambda: screen.exchange.order == 2, "the third session")
         await wait_for(pilot, lambda: footer(screen).get("Send") == (True, True), "Send enabled again")
         assert {id(k) for k in screen.query(FooterKey)} == keys  # the same keys, shown and hidden in place
