@@ -17,7 +17,7 @@ from pxp_tui.app.pxp_app import PXPApp
 from pxp_tui.app.review.review_app import ReviewApp
 from pxp_tui.protocol import Tag
 
-from .app_helpers import expert_turn, live_app, run_done, wait_for
+from .app_helpers import expert_turn, live_app, outcome_shown, run_done, wait_for
 
 
 @pytest.fixture(autouse=True)
@@ -48,6 +48,9 @@ def footer_fits(screen) -> None:
     for key in keys:
         assert key.region.width > 0 and key.region.right <= screen.size.width, (key.key_display, key.description)
         assert key.key_display in str(key.render())
+    placed = sorted(keys, key=lambda key: key.region.x)
+    for left, right in zip(placed, placed[1:]):  # none drawn over another (the palette's key sits at the right)
+        assert left.region.right <= right.region.x, (left.key_display, right.key_display)
 
 
 async def test_the_theme_chosen_is_kept_for_the_next_launch(db_path: Path) -> None:
@@ -134,6 +137,10 @@ async def test_nothing_is_cut_at_80x24(db_path: Path) -> None:
             shown = " ".join(" ".join(text_of(box).split()).split())
             assert question in shown, shown
             assert box.region.bottom <= session.query_one("#picker-actions").region.y  # above the Send button
+        await pilot.press("escape", "1", "ctrl+s")
+        await outcome_shown(pilot, app)  # a session's outcome: its keys (n Next, b Flag) fit too
+        await pilot.pause(0.3)
+        footer_fits(session)
     app = PXPApp(db_path)  # the start screen
     async with app.run_test(size=(80, 24)) as pilot:
         button = await wait_for(pilot, lambda: app.screen.query("#review-button") and app.screen.query_one("#review-button"))

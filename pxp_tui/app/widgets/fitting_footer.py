@@ -34,22 +34,25 @@ class FittingFooter(Footer):
         """Fit the shown keys among ``items`` to the footer's width (descriptions as they are given)."""
         width = self.size.width or self.app.size.width
         self._fitted_to = width
-        keys = [item for item in items if isinstance(item, FooterKey) and item.display]
-        for item in items:
-            if item.has_class("-command-palette"):
-                item.display = True
-        if sum(map(_width, keys)) > width:
+        palette = [item for item in items if isinstance(item, FooterKey) and item.has_class("-command-palette")]
+        keys = [item for item in items if isinstance(item, FooterKey) and item.display and item not in palette]
+        for item in palette:
+            item.display = True
+        beside = sum(map(_width, palette)) + 1  # the palette's key sits at the right, after a separator
+
+        def room() -> int:
+            return width - (beside if any(item.display for item in palette) else 0)
+
+        if sum(map(_width, keys)) > room():
             for key in keys:
                 if key.description and not key.tooltip:
                     key.tooltip = key.description
                 key.description = key.description.split(" ")[0] if key.description else ""
-        if sum(map(_width, keys)) > width:
-            for item in items:
-                if item.has_class("-command-palette"):
-                    item.display = False
-            keys = [key for key in keys if not key.has_class("-command-palette")]
+        if sum(map(_width, keys)) > room():
+            for item in palette:
+                item.display = False
         for key in reversed(keys):
-            if sum(map(_width, keys)) <= width:
+            if sum(map(_width, keys)) <= room():
                 break
             key.description = ""
         return items
