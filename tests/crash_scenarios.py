@@ -275,8 +275,11 @@ def answer_until_finished(tmux: Tmux, name: str, limit: int) -> str:
         screen = tmux.screen(name)
         if "The run is finished" in screen:
             return screen
-        if "or n: the" in screen:  # a session's outcome: the expert moves on
+        if "or n: the" in screen:  # a session's outcome: the expert moves on, once (n at a turn opens a note)
             tmux.keys(name, "n")
+            while "or n: the" in tmux.screen(name) and time.monotonic() < deadline:
+                time.sleep(0.05)
+            continue
         match = _HEADER.search(screen)
         if match and "Your turn" in screen and int(match.group(3)) == 2 and match.group(1) not in answered:
             answered.add(match.group(1))
