@@ -3,6 +3,7 @@ launches, and nothing cut at 80x24 (header, footers, guard helper, the start scr
 
 from __future__ import annotations
 
+import itertools
 import json
 from pathlib import Path
 
@@ -49,7 +50,7 @@ def footer_fits(screen) -> None:
         assert key.region.width > 0 and key.region.right <= screen.size.width, (key.key_display, key.description)
         assert key.key_display in str(key.render())
     placed = sorted(keys, key=lambda key: key.region.x)
-    for left, right in zip(placed, placed[1:]):  # none drawn over another (the palette's key sits at the right)
+    for left, right in itertools.pairwise(placed):  # none drawn over another (the palette's key sits at the right)
         assert left.region.right <= right.region.x, (left.key_display, right.key_display)
 
 
