@@ -6,6 +6,7 @@ passed through to the pane), and count drawings rather than time them.
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 from typing import Any
 
@@ -27,13 +28,17 @@ MESSAGES = [{"role": "user", "content": "Target: CCO\nPropose reactants."}]
 
 
 def fixed_answer_time(monkeypatch: pytest.MonkeyPatch, ms: float) -> list[int]:
-    """Make the offline model report ``ms`` as its answer's own time; returns a list counting its calls."""
+    """Make the offline model take ``ms`` and report it as its answer's own time; returns a list counting
+    its calls. (The client keeps the smaller of the model's time and the round trip, so a model that
+    reported more than it took would be clamped on a fast machine.)"""
     real = offline.timed_answer
     calls: list[int] = []
 
     def timed(name: str, messages: list[dict[str, Any]]) -> tuple[str, float]:
         calls.append(1)
-        return real(name, messages)[0], ms
+        text = real(name, messages)[0]
+        time.sleep(ms / 1000)  # the model really takes its time: a round trip is never shorter than it
+        return text, ms
 
     monkeypatch.setattr(offline, "timed_answer", timed)
     return calls
