@@ -28,10 +28,31 @@ MODEL_MS = "pxp_model_ms"
 #: name -> function from chat messages to reply text
 _MODELS: dict[str, Callable[[list[dict[str, Any]]], str]] = {}
 
+#: litellm, once :func:`install` has run (so that models registered later get their price too)
+_INSTALLED: list[Any] = []
+
 
 def register(name: str, answer: Callable[[list[dict[str, Any]]], str]) -> None:
     """Make ``pxp-offline/<name>`` answer prompts with ``answer``."""
     _MODELS[name] = answer
+    if _INSTALLED:
+        _price(_INSTALLED[0], [name])
+
+
+def _price(litellm: Any, names: list[str]) -> None:
+    """Tell litellm the offline models cost nothing. Without a price, litellm's cost calculator searches its
+    model list and its fallbacks on every call for a model it does not know: most of its per-call time."""
+    litellm.register_model(
+        {
+            f"{PROVIDER}/{name}": {
+                "input_cost_per_token": 0.0,
+                "output_cost_per_token": 0.0,
+                "litellm_provider": PROVIDER,
+                "mode": "chat",
+            }
+            for name in names
+        }
+    )
 
 
 def answer(name: str, messages: list[dict[str, Any]]) -> str:
@@ -109,3 +130,5 @@ def install(litellm: Any) -> None:
     from litellm.utils import custom_llm_setup
 
     custom_llm_setup()
+    _price(litellm, list(_MODELS))
+    _INSTALLED[:] = [litellm]

@@ -254,9 +254,15 @@ class SessionScreen(SessionNotes, PictureActions, EarlyKeys, Screen):
         """Keep ``outcome`` (and the session's view) on screen; what the engine reports meanwhile waits."""
         self.query_one(TagPicker).wait("the session has ended")
         self.query_one(OutcomeBanner).show(outcome)
-        self.add_class("-outcome")
+        self._outcome_shown(True)
         self._set_state("outcome")
         self.query_one(OutcomeBanner).focus()
+
+    def _outcome_shown(self, shown: bool) -> None:
+        """The outcome in the answer's place, or back. ``display`` on the two widgets, not a class on the screen:
+        a screen's class restyles every widget of the screen (hundreds, twice a session)."""
+        self.query_one(OutcomeBanner).display = shown
+        self.query_one(TagPicker).display = not shown
 
     def _hold(self, event: Any) -> bool:
         """While an outcome is on screen, keep ``event`` for later (True); else False: handle it now."""
@@ -273,7 +279,7 @@ class SessionScreen(SessionNotes, PictureActions, EarlyKeys, Screen):
         """Leave the outcome: the next session's view (or the run's end), as the engine reported it meanwhile."""
         if self.state != "outcome":
             return
-        self.remove_class("-outcome")
+        self._outcome_shown(False)
         self._set_state("machine")
         held, self.held = self.held, []
         handlers: dict[type, Callable[[Any], None]] = {

@@ -79,15 +79,18 @@ class QuickFooter(FittingFooter):
         if active is None or not set(active) <= set(keys):
             await self.recompose()  # grouped keys, or a key never shown
             return
+        before = {key: key.description for key in self.query(FooterKey)}
         for place, key in keys.items():
-            key.display = place in active
+            key.display = place in active  # a change of display lays out by itself; the same value does nothing
             if place in self._known:
                 key.description = self._known[place][0].description  # fitted again below
             if place in active:
                 key._disabled = not active[place][1]
                 key.set_class(key._disabled, "-disabled")
         self.fit(list(self.query(FooterKey)))
-        for key in self.query(FooterKey):
-            key.refresh(layout=True)
+        for key, description in before.items():
+            if key.description != description:  # a plain attribute: its new width needs a layout
+                key.refresh(layout=True)
         palette = len(self.query(FooterKey)) - len(keys)
-        self.styles.grid_size_columns = len(active) + palette
+        if self.styles.grid_size_columns != len(active) + palette:
+            self.styles.grid_size_columns = len(active) + palette
