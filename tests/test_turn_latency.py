@@ -203,3 +203,27 @@ async def test_the_footer_shows_the_keys_of_each_turn_without_mounting_them_agai
         await wait_for(pilot, lambda: screen.exchange.order == 2, "the third session")
         await wait_for(pilot, lambda: footer(screen).get("Send") == (True, True), "Send enabled again")
         assert {id(k) for k in screen.query(FooterKey)} == keys  # the same keys, shown and hidden in place
+
+
+async def test_the_spinner_shows_only_for_work_that_takes_a_while() -> None:
+    from textual.app import App, ComposeResult
+
+    from pxp_tui.app.widgets.thinking import APPEAR_AFTER, Thinking
+
+    class One(App[None]):
+        def compose(self) -> ComposeResult:
+            yield Thinking(id="spin")
+
+    app = One()
+    async with app.run_test() as pilot:
+        spin = app.query_one(Thinking)
+        spin.start("offline is thinking…")
+        spin.stop()  # a reply within a frame: never shown
+        await pilot.pause(APPEAR_AFTER * 2)
+        assert not spin.display
+        spin.start("offline is thinking…")
+        assert not spin.display and "offline is thinking…" in str(spin.render())
+        await pilot.pause(APPEAR_AFTER * 2)
+        assert spin.display  # a slow one: shown, with its text
+        spin.stop()
+        assert not spin.display
