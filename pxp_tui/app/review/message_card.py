@@ -13,7 +13,6 @@ from pxp_tui.app.widgets.distribution_bars import bars_content
 from pxp_tui.common.models import model_label
 from pxp_tui.engine import Message
 
-
 #: the distribution bars' width in a card: narrow enough for a card beside the picture at 80 columns
 BAR_WIDTH = 10
 
