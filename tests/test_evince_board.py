@@ -142,12 +142,12 @@ def test_the_views_equal_python() -> None:
         assert bool(row["mi_increased"]) == summary.mi_increased
         assert row["wasserstein_last"] == pytest.approx(summary.last.wasserstein, abs=1e-9)
         assert row["normalised_mi_first"] == pytest.approx(summary.first.normalised_mi, abs=1e-9)
-        # the final distribution: the latest of each agent, equal weights
+        # the final distribution at the session's end: the latest of each agent, equal weights until judged
         last_m = by_j[max(j for j in by_j if j % 2)]
         last_h = by_j[max(j for j in by_j if j % 2 == 0)]
         final = json.loads(row["final_distribution"])
         assert final == pytest.approx(combine(last_m, last_h))
-        assert json.loads(row["final_weights"])["method"] == "equal"
+        assert json.loads(row["final_weights"])["method"] == "equal (not judged)"
 
 
 def test_a_round_is_measured_whichever_message_arrives_last() -> None:

@@ -102,7 +102,7 @@ class MachineAgent:
         messages.extend(
             self.task.session_messages(turn.instance, turn.history, in_context=False, seat=self.seat, other=self.other)
         )
-        ask = self.task.ask_content(turn)
+        ask = self.task.ask_content(turn, self.other)
         level = self.debate.level(turn.j)
         if level is not None:
             ask += "\n" + debate_instruction(level)

@@ -15,14 +15,13 @@ from typing import Any
 
 import sqlite_utils
 
-from pxp_tui.blackboard import access, schema, writers
+from pxp_tui.blackboard import access, finals, schema, writers
 from pxp_tui.blackboard.errors import BlackboardError, WriteError
 from pxp_tui.blackboard.records import Run
 from pxp_tui.common.instance import Instance
 from pxp_tui.common.redaction import redact
 from pxp_tui.engine import Message, RunProgress, RunStatus, SessionRecord
 from pxp_tui.protocol import Sender, StopReason, Tag
-from pxp_tui.protocol.evince import combine
 from pxp_tui.tasks.base import DatasetRow
 from pxp_tui.tasks.csvdata import ImportProgress
 
@@ -432,29 +431,26 @@ class Blackboard:
                     "UPDATE data SET n_messages = ?, ended_at = ?, stop_reason = ? WHERE session_id = ?",
                     [message.j, stamp, stop.value, message.session_id],
                 )
-                self._final_distribution(message.session_id)
+                finals.store_unjudged(self.db, message.session_id)  # weighed by the run wiring next
 
-    def _final_distribution(self, session_id: int) -> None:
-        """EVINCE's output (its step 3), stored with a session that ends with both agents' distributions: the
-        latest of each, combined. Equal weights: the paper weighs by CRIT scores of the arguments, an LLM
-        judge this does not run (``final_weights`` says so)."""
-        latest = {
-            sender: json.loads(text)
-            for sender, text in self.db.execute(
-                """SELECT sender, distribution FROM messages m WHERE session_id = ? AND distribution IS NOT NULL
-                   AND j = (SELECT MAX(j) FROM messages WHERE session_id = m.session_id AND sender = m.sender
-                            AND distribution IS NOT NULL)""",
-                [session_id],
-            )
-        }
-        if Sender.MACHINE.value not in latest or Sender.HUMAN.value not in latest:
-            return
-        final = combine(latest[Sender.MACHINE.value], latest[Sender.HUMAN.value])
-        weights = {Sender.MACHINE.value: 1.0, Sender.HUMAN.value: 1.0, "method": "equal"}
-        self.db.execute(
-            "UPDATE data SET final_distribution = ?, final_weights = ? WHERE session_id = ?",
-            [json.dumps(final, ensure_ascii=False), json.dumps(weights), session_id],
-        )
+    def final_arguments(self, session_id: int) -> dict[Sender, Message]:
+        """Each agent's latest message with a distribution in session ``session_id`` (what EVINCE's final
+        distribution combines, and what a CRIT judge scores)."""
+        return {Sender(sender): _message(row) for sender, row in finals.latest(self.db, session_id).items()}
+
+    def store_final(
+        self, session_id: int, machine_weight: float, human_weight: float, method: str, reply: str | None = None
+    ) -> dict[str, float] | None:
+        """Replace session ``session_id``'s final distribution by its agents' latest distributions weighted so,
+        with how (``method``: ``crit:<model>``, ``equal``, ``equal (judge failed: ...)``) and the judge's reply;
+        None (nothing written) if either agent gave no distribution. See :mod:`pxp_tui.blackboard.finals`."""
+        with self.db.atomic():
+            return finals.store(self.db, session_id, machine_weight, human_weight, method, reply)
+
+    def unjudged_sessions(self, run_id: int) -> list[tuple[int, int]]:
+        """(session id, instance id) of run ``run_id``'s ended sessions whose final distribution still has the
+        equal weights stored at the session's end (``equal (not judged)``)."""
+        return finals.unjudged(self.db, run_id)
 
     def keep_context(self, session_id: int, kept: bool) -> None:
         with self.db.atomic():

@@ -63,6 +63,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         default=d.stop,
         help=_default("the session stop rule: PXP's, EVINCE's (WD stops falling and MI rising), or either", d.stop),
     )
+    parser.add_argument(
+        "--final-weights",
+        choices=["crit", "equal"],
+        default=d.final_weights,
+        help=_default(
+            "how a session's final distribution (EVINCE) weighs the two agents: by a CRIT judge's scores of their "
+            "arguments (the checker's model; offline: a baseline), or equally",
+            d.final_weights,
+        ),
+    )
     parser.add_argument("--n", type=positive, default=d.n, help=_default("message bound per session", d.n))
     parser.add_argument("--k", type=positive, default=d.k, help=_default("REJECT allowed after message k", d.k))
     parser.add_argument("--context", default=d.context, help=_default("carried context: all, none or last:N", d.context))

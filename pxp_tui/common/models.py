@@ -8,6 +8,8 @@ OFFLINE = "offline"
 OFFLINE_PROVIDER = "pxp-offline"
 #: the offline AGREE checker (TF-IDF)
 OFFLINE_CHECKER = f"{OFFLINE_PROVIDER}/checker"
+#: the offline CRIT judge of EVINCE's final distribution (a baseline: entropy and wording, no reading)
+OFFLINE_JUDGE = f"{OFFLINE_PROVIDER}/crit"
 
 
 def litellm_model(model: str, task: str) -> str:
@@ -20,6 +22,11 @@ def litellm_model(model: str, task: str) -> str:
 def checker_model(model: str) -> str:
     """The litellm model string for a user's ``--checker`` value (``offline``: the TF-IDF checker)."""
     return OFFLINE_CHECKER if model == OFFLINE else model
+
+
+def judge_model(model: str) -> str:
+    """The litellm model string of the CRIT judge for a run's checker model (``offline``: the offline judge)."""
+    return OFFLINE_JUDGE if model == OFFLINE else model
 
 
 def is_offline(model: str) -> bool:

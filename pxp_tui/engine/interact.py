@@ -26,6 +26,8 @@ from pxp_tui.protocol.evince import rounds_of, should_stop
 
 #: called after each session; returns whether the session's context is kept (the LEARN gate)
 SessionGate = Callable[[SessionRecord, Sequence[SessionRecord]], Awaitable[bool]]
+#: called when a session ended (committed), before the gate: e.g. weighing its final distribution (EVINCE)
+SessionHook = Callable[[SessionRecord], Awaitable[None]]
 
 
 def _check(reply: Reply, j: int, k: int, sender: Sender) -> None:
@@ -45,6 +47,7 @@ async def interact(
     progress: RunProgress | None = None,
     gate: SessionGate | None = None,
     observer: Observer | None = None,
+    ended: SessionHook | None = None,
 ) -> None:
     """Run (or continue) a run: one session per instance, machine at odd ``j``, human at even ``j``.
 
@@ -72,6 +75,8 @@ async def interact(
             if record.stop is StopReason.SKIPPED:  # neither measured nor carried: the expert set it aside
                 observer.session_ended(record, False)
                 continue
+            if ended is not None:
+                await ended(record)
             kept = await gate(record, carried.view()) if gate else True
             if gate:
                 recorder.keep_context(session_id, kept)

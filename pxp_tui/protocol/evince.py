@@ -28,6 +28,11 @@ TOLERANCE = 1e-9
 START, DECAY, HOLD = 0.9, 0.25, 2
 #: ``--stop``: PXP's rule, EVINCE's, or whichever comes first
 STOP_RULES = ("pxp", "evince", "both")
+#: ``--final-weights``: how the final distribution weighs the agents: by a CRIT judge's scores of their
+#: arguments (the paper's step 3), or equally
+FINAL_WEIGHTS = ("crit", "equal")
+#: ``data.final_weights``'s method: equal weights asked for; equal weights while the session waits for its judge
+EQUAL, NOT_JUDGED = "equal", "equal (not judged)"
 
 
 @dataclass(frozen=True)

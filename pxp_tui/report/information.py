@@ -15,6 +15,12 @@ from typing import Any
 
 from PIL import Image, ImageDraw, ImageFont
 
+from pxp_tui.blackboard.finals import FinalWeights
+from pxp_tui.protocol.evince import NOT_JUDGED
+
+#: the offline judge's method (``crit:`` and how the offline model is named to users)
+OFFLINE_CRIT = "crit:offline baseline"
+
 #: measure -> its header (bits; JSD the divergence; NMI normalised by the larger entropy)
 MEASURES = {
     "entropy_machine": "H machine",
@@ -85,9 +91,38 @@ def markdown(summary: Sequence[RoundSummary], sessions: Sequence[Mapping[str, An
             f"{count} session(s) with rounds: WD fell (last round vs first) in {fell}, NMI rose in {rose}; "
             f"EVINCE's stop rule (WD not down and NMI not up) held in {len(converged)}{where}.",
         ]
+    finals = final_lines(sessions)
+    if finals:
+        lines += ["", finals]
     if figure:
         lines += ["", f"![WD, JSD and NMI by round]({figure})"]
     return "\n".join(lines)
+
+
+def final_lines(sessions: Sequence[Mapping[str, Any]]) -> str:
+    """How the sessions' final distributions (EVINCE's step 3) were weighed: each method with its sessions
+    and median weights; a word on those still waiting for their judge."""
+    weights = [w for w in (FinalWeights.read(s.get("final_weights")) for s in sessions) if w is not None]
+    if not weights:
+        return ""
+    by_method: dict[str, list[FinalWeights]] = {}
+    for w in weights:
+        by_method.setdefault(w.method, []).append(w)
+    parts = [
+        f"{method} in {len(found)} (median weights machine {statistics.median(w.machine for w in found):g}, "
+        f"other {statistics.median(w.human for w in found):g})"
+        for method, found in sorted(by_method.items(), key=lambda item: -len(item[1]))
+    ]
+    text = (
+        f"Final distributions (EVINCE's step 3: the agents' last distributions, weighted, `data.final_distribution`) "
+        f"of {len(weights)} session(s), weighed by: {'; '.join(parts)}."
+    )
+    if any(method.startswith("crit:") for method in by_method):
+        text += " crit: a judge model scored each agent's arguments 1-10 (CRIT), the scores are the weights"
+        text += "; the offline judge is a baseline that reads no reasons." if OFFLINE_CRIT in by_method else "."
+    if NOT_JUDGED in by_method:
+        text += " Sessions `equal (not judged)` ended before their judge answered: resume the run to weigh them."
+    return text
 
 
 def csv_rows(summary: Sequence[RoundSummary]) -> list[list[Any]]:

@@ -58,6 +58,8 @@ class RunConfig:
     contentiousness: float | None = None  # EVINCE's starting contentiousness in both prompts (None: none)
     contentiousness_decay: float = evince.DECAY  # less each round after the first two
     stop: str = "pxp"  # pxp | evince | both (EVINCE's rule needs distributions: --top-k)
+    #: how a session's final distribution weighs the agents: crit (a judge, the checker's model) | equal
+    final_weights: str = "crit"
 
     def validate(self) -> None:
         """Raise ValueError with a one-line reason for a configuration that cannot run."""
@@ -85,6 +87,8 @@ class RunConfig:
             raise ValueError(f"--contentiousness-decay lies in [0, 1], got {self.contentiousness_decay}")
         if self.stop not in evince.STOP_RULES:
             raise ValueError(f"--stop is one of {', '.join(evince.STOP_RULES)}, got {self.stop!r}")
+        if self.final_weights not in evince.FINAL_WEIGHTS:
+            raise ValueError(f"--final-weights is one of {', '.join(evince.FINAL_WEIGHTS)}, got {self.final_weights!r}")
         if self.stop != "pxp" and self.top_k is None:
             raise ValueError(f"--stop {self.stop} compares distributions: add --top-k")
         if self.timeout is not None and self.timeout <= 0:

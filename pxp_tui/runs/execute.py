@@ -6,7 +6,7 @@ import sqlite3
 
 from pxp_tui.blackboard import Blackboard, BlackboardError, WriteError, access
 from pxp_tui.engine import Agent, Observer, RunSpec, interact
-from pxp_tui.runs import learn
+from pxp_tui.runs import final, learn
 from pxp_tui.runs.config import RunConfig
 from pxp_tui.runs.humans import build_human
 from pxp_tui.runs.seats import Seat, build_machine
@@ -60,12 +60,16 @@ async def _execute(
     agent = build_human(run.human_kind, Seat(run, config, task, machine, checker, live=human))
     spec = RunSpec(run_id=run_id, n=config.n, k=config.k, context=config.context, stop=config.stop, order=task.label_order)
     progress = board.progress(run_id, instances)
+    weights = final.FinalWeights(board, task, final.judge_of(task, config))
     gate = None
     if config.learn_gate or config.evaluate:
         gate = learn.Learn(board, run, machine, learn_gate=config.learn_gate, evaluate=config.evaluate, report=on_evaluation)
         progress = await gate.before(instances, progress)
     try:
-        await interact(spec, instances, machine, agent, board, progress=progress, observer=observer, gate=gate)
+        await weights.left_over(run_id, instances)  # sessions a crash left between their end and their judge
+        await interact(
+            spec, instances, machine, agent, board, progress=progress, observer=observer, gate=gate, ended=weights.session_ended
+        )
     except sqlite3.Error as exc:  # the blackboard refused a write: its transaction was rolled back whole
         raise _write_failed(board, run_id, exc) from None
     if gate is not None:

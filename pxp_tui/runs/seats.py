@@ -28,8 +28,7 @@ def build_machine(task: Task, config: RunConfig) -> tuple[MachineAgent, Checker]
     ``--api-base`` serves the machine, and the checker when it is the machine's model; a checker of
     another model uses ``--checker-api-base`` (or its provider's default).
     """
-    same = config.checker is None or config.checker == config.model
-    checker_base = config.checker_api_base or (config.api_base if same else None)
+    checker_base = checker_api_base(config)
     settings = {
         k: v for k, v in (("max_tokens", config.checker_max_tokens), ("temperature", config.checker_temperature)) if v is not None
     }
@@ -51,6 +50,12 @@ def build_machine(task: Task, config: RunConfig) -> tuple[MachineAgent, Checker]
         **generation,
     )
     return machine, checker
+
+
+def checker_api_base(config: RunConfig) -> str | None:
+    """The checker's server: ``--checker-api-base``, or ``--api-base`` when the checker is the machine's model."""
+    same = config.checker is None or config.checker == config.model
+    return config.checker_api_base or (config.api_base if same else None)
 
 
 def debate_of(config: RunConfig) -> Debate:

@@ -20,11 +20,13 @@ if TYPE_CHECKING:
 
 __all__ = ["DatasetRow", "Task"]
 
-#: how the closing instruction of the prompt opens after the first message (:meth:`Task.ask_content`)
-ASK_AGAIN = "Considering the human's reply"
 #: who the other agent is, as an agent reads its messages: the human (or the proxy) for the machine; in a
 #: machine-machine session (issue 10) both agents read "The other expert"
 HUMAN, OTHER_EXPERT = "Human", "The other expert"
+#: how the closing instruction of the prompt opens after the first message (:meth:`Task.ask_content`): facing
+#: the human (an expert or the proxy), and facing another machine
+ASK_AGAIN, ASK_AGAIN_OTHER = "Considering the human's reply", "Considering the other agent's reply"
+_ASKS_AGAIN = re.compile("\n\n(?:" + "|".join(map(re.escape, (ASK_AGAIN, ASK_AGAIN_OTHER))) + ")")
 #: the opening of the other agent's message as an agent reads it (:meth:`Task.reply_content`), with its tag
 HUMAN_REPLY = re.compile(rf"^(?:{HUMAN}|{OTHER_EXPERT}) \((?P<tag>[A-Z]+)\)\.", re.M)
 
@@ -44,7 +46,7 @@ def before_ask(text: str) -> str:
 
     The offline baselines read their prompt as an LLM would, and the instruction is not part of the exchange.
     """
-    return text.split("\n\n" + ASK_AGAIN, 1)[0]
+    return _ASKS_AGAIN.split(text, 1)[0]
 
 
 @dataclass(frozen=True)
@@ -120,12 +122,12 @@ class Task(ABC):
         """How an agent's own earlier message reads in its context."""
         return f"{self.prediction_label}: {message.prediction}\nExplanation: {message.explanation}" + _distribution_line(message)
 
-    def ask_content(self, turn: Turn) -> str:
-        """The closing instruction of the prompt at message ``turn.j``."""
+    def ask_content(self, turn: Turn, other: str = HUMAN) -> str:
+        """The closing instruction of the prompt at message ``turn.j``, to an agent facing ``other``."""
         if turn.j == 1:
             return f"Give your {self.prediction_label.lower()} and explanation, in the format above."
         return (
-            f"{ASK_AGAIN}, give your {self.prediction_label.lower()} and explanation again, "
+            f"{ASK_AGAIN_OTHER if other == OTHER_EXPERT else ASK_AGAIN}, give your {self.prediction_label.lower()} and explanation again, "
             "revised if the reply convinces you, in the format above."
         )
 

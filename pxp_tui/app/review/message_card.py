@@ -9,8 +9,12 @@ from textual.widgets import Static
 
 from pxp_tui.app.css import beside
 from pxp_tui.app.review import glyphs
+from pxp_tui.app.widgets.distribution_bars import bars_content
 from pxp_tui.common.models import model_label
 from pxp_tui.engine import Message
+
+#: the distribution bars' width in a card: narrow enough for a card beside the picture at 80 columns
+BAR_WIDTH = 10
 
 
 def answer_time(ms: float) -> str:
@@ -49,3 +53,6 @@ class MessageCard(Vertical):
         yield Static(heading(m), classes="card-heading")
         yield Static(Text.assemble(("prediction  ", "dim"), m.prediction or "—"), classes="card-prediction")
         yield Static(m.explanation or "—", classes="card-explanation", markup=False)
+        bars = bars_content(m.meta, BAR_WIDTH)  # its distribution (issue 10), when it stated one
+        if bars is not None:
+            yield Static(bars, classes="card-distribution")

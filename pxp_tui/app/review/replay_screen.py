@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import asyncio
-from typing import TYPE_CHECKING
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
 
 from textual import work
 from textual.app import ComposeResult
@@ -15,16 +16,28 @@ from textual.screen import Screen
 from textual.widgets import Header, Static
 
 from pxp_tui.app.review import glyphs
-from pxp_tui.app.review.message_card import MessageCard
+from pxp_tui.app.review.message_card import BAR_WIDTH, MessageCard
 from pxp_tui.app.review.review_notes import replay_note
+from pxp_tui.app.widgets.distribution_bars import bars_content
 from pxp_tui.app.widgets.fitting_footer import FittingFooter
 from pxp_tui.app.widgets.instance_view import InstanceView, PictureActions, picture_bindings
 from pxp_tui.blackboard import Blackboard, review
+from pxp_tui.blackboard.finals import FinalWeights
 from pxp_tui.common.models import model_label
 from pxp_tui.protocol import session_flags
 
 if TYPE_CHECKING:
     from pxp_tui.tasks.base import Task
+
+
+def final_card(session: Mapping[str, Any]) -> Static | None:
+    """The session's final distribution (EVINCE's step 3) with how it weighs the agents; None without one."""
+    weights = FinalWeights.read(session.get("final_weights"))
+    bars = bars_content({"distribution": session.get("final_distribution")}, BAR_WIDTH)
+    if weights is None or bars is None:
+        return None
+    title = Content.styled(f"Final distribution · weights {weights.describe()}", "bold")
+    return Static(Content("\n").join([title, bars]), id="replay-final")
 
 
 class ReplayScreen(PictureActions, Screen):
@@ -98,6 +111,12 @@ class ReplayScreen(PictureActions, Screen):
         new = [MessageCard(m) for m in self.replay.messages[len(cards) : shown]]
         if new:
             pane.mount_all(new)
+        for old in pane.query("#replay-final"):
+            old.remove()
+        if shown and shown == len(self.replay.messages):
+            final = final_card(self.replay.session)
+            if final is not None:
+                pane.mount(final)
         pane.call_after_refresh(pane.scroll_end, animate=False)
         self.query_one("#replay-status", Static).update(self._status(shown))
         if shown:  # what the latest message shown proposes (for DRUG, its reaction)

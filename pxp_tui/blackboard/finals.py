@@ -1,0 +1,105 @@
+"""EVINCE's final output stored with a session (``data.final_distribution``, ``data.final_weights``): issue 10.
+
+A session that ends with both agents' distributions gets, in the same transaction as its last message, the
+latest distribution of each combined with equal weights, its method :data:`NOT_JUDGED`. The run wiring then
+asks a CRIT judge (``pxp_tui.runs.final``) and replaces it with the weighted one (:func:`store`), or with the
+equal weights the run asked for; a run resumed after a crash in between judges what is left
+(:func:`unjudged`). So a final distribution is never silently equal-weighted: ``final_weights`` says how it
+was weighed. No model is called here.
+
+``final_weights`` is JSON: ``{"machine": w, "human": w, "method": ...}`` and, when a judge answered, its
+reply verbatim under ``"reply"``.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import sqlite_utils
+
+from pxp_tui.protocol import Sender
+from pxp_tui.protocol.evince import NOT_JUDGED, combine
+
+#: each agent's latest message with a distribution, in one session
+_LATEST = """SELECT * FROM messages m WHERE session_id = ? AND distribution IS NOT NULL
+   AND j = (SELECT MAX(j) FROM messages WHERE session_id = m.session_id AND sender = m.sender AND distribution IS NOT NULL)"""
+
+
+@dataclass(frozen=True)
+class FinalWeights:
+    """How a session's final distribution weighs the two agents, as stored."""
+
+    machine: float
+    human: float
+    method: str
+    reply: str = ""
+
+    @classmethod
+    def read(cls, text: str | None) -> FinalWeights | None:
+        """``data.final_weights`` as stored (None: none, or unreadable)."""
+        try:
+            found = json.loads(text) if text else None
+            if not isinstance(found, dict):
+                return None
+            return cls(float(found["machine"]), float(found["human"]), str(found["method"]), str(found.get("reply") or ""))
+        except (ValueError, KeyError, TypeError):
+            return None
+
+    def describe(self) -> str:
+        """``machine 7 : other 5 (crit:gpt-4o-mini)``."""
+        return f"machine {self.machine:g} : other {self.human:g} ({self.method})"
+
+
+def latest(db: sqlite_utils.Database, session_id: int) -> dict[str, dict[str, Any]]:
+    """Each sender's latest message with a distribution in session ``session_id``, as rows by sender."""
+    return {row["sender"]: row for row in db.query(_LATEST, [session_id])}
+
+
+def store(
+    db: sqlite_utils.Database,
+    session_id: int,
+    machine_weight: float,
+    human_weight: float,
+    method: str,
+    reply: str | None = None,
+) -> dict[str, float] | None:
+    """Write session ``session_id``'s final distribution, its agents' latest distributions weighted, and how
+    (``final_weights``); nothing (None) if either agent gave no distribution. The caller holds the transaction."""
+    found = latest(db, session_id)
+    if Sender.MACHINE.value not in found or Sender.HUMAN.value not in found:
+        return None
+    machine, human = (json.loads(found[s.value]["distribution"]) for s in (Sender.MACHINE, Sender.HUMAN))
+    final = combine(machine, human, machine_weight, human_weight)
+    weights: dict[str, Any] = {Sender.MACHINE.value: machine_weight, Sender.HUMAN.value: human_weight, "method": method}
+    if reply:
+        weights["reply"] = reply
+    db.execute(
+        "UPDATE data SET final_distribution = ?, final_weights = ? WHERE session_id = ?",
+        [json.dumps(final, ensure_ascii=False), json.dumps(weights, ensure_ascii=False), session_id],
+    )
+    return final
+
+
+def store_unjudged(db: sqlite_utils.Database, session_id: int) -> None:
+    """At a session's end: the equal-weight combination, marked :data:`NOT_JUDGED` until the run wiring weighs it."""
+    store(db, session_id, 1.0, 1.0, NOT_JUDGED)
+
+
+def unjudged(db: sqlite_utils.Database, run_id: int) -> list[tuple[int, int]]:
+    """(session id, instance id) of run ``run_id``'s sessions whose final distribution waits for its weights."""
+    sql = """SELECT session_id, instance_id FROM data WHERE run_id = ? AND final_weights IS NOT NULL
+             AND json_extract(final_weights, '$.method') = ? ORDER BY ord"""
+    return [(r[0], r[1]) for r in db.execute(sql, [run_id, NOT_JUDGED])]
+
+
+def methods(rows: list[Mapping[str, Any]]) -> dict[str, int]:
+    """How many of these sessions (rows with ``final_weights``) were weighed by each method."""
+    counts: dict[str, int] = {}
+    for row in rows:
+        weights = FinalWeights.read(row.get("final_weights"))
+        if weights is not None:
+            counts[weights.method] = counts.get(weights.method, 0) + 1
+    return counts
