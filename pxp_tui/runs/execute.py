@@ -60,7 +60,7 @@ async def _execute(
     agent = build_human(run.human_kind, Seat(run, config, task, machine, checker, live=human))
     spec = RunSpec(run_id=run_id, n=config.n, k=config.k, context=config.context, stop=config.stop, order=task.label_order)
     progress = board.progress(run_id, instances)
-    weights = final.FinalWeights(board, task, final.judge_of(task, config))
+    weights = final.Weigher(board, task, final.judge_of(task, config))
     gate = None
     if config.learn_gate or config.evaluate:
         gate = learn.Learn(board, run, machine, learn_gate=config.learn_gate, evaluate=config.evaluate, report=on_evaluation)

@@ -53,7 +53,7 @@ def argument(task: Task, message: Message) -> Argument:
     return Argument(prediction, message.explanation, distribution)
 
 
-class FinalWeights:
+class Weigher:
     """Weighs each ended session's final distribution, through the run's judge (or equally)."""
 
     def __init__(self, board: Blackboard, task: Task, judge: Judge | None) -> None:
