@@ -36,7 +36,9 @@ async def summary_shown(pilot, app):
 
     def shown():
         screen = app.screen
-        return type(screen).__name__ == "SummaryScreen" and "done" in text(screen, "#summary-sessions") and screen
+        if type(screen).__name__ != "SummaryScreen" or not screen.query("#summary-sessions"):
+            return None  # not there yet, or pushed but not composed yet
+        return "done" in text(screen, "#summary-sessions") and screen
 
     return await wait_for(pilot, shown, "the run's summary")
 
