@@ -10,6 +10,7 @@ Used by tests/test_durability.py (a few trials) and benchmarks/crash_campaign.py
 from __future__ import annotations
 
 import contextlib
+import io
 import os
 import random
 import re
@@ -152,25 +153,64 @@ def headless_command(db: Path, repeat: int, limit: int) -> list[str]:
     return command + (["--repeat", str(repeat)] if repeat > 1 else [])
 
 
-def reference(folder: Path, limit: int) -> list[tuple]:
+def pxp_resume(db: Path, run: int, *, in_process: bool = False) -> str:
+    """``pxp run --headless --resume RUN --db DB --quiet``: what it printed on stderr if it failed, else "".
+
+    In its own process (the campaign), or ``in_process`` (the tests: the same command's code, without starting
+    Python and importing litellm once more; the process killed is always a real one)."""
+    argv = ["run", "--headless", "--resume", str(run), "--db", str(db), "--quiet"]
+    if in_process:
+        return _in_process(argv)
+    done = subprocess.run(
+        [sys.executable, "-m", "pxp_tui", *argv],
+        env={**env(), "PXP_OFFLINE_LATENCY": "0"},
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    return "" if done.returncode == 0 else done.stderr.strip()[-300:] or f"exit code {done.returncode}"
+
+
+def _in_process(argv: list[str]) -> str:
+    from pxp_tui.cli.main import main
+
+    err = io.StringIO()  # the tests' environment has PXP_OFFLINE_LATENCY=0 (tests/conftest.py)
+    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(err):
+        code = main(argv)
+    return "" if code == 0 else err.getvalue().strip()[-300:] or f"exit code {code}"
+
+
+def reference(folder: Path, limit: int, *, in_process: bool = False) -> list[tuple]:
     """The messages of an uninterrupted run of the same configuration (the offline machine is deterministic)."""
     db = folder / f"reference-{limit}.db"
     if not db.exists():
-        done = subprocess.run(
-            [*headless_command(db, 1, limit), "--quiet"],
-            env={**env(), "PXP_OFFLINE_LATENCY": "0"},
-            capture_output=True,
-            text=True,
-            timeout=600,
-        )
-        assert done.returncode == 0, done.stderr
+        if in_process:
+            failed = _in_process([*headless_command(db, 1, limit)[3:], "--quiet"])
+            assert not failed, failed
+        else:
+            done = subprocess.run(
+                [*headless_command(db, 1, limit), "--quiet"],
+                env={**env(), "PXP_OFFLINE_LATENCY": "0"},
+                capture_output=True,
+                text=True,
+                timeout=600,
+            )
+            assert done.returncode == 0, done.stderr
     return sequences(db, 1)
 
 
 def headless_trial(
-    folder: Path, seed: int, *, repeat: int = 1, limit: int = 12, latency: float = 0.02, expected: list[tuple] | None = None
+    folder: Path,
+    seed: int,
+    *,
+    repeat: int = 1,
+    limit: int = 12,
+    latency: float = 0.02,
+    expected: list[tuple] | None = None,
+    in_process: bool = False,
 ) -> Trial:
-    """``pxp run --headless`` (``--repeat``), outside readers, kill -9 after a random number of session lines."""
+    """``pxp run --headless`` (``--repeat``), outside readers, kill -9 after a random number of session lines;
+    then ``--resume`` of each unfinished run (``in_process``: see :func:`pxp_resume`)."""
     rng = random.Random(seed)
     trial = Trial("repeat" if repeat > 1 else "headless", seed)
     db = folder / f"{trial.scenario}-{seed}.db"
@@ -215,15 +255,9 @@ def headless_trial(
     runs = [r[0] for r in query(db, "SELECT id FROM runs ORDER BY id")] if _has_runs(db) else []
     for run in runs:
         if query(db, "SELECT status FROM runs WHERE id = ?", (run,))[0][0] != "done":
-            done = subprocess.run(
-                [sys.executable, "-m", "pxp_tui", "run", "--headless", "--resume", str(run), "--db", str(db), "--quiet"],
-                env={**env(), "PXP_OFFLINE_LATENCY": "0"},
-                capture_output=True,
-                text=True,
-                timeout=600,
-            )
-            if done.returncode != 0:
-                trial.problems.append(f"resume {run}: {done.stderr.strip()[-300:]}")
+            failed = pxp_resume(db, run, in_process=in_process)
+            if failed:
+                trial.problems.append(f"resume {run}: {failed}")
         wrong = complete(db, run)
         if expected is not None and sequences(db, run) != expected:
             wrong.append(f"run {run} differs from the uninterrupted run")

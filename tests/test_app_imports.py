@@ -42,7 +42,7 @@ async def headless(db_path):
         await pilot.pause()
         seen["screen"] = type(app.screen).__name__
         if sys.argv[2] == "preload":
-            await asyncio.wait_for(app.loaded(), 60)
+            await asyncio.wait_for(app.loaded(), 240)  # a bound against hanging: on a loaded machine 60 s was passed
             await app.blackboard()
         seen["later"] = dict(imported)
     return 0

@@ -233,7 +233,7 @@ def test_a_run_on_a_full_disk_pauses_whole_and_resumes(capsys, small_disk, recor
 FULL_TMPFS = r"""
 set -eu
 mount -t tmpfs -o size=4m tmpfs "$DISK"
-"$PY" -m pxp_tui run --headless --limit 1 --db "$DISK/x.db" --quiet > /dev/null
+cp "$FIRST" "$DISK/x.db"
 free=$(df -k "$DISK" | tail -1 | awk '{print $4}')
 dd if=/dev/zero of="$DISK/filler" bs=4k count=$(( free / 4 - 50 )) 2> /dev/null
 set +e
@@ -247,19 +247,24 @@ cp "$DISK/x.db" "$OUT/x.db"
 
 
 @pytest.mark.slow
-def test_a_really_full_disk_pauses_the_run_and_it_resumes_once_there_is_space(tmp_path: Path) -> None:
+def test_a_really_full_disk_pauses_the_run_and_it_resumes_once_there_is_space(capsys, tmp_path: Path) -> None:
+    """A blackboard holding one finished run (made here, in this process) is copied onto a 4 MB tmpfs, filled to
+    its last 200 KB; there the real ``pxp`` runs the demo until the disk is full, then resumes with space again."""
     unshare = shutil.which("unshare")
     if unshare is None or os.geteuid() != 0:
         pytest.skip("a real full disk needs a tmpfs mounted in a private namespace: unshare, as root")
-    disk, out = tmp_path / "disk", tmp_path / "out"
+    disk, out, first = tmp_path / "disk", tmp_path / "out", tmp_path / "first.db"
     disk.mkdir()
     out.mkdir()
+    code, _, err = pxp(capsys, "run", "--headless", "--limit", "1", "--db", first, "--quiet")
+    assert code == 0, err
     env = {
         **os.environ,
         "PYTHONPATH": str(ROOT),
         "PXP_OFFLINE_LATENCY": "0",
         "DISK": str(disk),
         "OUT": str(out),
+        "FIRST": str(first),
         "PY": sys.executable,
     }
     result = subprocess.run(

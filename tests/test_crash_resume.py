@@ -12,7 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from .conftest import ROOT, pxp
+from .cli_helpers import pxp
+from .conftest import ROOT
 
 
 def message_count(db: Path) -> int:
@@ -38,10 +39,12 @@ def sequences(db: Path) -> list[tuple[int, int, str, str, str]]:
 
 
 @pytest.mark.slow
-def test_kill_9_then_resume_matches_an_uninterrupted_run(tmp_path: Path) -> None:
+def test_kill_9_then_resume_matches_an_uninterrupted_run(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    """The run killed is a real process; the uninterrupted run and the resume are the same commands run in this
+    process (tests/cli_helpers.py), which spares starting Python and importing litellm twice more."""
     args = ["run", "--headless", "--task", "drug", "--model", "offline", "--human", "proxy", "--quiet"]
     whole = tmp_path / "whole.db"
-    assert pxp(*args, "--db", str(whole)).returncode == 0
+    assert pxp(capsys, *args, "--db", whole)[0] == 0
 
     crashed = tmp_path / "crashed.db"
     env = {**os.environ, "PYTHONPATH": str(ROOT), "PXP_OFFLINE_LATENCY": "0.05"}
@@ -70,8 +73,8 @@ def test_kill_9_then_resume_matches_an_uninterrupted_run(tmp_path: Path) -> None
     conn.close()
     assert status == "running"  # killed: it never got to say otherwise
 
-    result = pxp("run", "--headless", "--resume", "1", "--db", str(crashed), "--quiet")
-    assert result.returncode == 0, result.stderr
+    code, _, err = pxp(capsys, "run", "--headless", "--resume", "1", "--db", crashed, "--quiet")
+    assert code == 0, err
 
     conn = sqlite3.connect(crashed)
     assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"

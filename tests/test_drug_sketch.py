@@ -122,3 +122,18 @@ def test_a_drawing_is_the_same_for_the_same_arguments() -> None:
     """Drawing is a pure function of (task, instance, surface): it can be cached and prepared ahead."""
     assert drawn(FLUTAMIDE, 50, 12) == drawn(FLUTAMIDE, 50, 12)
     assert drawn(FLUTAMIDE, 50, 12) != drawn(FLUTAMIDE, 51, 12)
+
+
+def test_every_demo_molecule_and_its_reaction_are_drawn_in_characters() -> None:
+    """What a half-cell terminal shows at each session of the bundled demo (the app's runs in tests/ go through
+    a few of its 23 molecules): the target and the reaction from its reference reactants, bonds in braille."""
+    task = get_task("drug")
+    rows = task.demo_rows()
+    assert len(rows) == 23
+    for number, row in enumerate(rows, start=1):
+        instance = Instance(number, "demo", row.key, input=row.input, reference_prediction=row.reference_prediction)
+        target = task.draw_instance(instance, Surface(38, 9, (38, 18), "halfcell"))
+        reaction = task.draw_prediction(instance, row.reference_prediction, Surface(76, 12, (76, 24), "halfcell"))
+        for picture in (target, reaction):
+            assert isinstance(picture, CellPicture), row.key
+            assert any("\u2801" <= c <= "\u28ff" for line in picture.lines for c in line), row.key

@@ -30,7 +30,8 @@ from .outside import deleted_files, sqlite_count
 from .terminal import PXP, Tmux, expert_turn, gone, needs_tmux
 
 DEMO = 23  # sessions in the bundled DRUG demo
-HEADLESS_LIMIT = 8  # sessions of the headless crash scenarios' runs
+HEADLESS_LIMIT = 6  # sessions of the headless crash scenarios' runs (benchmarks/crash_campaign.py: 12, many trials)
+APP_LIMIT = 4  # sessions of the app's run (the campaign: 6)
 
 
 #: files under watch by the audit hook (empty outside the test that sets it), and what opened them
@@ -129,7 +130,7 @@ def test_six_turns_answered_beside_an_outside_reader_survive_kill_9(tmp_path: Pa
 @pytest.fixture(scope="module")
 def uninterrupted(tmp_path_factory: pytest.TempPathFactory) -> list[tuple]:
     """The messages of an uninterrupted headless run like the scenarios' (the offline machine is deterministic)."""
-    return crash_scenarios.reference(tmp_path_factory.mktemp("reference"), HEADLESS_LIMIT)
+    return crash_scenarios.reference(tmp_path_factory.mktemp("reference"), HEADLESS_LIMIT, in_process=True)
 
 
 @pytest.mark.slow
@@ -144,9 +145,9 @@ def test_kill_9_at_a_random_moment_beside_outside_readers_loses_nothing_shown(
     if scenario == "app":
         if shutil.which("tmux") is None or not PXP.exists():
             pytest.skip("needs tmux and the pxp command")
-        trial = crash_scenarios.run_trial(scenario, tmp_path, seed)
+        trial = crash_scenarios.run_trial(scenario, tmp_path, seed, limit=APP_LIMIT)
     else:
         expected = request.getfixturevalue("uninterrupted")
-        trial = crash_scenarios.run_trial(scenario, tmp_path, seed, limit=HEADLESS_LIMIT, expected=expected)
+        trial = crash_scenarios.run_trial(scenario, tmp_path, seed, limit=HEADLESS_LIMIT, expected=expected, in_process=True)
     assert trial.reads > 0, "no outside reader ran"
     assert trial.ok, trial

@@ -29,6 +29,7 @@ from pxp_tui.runs.config import RunConfig
 from pxp_tui.runs.create import create_run
 
 from .app_helpers import wait_for
+from .cli_helpers import pxp as pxp_here
 from .conftest import ROOT, pxp
 from .outside import env
 from .terminal import PXP, Tmux, expert_turn, gone, needs_tmux
@@ -176,6 +177,8 @@ def test_metrics_and_report_show_a_killed_run_as_interrupted(db_path: Path) -> N
 
 
 # -- stop signals: the run pauses with the reason ----------------------------------------------------
+#: RESUMED: the run signalled or killed is a real process; its --resume is the same command run in this
+#: process (tests/cli_helpers.py), which spares starting Python and importing litellm once more
 def headless(db: Path, *extra: str, latency: float = 0.05) -> subprocess.Popen:
     command = [sys.executable, "-m", "pxp_tui", "run", "--headless", "--db", str(db), *extra]
     return subprocess.Popen(
@@ -208,7 +211,7 @@ def wait_for_messages(db: Path, count: int, process: subprocess.Popen) -> None:
     ("name", "reason"),
     [("SIGTERM", "terminated (SIGTERM)"), ("SIGHUP", "terminal closed (SIGHUP)"), ("SIGINT", "interrupted (SIGINT)")],
 )
-def test_a_stop_signal_pauses_a_headless_run_with_the_reason(db_path: Path, name: str, reason: str) -> None:
+def test_a_stop_signal_pauses_a_headless_run_with_the_reason(capsys, db_path: Path, name: str, reason: str) -> None:
     process = headless(db_path, "--limit", "6")
     wait_for_messages(db_path, 4, process)
     signum = getattr(signal, name)
@@ -220,8 +223,8 @@ def test_a_stop_signal_pauses_a_headless_run_with_the_reason(db_path: Path, name
     conn = sqlite3.connect(db_path)
     assert conn.execute("SELECT status, error FROM runs").fetchall() == [("paused", reason)]
     conn.close()
-    resumed = pxp("run", "--headless", "--resume", "1", "--db", str(db_path), "--quiet")
-    assert resumed.returncode == 0, resumed.stderr
+    code, _, err = pxp_here(capsys, "run", "--headless", "--resume", "1", "--db", db_path, "--quiet")  # see RESUMED
+    assert code == 0, err
     conn = sqlite3.connect(db_path)
     assert conn.execute("SELECT status, COUNT(d.session_id) FROM runs JOIN data d ON d.run_id = runs.id").fetchall() == [
         ("done", 6)
@@ -243,7 +246,7 @@ def test_sigterm_pauses_every_run_of_an_experiment(db_path: Path) -> None:
 
 
 @pytest.mark.slow
-def test_kill_9_of_a_headless_run_shows_interrupted_then_resume_runs_again(db_path: Path) -> None:
+def test_kill_9_of_a_headless_run_shows_interrupted_then_resume_runs_again(capsys, db_path: Path) -> None:
     process = headless(db_path, "--quiet", "--limit", "6", latency=1.0)  # slow: a second writer is tried meanwhile
     wait_for_messages(db_path, 1, process)
     assert shown(db_path) == ["running"]
@@ -253,8 +256,8 @@ def test_kill_9_of_a_headless_run_shows_interrupted_then_resume_runs_again(db_pa
     os.kill(process.pid, signal.SIGKILL)
     process.wait()
     assert shown(db_path) == ["interrupted"]
-    resumed = pxp("run", "--headless", "--resume", "1", "--db", str(db_path), "--quiet")
-    assert resumed.returncode == 0, resumed.stderr
+    code, _, err = pxp_here(capsys, "run", "--headless", "--resume", "1", "--db", db_path, "--quiet")  # see RESUMED
+    assert code == 0, err
     assert shown(db_path) == ["done"]
 
 
