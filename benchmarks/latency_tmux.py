@@ -86,7 +86,10 @@ class ScreenStep:
 
 
 def _turn(screen: str, session: int, total: int, j: int) -> bool:
-    return re.search(rf"session {session} / {total}\b", screen) is not None and f"Your turn · message {j}" in screen
+    # "Your turn · message j of n" in the answer's pane; at narrow sizes the message number is in the header
+    if re.search(rf"session {session} / {total}\b", screen) is None or "Your turn" not in screen:
+        return False
+    return f"Your turn · message {j} " in screen or re.search(rf"· message {j} / \d+", screen) is not None
 
 
 def _ready(screen: str, session: int, total: int, j: int) -> bool:
@@ -158,9 +161,14 @@ def drive(
                 nxt_session, nxt_j = (order + 2, 2) if last else (order + 1, j + 2)
                 reply = re.compile(rf"(RATIFY|REVISE|REFUTE|REJECT)\s+message {j + 1}\b")
                 deadline = now() + patience
+                moved_on = False
                 while now() < deadline:
                     screen = control.screen()
                     t = now()
+                    # a session's outcome stays until the expert moves on: this expert presses n at once
+                    if last and not moved_on and f"Session {order + 1} ended" in screen:
+                        control.keys("n")
+                        moved_on = True
                     if replies[position] and step.reply is None:
                         if reply.search(screen):
                             step.reply = t
