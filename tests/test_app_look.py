@@ -124,8 +124,13 @@ async def test_dialogs_are_translucent_over_the_session(db_path: Path) -> None:
 async def test_nothing_is_cut_at_80x24(db_path: Path) -> None:
     async with live_app(db_path, size=(80, 24)) as (app, pilot, run_id):
         session = await expert_turn(pilot, app, j=2)
-        header = text_of(session.query_one("HeaderTitle"))
-        assert f"run {run_id}" in header and "message 2 / 10" in header
+
+        def header_says_the_turn() -> str | None:  # Textual's Header shows a new title at its next refresh
+            header = text_of(session.query_one("HeaderTitle"))
+            return header if "message 2 / 10" in header else None
+
+        header = await wait_for(pilot, header_says_the_turn, "the header's message 2 / 10")
+        assert f"run {run_id}" in header
         await pilot.pause(0.3)  # the footer shows this turn's keys after the next refresh
         footer_fits(session)
         session.query_one("TagChoice").focus()
