@@ -157,6 +157,8 @@ async def test_nothing_is_cut_at_80x24(db_path: Path) -> None:
     review = ReviewApp(db_path)
     async with review.run_test(size=(80, 24)) as pilot:
         await wait_for(pilot, lambda: review.screen.query(DataTable) and review.screen.query_one(DataTable).row_count)
+        # the footer composes its keys once the screen's bindings are known: a frame after the table fills
+        await wait_for(pilot, lambda: any(key.display for key in review.screen.query(FooterKey)), "the footer's keys")
         footer_fits(review.screen)
         await pilot.press("enter")
         await wait_for(pilot, lambda: type(review.screen).__name__ == "SessionsScreen", "the sessions")
