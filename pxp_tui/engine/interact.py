@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 
 from pxp_tui.common.instance import Instance
@@ -20,6 +19,7 @@ from pxp_tui.engine.types import (
     RunStatus,
     SessionRecord,
     Turn,
+    distribution_of,
 )
 from pxp_tui.protocol import Sender, StopReason, Tag, allowed_tags, sender_at, stop_reason
 from pxp_tui.protocol.evince import rounds_of, should_stop
@@ -154,14 +154,8 @@ def stop_by_rule(
 
 def distributions(messages: Sequence[Message]) -> dict[int, dict[str, float]]:
     """The messages' distributions by ``j`` (``meta["distribution"]``, JSON text or a mapping)."""
-    found: dict[int, dict[str, float]] = {}
-    for m in messages:
-        value = m.meta.get("distribution")
-        if isinstance(value, str):
-            value = json.loads(value)
-        if value:
-            found[m.j] = {str(k): float(v) for k, v in dict(value).items()}
-    return found
+    found = {m.j: distribution_of(m.meta) for m in messages}
+    return {j: d for j, d in found.items() if d}
 
 
 def describe_error(exc: BaseException) -> str:

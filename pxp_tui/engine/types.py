@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
@@ -24,6 +25,18 @@ class RunStatus(str, Enum):
 
     def __str__(self) -> str:
         return self.value
+
+
+def distribution_of(meta: Mapping[str, Any]) -> dict[str, float] | None:
+    """A message's distribution as its agent stated it (``meta["distribution"]``: JSON text or a mapping), or
+    None (none stated, or unreadable)."""
+    value = meta.get("distribution")
+    if isinstance(value, str):
+        try:
+            value = json.loads(value)
+        except ValueError:
+            return None
+    return {str(k): float(v) for k, v in dict(value).items()} if value else None
 
 
 @dataclass(frozen=True)

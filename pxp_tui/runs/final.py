@@ -10,7 +10,6 @@ resumed after a crash between a session's end and its judge first weighs what wa
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 
 from pxp_tui.agents.crit import Argument, Judge
@@ -18,6 +17,7 @@ from pxp_tui.blackboard import Blackboard
 from pxp_tui.common.instance import Instance
 from pxp_tui.common.models import judge_model
 from pxp_tui.engine import Message, SessionRecord
+from pxp_tui.engine.types import distribution_of
 from pxp_tui.protocol import Sender
 from pxp_tui.protocol.evince import EQUAL
 from pxp_tui.runs.config import RunConfig
@@ -48,9 +48,7 @@ def argument(task: Task, message: Message) -> Argument:
     """A message's stance as the judge reads it: its prediction (as MATCH compares it), explanation, distribution."""
     normalised = task.normalise(message.prediction)
     prediction = message.prediction if normalised.startswith("invalid:") else normalised
-    value = message.meta.get("distribution") or "{}"
-    distribution = json.loads(value) if isinstance(value, str) else dict(value)
-    return Argument(prediction, message.explanation, distribution)
+    return Argument(prediction, message.explanation, distribution_of(message.meta) or {})
 
 
 class Weigher:

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from typing import Any
 
 from textual.content import Content
+
+from pxp_tui.engine.types import distribution_of
 
 #: the bar's width in cells at 100%
 WIDTH = 20
@@ -18,17 +19,6 @@ def bar(p: float, width: int = WIDTH) -> str:
     eighths = round(max(0.0, min(1.0, p)) * width * 8)
     full, part = divmod(eighths, 8)
     return "█" * full + (_EIGHTHS[part] if part else "")
-
-
-def distribution_of(meta: Mapping[str, Any]) -> dict[str, float] | None:
-    """A message's stored distribution (JSON text or a mapping), or None."""
-    value = meta.get("distribution")
-    if isinstance(value, str):
-        try:
-            value = json.loads(value)
-        except ValueError:
-            return None
-    return {str(k): float(v) for k, v in dict(value).items()} if value else None
 
 
 def bars_content(meta: Mapping[str, Any], width: int = WIDTH) -> Content | None:
