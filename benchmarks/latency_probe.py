@@ -11,7 +11,7 @@ Nothing here changes what the app does; :func:`install` replaces a few methods w
   ``reply`` (the machine's message ``j`` handled and painted: the first frame rendered once its
   handler and the machine pane's Markdown are done), ``turn`` (the expert's turn ``j`` open, the tag
   list focused, in a frame), ``ready`` (the same, with every picture of the instance drawn and
-  rendered).
+  rendered), ``outcome`` (a session's outcome on screen, keyed by (session id, 0)).
 
 Frames are Textual's compositor refreshes of the session screen: a milestone's condition is checked
 when a frame starts (what the frame will render) and stamped when it ends (after the terminal write,
@@ -92,6 +92,9 @@ class Probe:
             if markdown is None or getattr(markdown, "_last_parsed_line", 0) is not None:
                 self._armed.append(("reply", session, j, message))
                 self.pending_replies.remove(pending)
+        ended = _outcome_shown(screen)
+        if ended is not None and ("outcome", ended, 0) not in self.stamps:
+            self._armed.append(("outcome", ended, 0))
         turn = _open_turn(screen)
         if turn is not None and ("turn", *turn) not in self.stamps:
             self._armed.append(("turn", *turn))
@@ -108,8 +111,8 @@ class Probe:
                 self.stamp("reply", session, j, t)
                 pane = _query(screen, "#machine")
                 self.reply_visible[(session, j)] = getattr(pane, "message", None) is message
-            elif armed[0] == "turn":
-                self.stamp("turn", armed[1], armed[2], t)
+            elif armed[0] in ("turn", "outcome"):
+                self.stamp(armed[0], armed[1], armed[2], t)
             elif all(_rendered(image) for image in armed[3]):
                 self.stamp("ready", armed[1], armed[2], t)
         self._armed = []
@@ -168,6 +171,15 @@ def _open_turn(screen: Any) -> tuple[int, int] | None:
     if not isinstance(screen.app.focused, TagChoice):
         return None
     return exchange.session_id, exchange.next_j
+
+
+def _outcome_shown(screen: Any) -> int | None:
+    """The session id whose outcome ``screen`` shows (the banner in the answer's place), else None."""
+    exchange = getattr(screen, "exchange", None)
+    banner = _query(screen, "#outcome")
+    if getattr(screen, "state", None) != "outcome" or exchange is None or banner is None or not banner.display:
+        return None
+    return int(exchange.session_id)
 
 
 def _pictures_shown(screen: Any) -> list[Any] | None:

@@ -80,6 +80,8 @@ class ScreenStep:
     t0: float
     reply: float | None = None
     reply_superseded: bool = False  # the next session was on the screen before the reply was
+    outcome: float | None = None  # the session's outcome visible (after its last answer)
+    key: float | None = None  # n sent, to leave the outcome: the next turn's times count from here
     turn: float | None = None  # "Your turn" with the next message, pictures drawn or not
     ready: float | None = None
     seen: list[str] = field(default_factory=list)
@@ -167,6 +169,9 @@ def drive(
                     t = now()
                     # a session's outcome stays until the expert moves on: this expert presses n at once
                     if last and not moved_on and f"Session {order + 1} ended" in screen:
+                        step.outcome = t
+                        time.sleep(think)  # the expert reads the outcome, then moves on
+                        step.key = now()
                         control.keys("n")
                         moved_on = True
                     if replies[position] and step.reply is None:

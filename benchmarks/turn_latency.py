@@ -25,8 +25,11 @@ ctrl+s. Per step it reports, from the send:
   screen on its own: "superseded" counts those;
 - (c) the next instance ready: the expert's next turn open, the tag list focused, every picture of
   the instance drawn and rendered (in tmux: "Your turn" and the new session in the header, no
-  picture still "drawing…"). A session's outcome stays on screen until the expert moves on; this
-  expert presses ``n`` as soon as it shows, so (c) after a session's last answer includes the outcome.
+  picture still "drawing…").
+
+A session's outcome stays on screen until the expert moves on. After a session's last answer, (b) is
+the outcome on screen (its first frame painted); this expert reads it for ``--think`` seconds too and
+presses ``n``: (c) then counts from that ``n`` (the wait the expert meets is from their key).
 
 It then breaks each step down (commit, the machine's reply, litellm's round trips against the
 model's own ``answer()``, RDKit and picture threads, textual-image's encoding, Textual's layout and
@@ -100,10 +103,13 @@ class Step:
     commit: float | None = None  # (a)
     reply: float | None = None  # (b), in-process frame
     reply_visible: bool | None = None
+    outcome: float | None = None  # (b) after a session's last answer: its outcome painted
+    # from the send, or from the n pressed at an outcome:
     turn: float | None = None  # the next turn open, the tag list focused, pictures drawn or not
     ready: float | None = None  # (c), in-process frame
     screen_reply: float | None = None  # (b) as tmux showed it
     screen_superseded: bool | None = None
+    screen_outcome: float | None = None  # the outcome as tmux showed it
     screen_turn: float | None = None  # "Your turn" in tmux, pictures drawn or not
     screen_ready: float | None = None  # (c) as tmux showed it
     cpu_ms: float | None = None  # the app process's CPU time (all threads) from the send to (c)
@@ -194,16 +200,19 @@ async def pilot_steps(app: Any, probe: Any, sessions: int, answers: list[str], t
             await until(lambda c=choice, k=key: c.selected is Tag(TAGS[k]), what=f"{TAGS[key]} chosen")
             t0 = now()
             press(app, "ctrl+s")
+            t_key = None
             if position == len(answers) - 1:
-                # the session's outcome stays until the expert moves on: this expert presses n at once
-                await until(lambda: getattr(app.screen, "state", None) == "outcome", what="the session's outcome")
+                # the session's outcome stays until the expert moves on: this expert reads it (--think) and presses n
+                await probe.wait("outcome", session, 0)
+                await asyncio.sleep(think)
+                t_key = now()
                 press(app, "n")
                 nxt = await until(lambda o=order: probe.session_of(o + 1), what=f"session {order + 2}")
                 next_j = 2
             else:
                 nxt, next_j = session, j + 2
             await probe.wait("ready", nxt, next_j)
-            raw.append((order, session, j, TAGS[key], t0, nxt, next_j))
+            raw.append((order, session, j, TAGS[key], t0, nxt, next_j, t_key))
             j += 2
     if profiler is not None and profiler.is_running:
         profiler.stop()
@@ -251,7 +260,8 @@ def analyse(probe: Any, raw: list[tuple], latency: float, screen: list[Any] | No
         return sum(max(0.0, min(e, end) - max(s, start)) for _, s, e, _, _ in loop if s < end and e > start)
 
     steps, overheads, shown, blocked, phases = [], [], [], [], []
-    for index, (order, session, j, tag, t0, nxt, next_j) in enumerate(raw):
+    for index, (order, session, j, tag, t0, nxt, next_j, t_key) in enumerate(raw):
+        start = t0 if t_key is None else t_key  # (c) counts from the last key: the send, or n after an outcome
         ready_at = probe.stamps.get(("ready", nxt, next_j))
         cpu_sent, cpu_ready = probe.cpu.get(("send", session, j)), probe.cpu.get(("ready", nxt, next_j))
         step = Step(
@@ -263,16 +273,18 @@ def analyse(probe: Any, raw: list[tuple], latency: float, screen: list[Any] | No
             commit=ms(probe.stamps.get(("commit", session, j)), t0),
             reply=ms(probe.stamps.get(("reply", session, j + 1)), t0),
             reply_visible=probe.reply_visible.get((session, j + 1)),
-            turn=ms(probe.stamps.get(("turn", nxt, next_j)), t0),
-            ready=ms(ready_at, t0),
+            outcome=ms(probe.stamps.get(("outcome", session, 0)), t0) if t_key is not None else None,
+            turn=ms(probe.stamps.get(("turn", nxt, next_j)), start),
+            ready=ms(ready_at, start),
             cpu_ms=None if cpu_sent is None or cpu_ready is None else (cpu_ready - cpu_sent) * 1000,
         )
         if screen is not None:
             seen = screen[index]
             step.screen_reply = ms(seen.reply, t0)
             step.screen_superseded = seen.reply_superseded if seen.reply is not None else None
-            step.screen_ready = ms(seen.ready, t0)
-            step.screen_turn = ms(seen.turn, t0)
+            step.screen_outcome = ms(seen.outcome, t0)
+            step.screen_ready = ms(seen.ready, seen.key or t0)
+            step.screen_turn = ms(seen.turn, seen.key or t0)
             end = max(t for t in (ready_at, seen.ready) if t is not None) if (ready_at or seen.ready) else t0
         else:
             end = ready_at or t0
@@ -354,10 +366,13 @@ def report(result: Result, args: argparse.Namespace) -> str:
         row("send handled (the answer reaches the engine)", [s.handled for s in steps]),
         row("(a) message committed", [s.commit for s in steps]),
         row("(b) machine's reply on screen (frame rendered)", [s.reply for s in steps]),
+        row("(b) the session's outcome on screen (frame rendered)", [s.outcome for s in steps]),
     ]
     tmux = result.mode.startswith("tmux")
     if tmux:
-        lines.append(row("(b) ... visible in tmux", [s.screen_reply for s in steps]))
+        lines.append(row("(b) ... visible in tmux", [s.screen_reply if s.outcome is None else s.screen_outcome for s in steps]))
+    if any(s.outcome is not None for s in steps):
+        lines.append("  after an outcome, (c) counts from the n that leaves it (the expert has read it):")
     lines.append(row("    the next turn open, pictures drawn or not", [s.turn for s in steps]))
     if tmux:
         lines.append(row('    ... "Your turn" visible in tmux', [s.screen_turn for s in steps]))
@@ -365,7 +380,7 @@ def report(result: Result, args: argparse.Namespace) -> str:
     if tmux:
         lines.append(row("(c) ... visible in tmux", [s.screen_ready for s in steps]))
     c = [s.screen_ready if tmux else s.ready for s in steps]
-    b = [s.screen_reply if tmux else s.reply for s in steps]
+    b = [_b(s, tmux) for s in steps]
     lines += [
         row("    the app's CPU time in (c), all threads", [s.cpu_ms for s in steps]),
         row("    the model's own time in (c) (its CPU time)", [s.own_ms for s in steps]),
@@ -429,15 +444,26 @@ def report(result: Result, args: argparse.Namespace) -> str:
     return "\n".join(line for line in lines if line)
 
 
+def _b(step: Step, tmux: bool) -> float | None:
+    """(b): the machine's reply on screen or, after a session's last answer, its outcome."""
+    if step.outcome is not None or step.screen_outcome is not None:
+        return step.screen_outcome if tmux else step.outcome
+    return step.screen_reply if tmux else step.reply
+
+
 def summary(results: list[Result]) -> str:
     head = (
         f"{'task':<6}{'size':<8}{'mode':<18}{'steps':>6}{'(a) commit':>12}{'(b) reply':>11}{'(c) ready':>11}"
         f"{'own':>8}{'(c)-own':>9}{'app cpu':>9}{'shown lat':>11}{'load':>11}"
     )
-    lines = ["summary: medians in ms from the send (tmux: as seen on screen)", head]
+    lines = [
+        "summary: medians in ms from the send (tmux: as seen on screen); (b) is the outcome and (c) counts from n"
+        " where a session ended",
+        head,
+    ]
     for r in results:
         tmux = r.mode.startswith("tmux")
-        b = [s.screen_reply if tmux else s.reply for s in r.steps]
+        b = [_b(s, tmux) for s in r.steps]
         c = [s.screen_ready if tmux else s.ready for s in r.steps]
         minus = [None if v is None else v - s.own_ms for v, s in zip(c, r.steps, strict=True)]
 
@@ -684,7 +710,7 @@ def _raw_from_screen(probe: Any, screen: list[Any]) -> list[tuple]:
         session = probe.session_of(step.order)
         last = step.tag == "RATIFY"
         nxt = probe.session_of(step.order + 1) if last else session
-        raw.append((step.order, session, step.j, step.tag, step.t0, nxt, 2 if last else step.j + 2))
+        raw.append((step.order, session, step.j, step.tag, step.t0, nxt, 2 if last else step.j + 2, step.key))
     return raw
 
 

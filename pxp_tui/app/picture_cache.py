@@ -143,5 +143,20 @@ async def _prefetch(picture: Picture, task: Any, instance_id: int) -> None:
         await asyncio.to_thread(CACHE.draw, key, surface, lambda s: task.draw_instance(instance, s))
 
 
+def draw_ahead(picture: Picture, key: Hashable, draw: Callable[[Surface], Any]) -> None:
+    """Draw what ``picture`` will show next (``key``, drawn by ``draw``), in a worker, for the surfaces it
+    has now: when it is shown, it is found in the cache. A new one replaces one still running."""
+    from pxp_tui.app.graphics import renderer
+
+    if renderer() == "none":
+        return
+    picture.run_worker(_draw_ahead(picture, key, draw), group=f"draw-ahead-{picture.id}", exclusive=True, exit_on_error=False)
+
+
+async def _draw_ahead(picture: Picture, key: Hashable, draw: Callable[[Surface], Any]) -> None:
+    for surface in dict.fromkeys(s for s in (picture.frame_surface(), *picture.shown_on) if s is not None):
+        await asyncio.to_thread(CACHE.draw, key, surface, draw)
+
+
 def _instances(board: Any, ids: list[int]) -> list[Instance]:
     return list(board.instances(ids))

@@ -28,12 +28,14 @@ from pxp_tui.app.live_metrics import LiveMetrics
 from pxp_tui.app.messages import HumanTurn, MessageRecorded, RunStopped, SessionEnded, SessionStarted, StopOutcome
 from pxp_tui.app.outcome import SessionOutcome
 from pxp_tui.app.picture_cache import prefetch_next
+from pxp_tui.app.reply_wait import ReplyWait
 from pxp_tui.app.screens.confirm import ConfirmScreen
 from pxp_tui.app.screens.early_keys import EarlyKeys, early_key_bindings
 from pxp_tui.app.screens.failure import FailureScreen, Recovery
 from pxp_tui.app.screens.session_notes import SessionNotes, note_bindings, skip_binding
 from pxp_tui.app.widgets.conversation import Conversation
 from pxp_tui.app.widgets.instance_view import InstanceView, PictureActions, picture_bindings
+from pxp_tui.app.widgets.lockable import Locked
 from pxp_tui.app.widgets.machine_pane import MachinePane
 from pxp_tui.app.widgets.metrics_pane import MetricsPane
 from pxp_tui.app.widgets.outcome_banner import OutcomeBanner
@@ -91,6 +93,7 @@ class SessionScreen(SessionNotes, PictureActions, EarlyKeys, Screen):
         self.leaving = False
         self.held: list[Any] = []  # what the engine reported while an outcome is on screen, shown after it
         self.joined = False  # the expert holds a second machine's seat (issue 10; agents/relay.py)
+        self.reply_wait = ReplyWait(self, self._show_waiting)  # after a send: one frame for a fast reply
 
     @property
     def watched(self) -> bool:
@@ -252,11 +255,11 @@ class SessionScreen(SessionNotes, PictureActions, EarlyKeys, Screen):
     # -- the outcome of a session, until the expert moves on --------------------------------------
     def _show_outcome(self, outcome: SessionOutcome) -> None:
         """Keep ``outcome`` (and the session's view) on screen; what the engine reports meanwhile waits."""
-        self.query_one(TagPicker).wait("the session has ended")
+        self.query_one(TagPicker).hold()  # hidden behind the outcome: locked, not restyled as disabled
         self.query_one(OutcomeBanner).show(outcome)
         self._outcome_shown(True)
         self._set_state("outcome")
-        self.query_one(OutcomeBanner).focus()
+        self.set_focus(self.query_one(OutcomeBanner))  # now: in the outcome's first frame
 
     def _outcome_shown(self, shown: bool) -> None:
         """The outcome in the answer's place, or back. ``display`` on the two widgets, not a class on the screen:
@@ -269,6 +272,11 @@ class SessionScreen(SessionNotes, PictureActions, EarlyKeys, Screen):
         if self.state != "outcome":
             return False
         self.held.append(event)
+        if isinstance(event, MessageRecorded) and event.message.sender is Sender.MACHINE:
+            # the next session's proposal: its picture drawn now, shown at once when the expert moves on
+            started = [e for e in self.held if isinstance(e, SessionStarted)]
+            if started and started[-1].session_id == event.message.session_id:
+                self.query_one(InstanceView).draw_ahead(self.pxp_task, started[-1].instance, event.message.prediction)
         return True
 
     def on_outcome_banner_dismissed(self, event: OutcomeBanner.Dismissed) -> None:
@@ -280,7 +288,9 @@ class SessionScreen(SessionNotes, PictureActions, EarlyKeys, Screen):
         if self.state != "outcome":
             return
         self._outcome_shown(False)
-        self._set_state("machine")
+        # the next session's first turn is usually among the held events: shown with them, in one frame
+        self._set_state("machine", shown=False)
+        self.reply_wait.begin()
         held, self.held = self.held, []
         handlers: dict[type, Callable[[Any], None]] = {
             SessionStarted: self.on_session_started,
@@ -347,6 +357,11 @@ class SessionScreen(SessionNotes, PictureActions, EarlyKeys, Screen):
     def on_tag_picker_send(self, event: TagPicker.Send) -> None:
         self.send(event.answer)
 
+    def on_locked(self, event: Locked) -> None:
+        """A key reached the answer while it is on its way (just sent): say to wait, keep nothing."""
+        event.stop()
+        self.wait_for_turn()
+
     def on_tag_choice_refused(self, event: TagChoice.Refused) -> None:
         self.notify(event.reason, severity="warning")
 
@@ -384,17 +399,28 @@ class SessionScreen(SessionNotes, PictureActions, EarlyKeys, Screen):
         if self.state != "human" or self.driver is None or answer.tag is None:
             return
         self.driver.human.submit(answer.tag, answer.prediction, answer.explanation, answer.guards)
-        self._set_state("machine", "sending…")
+        self.query_one(TagPicker).hold()  # no input from now; shown as waiting only if the wait is seen
+        self._set_state("machine", "sending…", shown=False)
+        self.reply_wait.begin()
+
+    def _show_waiting(self) -> None:
+        """The machine has not answered within the send's hold: show that the answer waits for it."""
+        if self.state == "machine":
+            self.query_one(TagPicker).wait("waiting for the machine")
 
     # -- states -----------------------------------------------------------------------------------
-    def _set_state(self, state: str, note: str | None = None) -> None:
+    def _set_state(self, state: str, note: str | None = None, *, shown: bool = True) -> None:
+        """Enter ``state``; for ``machine``, ``shown=False`` leaves the answer as it is (held: see :meth:`_submit`)."""
         self.state = state
         machine, picker = self.query_one(MachinePane), self.query_one(TagPicker)
+        if state != "machine":
+            self.reply_wait.end()  # the wait is over: what it brought is painted with this
         if state == "machine":
             model = model_label(self.stored_run.model) if self.stored_run is not None else "the machine"
             label = note or f"{model} is thinking… escape cancels"
             machine.thinking(label)
-            picker.wait("waiting for the machine")
+            if shown and not self.reply_wait.active:
+                picker.wait("waiting for the machine")
         elif state in ("human", "outcome"):
             machine.idle()
         self.refresh_bindings()

@@ -17,9 +17,10 @@ from textual.widgets import Input, OptionList, TextArea
 from textual.widgets.option_list import Option
 
 from pxp_tui.app.css import beside
+from pxp_tui.app.widgets.lockable import Lockable
 
 
-class PredictionInput(Input):
+class PredictionInput(Lockable, Input):
     """The prediction, as text; ``ctrl+a`` selects it all."""
 
     keys_where = "prediction field"  # where the help lists its keys
@@ -39,7 +40,7 @@ class PredictionInput(Input):
         self.post_message(self.Step(step))
 
 
-class ExplanationArea(TextArea):
+class ExplanationArea(Lockable, TextArea):
     """The explanation, a paragraph editor that takes the room the answer pane has.
 
     At the first focus of a turn (while it still holds the prefilled text) its text is selected, so
@@ -87,7 +88,7 @@ def _filtered(labels: tuple[str, ...], typed: str) -> list[str]:
     return [label for label in labels if key in label.lower()]
 
 
-class LabelList(OptionList):
+class LabelList(Lockable, OptionList):
     """The task's labels (RAD's five conditions), filtered by what is typed in the prediction field.
 
     Picking one (enter, a click, or up/down from the field and enter) puts it in the field: the

@@ -15,9 +15,9 @@ from textual.widgets import Footer
 from textual.widgets._footer import FooterKey
 
 
-def _width(key: FooterKey) -> int:
-    """Columns a compact key takes: the key, a space and the description, and the gap after it."""
-    return len(key.key_display) + (1 + len(key.description) if key.description else 0) + 1
+def _width(key: FooterKey, description: str) -> int:
+    """Columns a compact key takes with ``description``: the key, a space and it, and the gap after it."""
+    return len(key.key_display) + (1 + len(description) if description else 0) + 1
 
 
 class FittingFooter(Footer):
@@ -30,31 +30,42 @@ class FittingFooter(Footer):
     def compose(self) -> ComposeResult:
         yield from self.fit(list(super().compose()))
 
-    def fit(self, items: list[Widget]) -> list[Widget]:
-        """Fit the shown keys among ``items`` to the footer's width (descriptions as they are given)."""
+    def fit(self, items: list[Widget], full: dict[FooterKey, str] | None = None) -> list[Widget]:
+        """Fit the shown keys among ``items`` to the footer's width.
+
+        ``full`` gives a key's whole description where it may have been shortened before (default: the
+        key's own). The fitting is worked out first and only what changes is set: a key's display that
+        flips back and forth costs the screen a layout.
+        """
         width = self.size.width or self.app.size.width
         self._fitted_to = width
         palette = [item for item in items if isinstance(item, FooterKey) and item.has_class("-command-palette")]
         keys = [item for item in items if isinstance(item, FooterKey) and item.display and item not in palette]
-        for item in palette:
-            item.display = True
-        beside = sum(map(_width, palette)) + 1  # the palette's key sits at the right, after a separator
+        wanted = {key: (full or {}).get(key, key.description) for key in keys}
+        beside = sum(_width(item, item.description) for item in palette) + 1  # at the right, after a separator
+        room = width - (beside if palette else 0)
 
-        def room() -> int:
-            return width - (beside if any(item.display for item in palette) else 0)
+        def total() -> int:
+            return sum(_width(key, wanted[key]) for key in keys)
 
-        if sum(map(_width, keys)) > room():
+        if total() > room:
             for key in keys:
-                if key.description and not key.tooltip:
-                    key.tooltip = key.description
-                key.description = key.description.split(" ")[0] if key.description else ""
-        if sum(map(_width, keys)) > room():
-            for item in palette:
-                item.display = False
+                if wanted[key] and not key.tooltip:
+                    key.tooltip = wanted[key]
+                wanted[key] = wanted[key].split(" ")[0] if wanted[key] else ""
+        palette_shown = total() <= room
+        if not palette_shown:
+            room = width
         for key in reversed(keys):
-            if sum(map(_width, keys)) <= room():
+            if total() <= room:
                 break
-            key.description = ""
+            wanted[key] = ""
+        for item in palette:
+            if item.display != palette_shown:
+                item.display = palette_shown
+        for key, description in wanted.items():
+            if key.description != description:
+                key.description = description
         return items
 
     def on_resize(self, event: Resize) -> None:

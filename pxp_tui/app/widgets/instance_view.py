@@ -16,7 +16,7 @@ from textual.containers import Vertical
 from textual.widgets import Static
 
 from pxp_tui.app.css import beside
-from pxp_tui.app.picture_cache import instance_key, prediction_key
+from pxp_tui.app.picture_cache import draw_ahead, instance_key, prediction_key
 from pxp_tui.app.widgets.instance_info import describe, open_outside
 from pxp_tui.app.widgets.picture import Picture
 
@@ -88,6 +88,15 @@ class InstanceView(Vertical):
             caption=caption,
             key=prediction_key(task, instance, prediction),
         )
+
+    def draw_ahead(self, task: Any, instance: Any, prediction: str) -> None:
+        """Draw ``prediction`` of ``instance`` now, in a thread, for when :meth:`show_prediction` shows it
+        (the next session's first proposal, while the last session's outcome is read)."""
+        if prediction and task is not None and task.draws_predictions:
+            picture = self.query_one("#prediction-picture", Picture)
+            draw_ahead(
+                picture, prediction_key(task, instance, prediction), lambda s: task.draw_prediction(instance, prediction, s)
+            )
 
     # -- the picture full-screen, or in the desktop's viewer --------------------------------------
     def on_picture_clicked(self, event: Picture.Clicked) -> None:

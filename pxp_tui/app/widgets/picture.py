@@ -80,6 +80,9 @@ class Picture(Widget):
             shown = self.query_one(".picture-caption", Static)
             shown.update(caption)
             shown.display = bool(caption)
+        if key is not None and key == self._key and self._shows(key):
+            self._draw_fn = draw  # the same picture, shown (or being drawn) for the frame's size: nothing to redo
+            return
         self._draw_fn, self._key = draw, key
         self._drawn_size = None
         self.shown_on = []
@@ -90,6 +93,13 @@ class Picture(Widget):
                     return  # if the frame is laid out at another size, on_resize draws it for that size
         self._set_status(waiting if draw else "")
         self.call_after_refresh(self._redraw)
+
+    def _shows(self, key: Hashable) -> bool:
+        """Whether the picture of ``key`` is on screen for the frame's current size, or on its way."""
+        if self._key != key or self._drawn_size is None or self._resize_due:
+            return False
+        frame = self.frame_surface()
+        return frame is None or (frame.cols, frame.rows) == self._drawn_size
 
     def _show_kept(self, surface: Surface) -> bool:
         """Show the picture kept for ``surface`` (True), if there is one."""

@@ -68,10 +68,16 @@ class QuickFooter(FittingFooter):
         self._bindings_ready = True
         if not screen.app.app_focus:
             return
-        if self.is_attached and screen is self.screen:
-            self.call_after_refresh(self._update_keys)
+        if self.is_attached and screen is self.screen and not self._update_due:
+            # once, after the handler that changed them (which may change them again), in the same frame as
+            # its other changes: Footer waits for the next frame, which costs a second layout of the screen
+            self._update_due = True
+            self.call_later(self._update_keys)
+
+    _update_due = False
 
     async def _update_keys(self) -> None:
+        self._update_due = False
         if not self.is_attached:
             return
         active = self._active()
@@ -80,14 +86,15 @@ class QuickFooter(FittingFooter):
             await self.recompose()  # grouped keys, or a key never shown
             return
         before = {key: key.description for key in self.query(FooterKey)}
+        full: dict[FooterKey, str] = {}
         for place, key in keys.items():
             key.display = place in active  # a change of display lays out by itself; the same value does nothing
             if place in self._known:
-                key.description = self._known[place][0].description  # fitted again below
+                full[key] = self._known[place][0].description  # fitted again below
             if place in active:
                 key._disabled = not active[place][1]
                 key.set_class(key._disabled, "-disabled")
-        self.fit(list(self.query(FooterKey)))
+        self.fit(list(self.query(FooterKey)), full)
         for key, description in before.items():
             if key.description != description:  # a plain attribute: its new width needs a layout
                 key.refresh(layout=True)

@@ -12,6 +12,7 @@ from textual.widgets.option_list import Option
 
 from pxp_tui.app.css import beside
 from pxp_tui.app.tags import MEANINGS, tag_content
+from pxp_tui.app.widgets.lockable import Lockable, Locked
 from pxp_tui.protocol import Tag
 
 CHOICES: tuple[Tag, ...] = (Tag.RATIFY, Tag.REFUTE, Tag.REVISE, Tag.REJECT)
@@ -22,7 +23,7 @@ def _prompt(index: int, tag: Tag, note: str, chosen: bool) -> Content:
     return Content.assemble(mark, f" {index + 1} ", tag_content(tag), f"  {note}")
 
 
-class TagChoice(OptionList):
+class TagChoice(Lockable, OptionList):
     """RATIFY, REFUTE, REVISE, REJECT; REJECT is disabled, with the reason in its place, until allowed.
 
     The choice is plain state (:attr:`selected`), set at once by a key: nothing for a fast typist to
@@ -121,4 +122,7 @@ class TagChoice(OptionList):
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         event.stop()
+        if self.locked:  # a click while the answer is on its way
+            self.post_message(Locked())
+            return
         self.choose(Tag(event.option.id))

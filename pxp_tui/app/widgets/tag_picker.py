@@ -16,6 +16,7 @@ from pxp_tui.app import guards
 from pxp_tui.app.css import beside
 from pxp_tui.app.widgets.answer_fields import ExplanationArea, LabelList, PredictionInput
 from pxp_tui.app.widgets.guard_helper import GuardHelper
+from pxp_tui.app.widgets.lockable import Lockable
 from pxp_tui.app.widgets.picture import Picture
 from pxp_tui.app.widgets.tag_choice import TagChoice
 from pxp_tui.common.instance import Instance
@@ -71,6 +72,7 @@ class TagPicker(Vertical):
         self._draft_timer: Any = None
         self._guard_timer: Any = None
         self.guards = guards.Guards()  # the expert's AGREE override, while its texts stay the same
+        self.locked = False  # no input: not the expert's turn (see :meth:`hold`)
 
     def compose(self) -> ComposeResult:
         yield Static("", id="picker-head")
@@ -97,8 +99,27 @@ class TagPicker(Vertical):
     # -- turns ------------------------------------------------------------------------------------
     def wait(self, note: str) -> None:
         """Not the expert's turn: show why, and take no input."""
+        self._lock(True)
         self.query_one("#picker-head", Static).update(Content.styled(note, "$text-muted"))
         self.disabled = True
+
+    def hold(self) -> None:
+        """The answer is sent: take no input from now, but change little on screen (:meth:`wait` shows it).
+
+        Disabling restyles every field of the answer, twice a turn; a fast reply comes before anyone sees it.
+        The tag list stays focused (locked, its keys pass to the screen); a text field does not (what is
+        typed would be edited into it), as a disabled picker would have it.
+        """
+        self._lock(True)
+        focused = self.screen.focused
+        if focused is not None and focused is not self.query_one(TagChoice) and self in focused.ancestors:
+            self.screen.set_focus(None)
+
+    def _lock(self, locked: bool) -> None:
+        self.locked = locked
+        for field in self.query("*"):
+            if isinstance(field, Lockable):
+                field.locked = locked
 
     def clear(self) -> None:
         """Forget the last turn's answer (a new session): no tag chosen, empty fields."""
@@ -114,6 +135,7 @@ class TagPicker(Vertical):
         """Open the expert's turn at message ``j``, replying to ``machine``; ``own`` is their message at ``j-2``."""
         self.pxp_task, self.instance, self.j, self.k, self.machine, self.own = task, instance, j, k, machine, own
         start = own or machine
+        self._lock(False)
         self.disabled = False
         where = "" if self.screen.has_class("-narrow") else f" · message {j} of {n}"  # narrow: in the header
         self.query_one("#picker-head", Static).update(
@@ -130,7 +152,7 @@ class TagPicker(Vertical):
         self._check_prediction(start.prediction)
         self.guards.clear()
         self._refresh_guards()
-        choice.focus()
+        self.screen.set_focus(choice)  # now, not at the next idle (``focus()``): in the same frame as the rest
 
     def answer(self) -> Answer:
         """What would be sent, with the guards of exactly these texts (worked out again now)."""
@@ -267,6 +289,8 @@ class TagPicker(Vertical):
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "to_tags":  # only from an answer field (escape goes on to the screen otherwise)
+            if self.locked:  # the answer is sent: escape cancels the machine's call (the screen's)
+                return False
             focused = self.screen.focused
             return focused is not None and focused is not self.query_one(TagChoice) and self in focused.ancestors
         return True

@@ -1,0 +1,75 @@
+"""The moments after the expert's send: the screen holds its frames until the machine's reply, briefly.
+
+Between ctrl+s and the expert's next turn the app commits the answer, the engine asks the machine, and
+the reply is committed and shown; each step changed the screen (the answer field disabled, the
+message in the conversation, the reply, the field enabled again), and each change cost a frame: a
+layout and a render of the whole screen, and a restyle of every field of the answer twice. With a
+fast machine (the offline baseline answers in a few milliseconds) none of those frames is read by
+anyone. So a send opens a hold of at most :data:`DEADLINE` seconds (the spinner's delay, 0.15 s)
+(Textual's ``batch_update``: the screen changes, it is not repainted): if the reply (or the session's
+outcome, or a stop) arrives within it, everything shows in one frame; if not, the hold ends at the
+deadline and ``on_slow`` shows the wait (the answer disabled, the spinner), as before.
+
+Nothing waits on the hold: what the engine commits is handled as it arrives, only painted later.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Callable
+from typing import Any
+
+from pxp_tui.app.widgets.thinking import APPEAR_AFTER
+
+#: seconds a send holds the frames at most: as long as the spinner waits before it shows
+DEADLINE = APPEAR_AFTER
+
+#: how many times (a millisecond apart) the end of a hold waits for the widgets it mounted
+MOUNT_WAIT = 30
+
+
+class ReplyWait:
+    """One send's hold on the screen's frames: :meth:`begin` at the send, :meth:`end` at the reply."""
+
+    def __init__(self, node: Any, on_slow: Callable[[], None], deadline: float | None = None) -> None:
+        self.node = node  # a widget or screen: its app's frames, its timers
+        self.on_slow = on_slow
+        self.deadline = deadline  # None: :data:`DEADLINE` at each send
+        self._frames: contextlib.ExitStack | None = None
+        self._timer: Any = None
+
+    @property
+    def active(self) -> bool:
+        return self._frames is not None
+
+    def begin(self) -> None:
+        """Hold the frames until :meth:`end`, or until the deadline (then ``on_slow``)."""
+        self.end()
+        self._release(0)
+        self._frames = contextlib.ExitStack()
+        self._frames.enter_context(self.node.app.batch_update())
+        self._timer = self.node.set_timer(DEADLINE if self.deadline is None else self.deadline, self._slow)
+
+    def end(self) -> None:
+        """The reply (or whatever ends the wait) is on the screen: paint it once the widgets it mounted (a
+        message in the conversation, a picture) are mounted, so that they are in the same frame.
+        Does nothing if not holding."""
+        if self._timer is not None:
+            self._timer.stop()
+            self._timer = None
+        if self._frames is not None:
+            self._release(MOUNT_WAIT)
+
+    def _release(self, patience: int) -> None:
+        if self._frames is None:
+            return
+        if patience > 0 and any(not widget.is_mounted for widget in self.node.screen.walk_children()):
+            self.node.set_timer(0.001, lambda: self._release(patience - 1))
+            return
+        frames, self._frames = self._frames, None
+        frames.close()
+
+    def _slow(self) -> None:
+        self._timer = None
+        self._release(0)
+        self.on_slow()

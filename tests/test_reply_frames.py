@@ -1,0 +1,160 @@
+"""Issue 12: what the expert sees between their send and their next turn, frame by frame.
+
+A fast machine's reply arrives with the expert's own message in one frame, the answer pane never greyed
+out in between; a slow one shows the wait after a moment; keys pressed meanwhile go to the screen (and
+say to wait); at a session's outcome the next session's proposal is drawn ahead, and the next turn opens
+focused in its first frame. Frames are counted (the screen's paints), never timed.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from textual.app import App, ComposeResult
+
+from pxp_tui.app import reply_wait
+from pxp_tui.app.picture_cache import CACHE, prediction_key
+from pxp_tui.app.widgets.conversation import Conversation
+from pxp_tui.app.widgets.picture import Picture
+from pxp_tui.app.widgets.tag_choice import TagChoice
+from pxp_tui.app.widgets.tag_picker import TagPicker
+
+from .app_helpers import expert_turn, live_app, outcome_shown, type_answer, wait_for
+
+
+def paints(screen: Any) -> list[dict[str, Any]]:
+    """What each paint of ``screen`` showed from now on: the conversation's entries, the answer pane's state."""
+    seen: list[dict[str, Any]] = []
+    real = screen._compositor_refresh
+
+    def refresh() -> None:
+        picker = screen.query_one(TagPicker)
+        seen.append(
+            {
+                "entries": len(screen.query_one(Conversation).children),
+                "disabled": picker.disabled,
+                "state": screen.state,
+                "focused": screen.focused,
+            }
+        )
+        real()
+
+    screen._compositor_refresh = refresh
+    return seen
+
+
+async def test_a_fast_reply_shows_with_the_experts_message_in_one_frame(db_path: Path, monkeypatch) -> None:
+    monkeypatch.setenv("PXP_IMAGES", "none")
+    monkeypatch.setenv("PXP_OFFLINE_LATENCY", "0")
+    monkeypatch.setattr(reply_wait, "DEADLINE", 30.0)  # however slow this machine is, the reply counts as fast
+    async with live_app(db_path, limit=1) as (app, pilot, _):
+        screen = await expert_turn(pilot, app, j=2)
+        await pilot.press("2")  # REFUTE, with the expert's own answer
+        await type_answer(pilot, app, "CC(=O)Cl.Nc1ccc(O)cc1", "Acetyl chloride acylates the amine.")
+        before = len(screen.query_one(Conversation).children)
+        seen = paints(screen)
+        await pilot.press("ctrl+s")
+        await expert_turn(pilot, app, j=4)
+        await pilot.pause()
+    assert seen, "the screen was painted after the send"
+    first = seen[0]
+    # the first frame after the send has both messages, and the expert's turn open on the tag list
+    assert first["entries"] == before + 2 and first["state"] == "human"
+    assert isinstance(first["focused"], TagChoice)
+    assert not any(frame["disabled"] for frame in seen)  # the answer pane never greyed out for a fast reply
+
+
+async def test_a_slow_reply_shows_the_wait_and_keys_meanwhile_say_to_wait(db_path: Path, monkeypatch) -> None:
+    monkeypatch.setenv("PXP_IMAGES", "none")
+    monkeypatch.setenv("PXP_OFFLINE_LATENCY", "0")
+    async with live_app(db_path, limit=1) as (app, pilot, _):
+        screen = await expert_turn(pilot, app, j=2)
+        await pilot.press("2")
+        await type_answer(pilot, app, "CC(=O)Cl.Nc1ccc(O)cc1", "Acetyl chloride acylates the amine.")
+        monkeypatch.setenv("PXP_OFFLINE_LATENCY", "2")  # the machine takes its time
+        await pilot.press("ctrl+s")
+        picker = screen.query_one(TagPicker)
+        assert picker.locked and not picker.disabled  # held: nothing repainted yet
+        assert screen.focused is None  # off the text field: what is typed now is not edited into the answer
+        await pilot.press("1")  # a tag key while the machine answers: not kept, and said so
+        assert any("Wait for your turn" in n.message for n in app._notifications)
+        await wait_for(pilot, lambda: picker.disabled, "the wait shown")
+        assert "waiting for the machine" in str(picker.query_one("#picker-head").render())
+        await expert_turn(pilot, app, j=4)
+        assert screen.query_one(TagChoice).selected is None  # the early key chose nothing
+        assert not picker.disabled and not picker.locked
+
+
+async def test_the_next_proposal_is_drawn_while_the_outcome_is_read(db_path: Path, monkeypatch) -> None:
+    monkeypatch.setenv("PXP_IMAGES", "halfcell")
+    monkeypatch.setenv("PXP_OFFLINE_LATENCY", "0")
+    CACHE.clear()
+    async with live_app(db_path, limit=2) as (app, pilot, _):
+        screen = await expert_turn(pilot, app, j=2)
+        proposal = screen.query_one("#prediction-picture", Picture)
+        await wait_for(pilot, lambda: proposal.surface is not None, "the first proposal drawn")
+        await pilot.press("1", "ctrl+s")  # RATIFY: the session ends
+        await outcome_shown(pilot, app)
+
+        def next_proposal() -> Any:  # the engine went on meanwhile: the next session's first message, held
+            started = [e for e in screen.held if type(e).__name__ == "SessionStarted"]
+            machine = [e.message for e in screen.held if type(e).__name__ == "MessageRecorded"]
+            return (started[-1].instance, machine[-1].prediction) if started and machine else None
+
+        instance, prediction = await wait_for(pilot, next_proposal, "the next session's first message")
+        key = prediction_key(screen.pxp_task, instance, prediction)
+        await wait_for(pilot, lambda: CACHE.lookup(key, proposal.surface)[0], "the next proposal drawn ahead")
+        draws = CACHE.draws
+        seen = paints(screen)
+        await pilot.press("n")
+        await expert_turn(pilot, app, j=2)
+        await pilot.pause()
+    assert CACHE.draws == draws  # nothing drawn after n: both pictures were ready
+    first = next(frame for frame in seen if frame["state"] == "human")
+    assert isinstance(first["focused"], TagChoice)  # focused in the first frame of the turn, not a frame later
+
+
+async def test_showing_the_same_picture_again_keeps_it_on_screen() -> None:
+    drawn: list[Any] = []
+
+    def draw(surface: Any) -> Any:
+        from PIL import Image
+
+        drawn.append(surface)
+        return Image.new("RGB", (20, 10), "white")
+
+    class One(App[None]):
+        def compose(self) -> ComposeResult:
+            yield Picture(id="pic")
+
+    CACHE.clear()
+    app = One()
+    async with app.run_test(size=(40, 12)) as pilot:
+        picture = app.query_one(Picture)
+        picture.show(draw, caption="proposed", key=("test", "same"))
+        await wait_for(pilot, lambda: picture.query(".picture-image"), "the picture shown")
+        shown = picture.query_one(".picture-image")
+        picture.show(draw, caption="the machine's proposal", key=("test", "same"))  # e.g. the same proposal again
+        await pilot.pause()
+        assert picture.query_one(".picture-image") is shown  # not removed and mounted again (a flicker, a frame)
+        assert "the machine's proposal" in str(picture.query_one(".picture-caption").render())
+        picture.show(draw, key=("test", "other"))  # another picture: drawn
+        await wait_for(pilot, lambda: len(drawn) == 2, "the other picture drawn")
+    assert len(drawn) == 2
+
+
+async def test_escape_right_after_a_send_cancels_the_machines_call(db_path: Path, monkeypatch) -> None:
+    """Within the send's hold (the answer locked, not yet disabled) escape still reaches the screen."""
+    monkeypatch.setenv("PXP_IMAGES", "none")
+    monkeypatch.setenv("PXP_OFFLINE_LATENCY", "0")
+    monkeypatch.setattr(reply_wait, "DEADLINE", 30.0)
+    async with live_app(db_path, limit=1) as (app, pilot, _):
+        screen = await expert_turn(pilot, app, j=2)
+        await pilot.press("2")
+        await type_answer(pilot, app, "CC(=O)Cl.Nc1ccc(O)cc1", "Acetyl chloride acylates the amine.")
+        monkeypatch.setenv("PXP_OFFLINE_LATENCY", "30")
+        await pilot.press("ctrl+s")
+        assert screen.query_one(TagPicker).locked
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: screen.state == "stopped", "the cancellation")
