@@ -31,7 +31,12 @@ class Parser(argparse.ArgumentParser):
         raise UsageError(f"{message} (see `{self.prog} --help`)")
 
 
-def parser() -> Parser:
+def parser(chosen: str | None = None) -> Parser:
+    """``pxp``'s parser, with the arguments of subcommand ``chosen`` (all of them when None).
+
+    A subcommand's arguments come from its module, which importing costs (the run's defaults bring the
+    engine and the agents): ``pxp`` alone, the app, would wait 0.1 s on modules it needs only later.
+    """
     root = Parser(prog="pxp", description="PXP intelligibility-protocol sessions between an expert and an LLM.")
     from pxp_tui import __version__
 
@@ -39,18 +44,25 @@ def parser() -> Parser:
     sub = root.add_subparsers(dest="command", parser_class=Parser, metavar="COMMAND")
     for name, (module, help_text) in COMMANDS.items():
         command = sub.add_parser(name, help=help_text, description=help_text)
-        import_module(module).add_arguments(command)
+        if chosen is None or name == chosen:
+            import_module(module).add_arguments(command)
         command.set_defaults(module=module)
     return root
+
+
+def _chosen(argv: list[str]) -> str:
+    """The subcommand ``argv`` names (its first word that is one), or ``app`` (what ``pxp`` alone opens)."""
+    return next((word for word in argv if word in COMMANDS), "app")
 
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     args = None
     try:
-        args = parser().parse_args(argv)
+        chosen = _chosen(argv)
+        args = parser(chosen).parse_args(argv)
         if args.command is None:
-            args = parser().parse_args(["app"])  # the app, on the bundled demo
+            args = parser(chosen).parse_args(["app"])  # the app, on the bundled demo
         return int(import_module(args.module).main(args) or 0)
     except UsageError as exc:
         print(f"pxp: error: {exc}", file=sys.stderr)
