@@ -49,6 +49,9 @@ class StartScreen(Screen):
     """Choose what to run; ``enter`` on Start (focused first) starts the demo at once."""
 
     CSS_PATH = "start.tcss"
+    # Start has the focus from the first frame. Textual's default focuses the first focusable widget, the
+    # scrolling body, whose focus (then its loss) restyles everything in it: about 0.1 s before the first paint.
+    AUTO_FOCUS = "#start-button"
     BINDINGS = [
         Binding("ctrl+s", "start", "Start", id="start.start"),
         Binding("ctrl+r", "resume", "Resume run", id="start.resume"),
@@ -105,7 +108,6 @@ class StartScreen(Screen):
         self.sub_title = "new run"
         self.query_one("#start-form").border_title = "New run"
         self.query_one("#start-runs").border_title = "Unfinished runs"
-        self.query_one("#start-button", Button).focus()
         self.load_board()
 
     # -- what the blackboard holds -----------------------------------------------------------------
