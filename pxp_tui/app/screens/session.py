@@ -290,7 +290,7 @@ class SessionScreen(SessionNotes, PictureActions, EarlyKeys, Screen):
         self._outcome_shown(False)
         # the next session's first turn is usually among the held events: shown with them, in one frame
         self._set_state("machine", shown=False)
-        self.reply_wait.begin()
+        self._hold_frames()
         held, self.held = self.held, []
         handlers: dict[type, Callable[[Any], None]] = {
             SessionStarted: self.on_session_started,
@@ -401,12 +401,23 @@ class SessionScreen(SessionNotes, PictureActions, EarlyKeys, Screen):
         self.driver.human.submit(answer.tag, answer.prediction, answer.explanation, answer.guards)
         self.query_one(TagPicker).hold()  # no input from now; shown as waiting only if the wait is seen
         self._set_state("machine", "sending…", shown=False)
-        self.reply_wait.begin()
+        self._hold_frames()
 
     def _show_waiting(self) -> None:
         """The machine has not answered within the send's hold: show that the answer waits for it."""
+        self.query_one(QuickFooter).held = False
         if self.state == "machine":
             self.query_one(TagPicker).wait("waiting for the machine")
+            self.refresh_bindings()  # escape cancels: the footer says so now
+
+    def _hold_frames(self) -> None:
+        """Hold the screen's frames, and the footer's keys (a focus change would update them meanwhile)."""
+        self.query_one(QuickFooter).held = True
+        self.reply_wait.begin()
+
+    def _release(self) -> None:
+        self.query_one(QuickFooter).held = False
+        self.reply_wait.end()
 
     # -- states -----------------------------------------------------------------------------------
     def _set_state(self, state: str, note: str | None = None, *, shown: bool = True) -> None:
@@ -414,7 +425,7 @@ class SessionScreen(SessionNotes, PictureActions, EarlyKeys, Screen):
         self.state = state
         machine, picker = self.query_one(MachinePane), self.query_one(TagPicker)
         if state != "machine":
-            self.reply_wait.end()  # the wait is over: what it brought is painted with this
+            self._release()  # the wait is over: what it brought is painted with this
         if state == "machine":
             model = model_label(self.stored_run.model) if self.stored_run is not None else "the machine"
             label = note or f"{model} is thinking… escape cancels"
@@ -423,7 +434,9 @@ class SessionScreen(SessionNotes, PictureActions, EarlyKeys, Screen):
                 picker.wait("waiting for the machine")
         elif state in ("human", "outcome"):
             machine.idle()
-        self.refresh_bindings()
+        if not (state == "machine" and (self.reply_wait.active or not shown)):
+            # held (a send's first moments): the footer keeps the keys painted; they change at the hold's end
+            self.refresh_bindings()
 
     def _stopped(self, note: str) -> None:
         self._set_state("stopped")

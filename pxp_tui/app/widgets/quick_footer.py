@@ -42,6 +42,7 @@ class QuickFooter(FittingFooter):
         return shown
 
     def compose(self) -> ComposeResult:
+        self._shown = None  # composed anew: the next update looks at every key
         active = self._active() if self._bindings_ready else None
         if active is None:
             yield from super().compose()  # FittingFooter's: Footer's keys, fitted
@@ -75,12 +76,22 @@ class QuickFooter(FittingFooter):
             self.call_later(self._update_keys)
 
     _update_due = False
+    _shown: tuple[int, tuple[tuple[tuple[str, str], bool], ...]] | None = None  # what the keys show now
+
+    #: set by the screen while it holds its frames (a send's first moments): the keys are updated when it lets go
+    held = False
 
     async def _update_keys(self) -> None:
         self._update_due = False
-        if not self.is_attached:
+        if not self.is_attached or self.held:
             return
         active = self._active()
+        shown = (
+            None if active is None else (self.size.width, tuple((place, enabled) for place, (_, enabled, _) in active.items()))
+        )
+        if shown is not None and shown == self._shown:
+            return  # the same keys, enabled alike, at the same width: nothing to do (most turns)
+        self._shown = shown
         keys = {(k.key, k.action): k for k in self.query(FooterKey) if not k.has_class("-command-palette")}
         if active is None or not set(active) <= set(keys):
             await self.recompose()  # grouped keys, or a key never shown

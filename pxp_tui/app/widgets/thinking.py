@@ -50,7 +50,8 @@ class Thinking(Static):
         self._appear = self.set_timer(APPEAR_AFTER, self._show)
 
     def _show(self) -> None:
-        self.display = True
+        if self.active:  # a timer that fired just before stop() may still call this: stay hidden then
+            self.display = True
 
     def stop(self) -> None:
         for timer in (self._timer, self._appear):
