@@ -138,9 +138,7 @@ async def _prefetch(picture: Picture, task: Any, instance_id: int) -> None:
     while any(p.busy for p in siblings) and waited < SETTLE:
         await asyncio.sleep(0.05)
         waited += 0.05
-    key = instance_key(task, instance)
-    for surface in dict.fromkeys(s for s in (picture.frame_surface(), *picture.shown_on) if s is not None):
-        await asyncio.to_thread(CACHE.draw, key, surface, lambda s: task.draw_instance(instance, s))
+    await _draw_ahead(picture, instance_key(task, instance), lambda s: task.draw_instance(instance, s))
 
 
 def draw_ahead(picture: Picture, key: Hashable, draw: Callable[[Surface], Any]) -> None:

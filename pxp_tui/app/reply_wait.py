@@ -37,6 +37,7 @@ class ReplyWait:
         self.deadline = deadline  # None: :data:`DEADLINE` at each send
         self._frames: contextlib.ExitStack | None = None
         self._timer: Any = None
+        self._hold = 0  # which hold is open: a release that waited for mounts never ends a later one
 
     @property
     def active(self) -> bool:
@@ -44,8 +45,9 @@ class ReplyWait:
 
     def begin(self) -> None:
         """Hold the frames until :meth:`end`, or until the deadline (then ``on_slow``)."""
-        self.end()
-        self._release(0)
+        self._stop_timer()
+        self._close()
+        self._hold += 1
         self._frames = contextlib.ExitStack()
         self._frames.enter_context(self.node.app.batch_update())
         self._timer = self.node.set_timer(DEADLINE if self.deadline is None else self.deadline, self._slow)
@@ -54,22 +56,28 @@ class ReplyWait:
         """The reply (or whatever ends the wait) is on the screen: paint it once the widgets it mounted (a
         message in the conversation, a picture) are mounted, so that they are in the same frame.
         Does nothing if not holding."""
+        self._stop_timer()
+        self._release(self._hold, MOUNT_WAIT)
+
+    def _release(self, hold: int, patience: int) -> None:
+        if self._frames is None or hold != self._hold:
+            return
+        if patience > 0 and any(not widget.is_mounted for widget in self.node.screen.walk_children()):
+            self.node.set_timer(0.001, lambda: self._release(hold, patience - 1))
+            return
+        self._close()
+
+    def _close(self) -> None:
+        frames, self._frames = self._frames, None
+        if frames is not None:
+            frames.close()
+
+    def _stop_timer(self) -> None:
         if self._timer is not None:
             self._timer.stop()
             self._timer = None
-        if self._frames is not None:
-            self._release(MOUNT_WAIT)
-
-    def _release(self, patience: int) -> None:
-        if self._frames is None:
-            return
-        if patience > 0 and any(not widget.is_mounted for widget in self.node.screen.walk_children()):
-            self.node.set_timer(0.001, lambda: self._release(patience - 1))
-            return
-        frames, self._frames = self._frames, None
-        frames.close()
 
     def _slow(self) -> None:
         self._timer = None
-        self._release(0)
+        self._close()
         self.on_slow()
