@@ -76,6 +76,7 @@ async def test_refute_and_revise_move_the_focus_to_the_prediction(db_path) -> No
             assert app.focused is prediction, key
 
 
+@pytest.mark.slow
 async def test_rad_prediction_is_picked_from_the_five_labels_with_type_to_filter(db_path) -> None:
     async with live_app(db_path, task="rad") as (app, pilot, run_id):
         session = await expert_turn(pilot, app, j=2)

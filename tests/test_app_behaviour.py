@@ -50,6 +50,7 @@ async def test_escape_cancels_a_pending_machine_call_and_r_continues(db_path, mo
     assert [m[1] for m in messages(db_path, run_id)] == [1, 2, 3]
 
 
+@pytest.mark.slow
 async def test_quit_mid_session_asks_then_reopening_continues_at_the_next_message(db_path) -> None:
     async with live_app(db_path, limit=1) as (app, pilot, run_id):
         screen = await expert_turn(pilot, app, j=2)
@@ -163,6 +164,7 @@ async def test_metrics_and_conversation_views_fill_the_screen_at_80x24(db_path) 
         assert screen.maximized is screen.query_one("#conversation")
 
 
+@pytest.mark.slow
 async def test_p_pauses_and_resumes_a_proxy_run(db_path, monkeypatch) -> None:
     monkeypatch.setenv("PXP_OFFLINE_LATENCY", "0.05")
     async with live_app(db_path, human="proxy", limit=23) as (app, pilot, run_id):

@@ -73,6 +73,7 @@ async def test_the_answers_follow_the_fields_and_the_recorded_guards_are_those_o
     assert guards_of_the_texts(sent, 2) == {"guard_match": 0, "guard_agree": 0, "guard_changed": 0}
 
 
+@pytest.mark.slow
 async def test_the_expert_overrides_agree_until_the_explanation_changes(db_path) -> None:
     async with live_app(db_path, limit=1) as (app, pilot, run_id):
         screen = await expert_turn(pilot, app, j=2)

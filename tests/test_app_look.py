@@ -77,6 +77,7 @@ async def test_a_broken_settings_file_means_the_default_theme(db_path: Path) -> 
         assert app.theme == "textual-dark"
 
 
+@pytest.mark.slow
 async def test_a_tag_has_the_same_colour_in_the_session_and_the_review(db_path: Path) -> None:
     session_colours = {}
     async with live_app(db_path, limit=1) as (app, pilot, _run_id):
@@ -121,6 +122,7 @@ async def test_dialogs_are_translucent_over_the_session(db_path: Path) -> None:
         assert 0 < app.screen.styles.background.a < 1
 
 
+@pytest.mark.slow
 async def test_nothing_is_cut_at_80x24(db_path: Path) -> None:
     async with live_app(db_path, size=(80, 24)) as (app, pilot, run_id):
         session = await expert_turn(pilot, app, j=2)

@@ -128,6 +128,7 @@ async def test_the_bound_is_named_as_the_outcome(db_path) -> None:
         assert "enter or n: the run's summary" in shown  # the last session of the run
 
 
+@pytest.mark.slow
 async def test_the_run_ends_on_its_summary_with_the_papers_table(db_path) -> None:
     from pxp_tui.blackboard import Blackboard
     from pxp_tui.blackboard.metrics import counts_of, run_rows

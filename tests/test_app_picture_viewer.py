@@ -49,7 +49,9 @@ async def open_viewer(pilot, app, how: str = "key") -> PictureScreen:
     return await wait_for(pilot, lambda: app.screen if isinstance(app.screen, PictureScreen) else None, "the viewer")
 
 
-@pytest.mark.parametrize("renderer", ["halfcell", "sixel", "tgp", "unicode"])
+@pytest.mark.parametrize(
+    "renderer", ["halfcell", *(pytest.param(r, marks=pytest.mark.slow) for r in ("sixel", "tgp", "unicode"))]
+)
 async def test_f_shows_the_xray_full_screen_and_zoom_and_pan_crop_the_original(db_path: Path, monkeypatch, renderer: str) -> None:
     monkeypatch.setenv("PXP_IMAGES", renderer)
     async with live_app(db_path, (100, 30), task="rad") as (app, pilot, _):

@@ -46,6 +46,7 @@ def test_drug_session_at_the_experts_first_turn(snap_compare, db_path: Path, siz
     assert snap_compare(PXPApp(db_path, run_id=run_id), terminal_size=size, run_before=ready)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("size", SIZES)
 def test_metrics_view_after_two_sessions(snap_compare, db_path: Path, size) -> None:
     run_id = make_run(db_path, limit=3)

@@ -14,6 +14,7 @@ import re
 from importlib.resources import as_file, files
 from pathlib import Path
 
+import pytest
 from textual.app import App, ComposeResult
 from textual.containers import Vertical
 from textual.widgets import DataTable, Static
@@ -171,6 +172,7 @@ async def test_every_smiles_of_the_drug_demo_is_shown_as_sent() -> None:
     await _check_all(demo_smiles())
 
 
+@pytest.mark.slow
 async def test_every_smiles_of_retro_csv_is_shown_as_sent(shared_data: Path) -> None:
     smiles = retro_smiles(shared_data)
     assert any("[" in s for s in smiles)  # bracket atoms: what markup and Markdown would eat

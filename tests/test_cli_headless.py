@@ -37,6 +37,7 @@ def sessions_of(db: Path) -> list[list[tuple[int, str, str, str]]]:
     return list(out.values())
 
 
+@pytest.mark.slow
 def test_a_headless_offline_run_prints_progress_and_the_table(demo_run: tuple[Path, str]) -> None:
     db, out = demo_run
     lines = out.splitlines()
@@ -46,6 +47,7 @@ def test_a_headless_offline_run_prints_progress_and_the_table(demo_run: tuple[Pa
     assert "Total sessions" in out and "2-way intelligible sessions" in out
 
 
+@pytest.mark.slow
 def test_every_session_obeys_the_protocol(demo_run: tuple[Path, str]) -> None:
     db, _ = demo_run
     n, k = 10, 3
@@ -65,6 +67,7 @@ def test_every_session_obeys_the_protocol(demo_run: tuple[Path, str]) -> None:
             assert not stopped or index == len(session) - 1
 
 
+@pytest.mark.slow
 def test_metrics_json_equals_counts_recomputed_from_messages(demo_run: tuple[Path, str]) -> None:
     db, _ = demo_run
     result = pxp("metrics", "--db", str(db), "--json")
@@ -76,6 +79,7 @@ def test_metrics_json_equals_counts_recomputed_from_messages(demo_run: tuple[Pat
     assert reported["run_id"] == 1
 
 
+@pytest.mark.slow
 def test_metrics_table_has_the_papers_rows(demo_run: tuple[Path, str]) -> None:
     db, _ = demo_run
     result = pxp("metrics", "--db", str(db))
@@ -126,6 +130,7 @@ def test_a_foreign_file_is_refused_and_left_unchanged(kind: str, tmp_path: Path)
     assert hashlib.sha256(path.read_bytes()).hexdigest() == before
 
 
+@pytest.mark.slow
 def test_an_unknown_run_is_an_error(demo_run: tuple[Path, str]) -> None:
     db, _ = demo_run
     result = pxp("metrics", "--db", str(db), "--run", "99")
@@ -134,6 +139,7 @@ def test_an_unknown_run_is_an_error(demo_run: tuple[Path, str]) -> None:
     assert result.returncode == 2 and "no run 99" in result.stderr
 
 
+@pytest.mark.slow
 def test_resuming_a_finished_run_says_so(demo_run: tuple[Path, str]) -> None:
     db, _ = demo_run
     result = pxp("run", "--headless", "--resume", "1", "--db", str(db))

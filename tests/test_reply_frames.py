@@ -11,6 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import pytest
 from textual.app import App, ComposeResult
 
 from pxp_tui.app import reply_wait
@@ -65,6 +66,7 @@ async def test_a_fast_reply_shows_with_the_experts_message_in_one_frame(db_path:
     assert not any(frame["disabled"] for frame in seen)  # the answer pane never greyed out for a fast reply
 
 
+@pytest.mark.slow
 async def test_a_slow_reply_shows_the_wait_and_keys_meanwhile_say_to_wait(db_path: Path, monkeypatch) -> None:
     monkeypatch.setenv("PXP_IMAGES", "none")
     monkeypatch.setenv("PXP_OFFLINE_LATENCY", "0")
@@ -86,6 +88,7 @@ async def test_a_slow_reply_shows_the_wait_and_keys_meanwhile_say_to_wait(db_pat
         assert not picker.disabled and not picker.locked
 
 
+@pytest.mark.slow
 async def test_the_next_proposal_is_drawn_while_the_outcome_is_read(db_path: Path, monkeypatch) -> None:
     monkeypatch.setenv("PXP_IMAGES", "halfcell")
     monkeypatch.setenv("PXP_OFFLINE_LATENCY", "0")

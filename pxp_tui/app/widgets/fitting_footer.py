@@ -39,6 +39,9 @@ class FittingFooter(Footer):
         """
         width = self.size.width or self.app.size.width
         self._fitted_to = width
+        for item in items:  # a new key's own watcher adds -compact once mounted: a restyle of it for nothing
+            if isinstance(item, FooterKey) and self.compact:
+                item.add_class("-compact", update=False)
         palette = [item for item in items if isinstance(item, FooterKey) and item.has_class("-command-palette")]
         keys = [item for item in items if isinstance(item, FooterKey) and item.display and item not in palette]
         wanted = {key: (full or {}).get(key, key.description) for key in keys}
