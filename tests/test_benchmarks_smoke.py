@@ -63,3 +63,29 @@ def test_turn_latency_runs_two_sessions_in_pilot_and_prints_its_tables(tmp_path)
 
     steps = json.loads(out.read_text())[0]["steps"]
     assert [(s["order"], s["j"], s["tag"]) for s in steps] == [(0, 2, "RATIFY"), (1, 2, "RATIFY")]
+
+
+@pytest.mark.slow
+def test_turn_trace_stamps_every_milestone_of_the_critical_path_in_order(tmp_path) -> None:
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "LITELLM_LOCAL_MODEL_COST_MAP": "True"}
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "benchmarks" / "turn_trace.py"), "--steps", "2", "--task", "drug", "--size", "80x24"],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=600,
+        cwd=tmp_path,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "RuntimeWarning" not in done.stderr  # no machine call left pending when the app exits
+    lines = done.stdout.splitlines()
+    assert lines[0].startswith("DRUG 80x24, 2 steps")
+    medians = {}
+    for name in ("send handled", "expert's message shown", "machine's reply shown", "turn opened", "frames resumed"):
+        line = next(line for line in lines if line.strip().startswith(name))
+        medians[name] = float(line[len(name) + 2 :].split()[0])
+    for name in ("render starts", "render"):
+        line = next(line for line in lines if line.strip().split("  ")[0] == name)
+        medians[name] = float(line.split()[-2])
+    # the path's order: the send, its commit shown, the reply, the turn, the frames let go, the frame painted
+    assert list(medians.values()) == sorted(medians.values()), medians
