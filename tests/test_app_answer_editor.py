@@ -83,6 +83,7 @@ async def test_rad_prediction_is_picked_from_the_five_labels_with_type_to_filter
         labels = session.query_one(LabelList)
         shown = [labels.get_option_at_index(i).id for i in range(labels.option_count)]
         assert shown == list(LABELS)
+        await wait_for(pilot, lambda: labels.size.height, "the labels laid out")  # at the turn's first frame
         assert labels.size.height == len(LABELS)  # all five visible at 160x48
         await pilot.press("3")  # REVISE: the focus goes to the prediction
         assert app.focused is session.query_one("#answer-prediction")

@@ -8,11 +8,13 @@ focused in its first frame. Frames are counted (the screen's paints), never time
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 from typing import Any
 
 import pytest
 from textual.app import App, ComposeResult
+from textual.widgets import Static
 
 from pxp_tui.app import reply_wait
 from pxp_tui.app.picture_cache import CACHE, prediction_key
@@ -161,3 +163,44 @@ async def test_escape_right_after_a_send_cancels_the_machines_call(db_path: Path
         assert screen.query_one(TagPicker).locked
         await pilot.press("escape")
         await wait_for(pilot, lambda: screen.state == "stopped", "the cancellation")
+
+
+class Held(App[None]):
+    """A screen whose hold ends while a widget it mounted is still mounting (as under load)."""
+
+    def compose(self) -> ComposeResult:
+        yield Static("before", id="text")
+
+    def change_in_a_hold(self) -> reply_wait.ReplyWait:
+        wait = reply_wait.ReplyWait(self.screen, lambda: None, deadline=30.0)
+        wait.begin()
+        self.query_one("#text", Static).update("after")
+        self.screen.mount(Static("mounted"))  # not mounted yet when the hold ends: it waits on a timer
+        wait.end()
+        return wait
+
+
+async def test_a_hold_that_ends_on_a_timer_still_paints_what_changed() -> None:
+    """Under load the end of a hold waits for mounts on a timer; the screen must still be painted then.
+
+    (A timer's callback runs outside the screen's messages, so nothing else told it to paint: the expert
+    pressed n after an outcome and saw nothing change until the next key.)"""
+    app = Held()
+    async with app.run_test() as pilot:
+        await pilot.pause()
+        seen: list[str] = []
+        real = app.screen._compositor_refresh
+
+        def refresh() -> None:
+            seen.append(str(app.query_one("#text", Static).render()))
+            real()
+
+        app.screen._compositor_refresh = refresh  # type: ignore[method-assign]
+        wait = app.change_in_a_hold()
+        # asyncio.sleep, not Pilot's pause: Pilot's pause sends every widget a message, which paints
+        for _ in range(100):
+            await asyncio.sleep(0.01)
+            if not wait.active and "after" in seen:
+                break
+        assert not wait.active, "the hold never ended"
+        assert "after" in seen, "nothing was painted after the hold"

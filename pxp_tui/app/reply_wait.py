@@ -71,6 +71,10 @@ class ReplyWait:
         frames, self._frames = self._frames, None
         if frames is not None:
             frames.close()
+            # Ending a batch does not paint: the screen paints when it is next idle, i.e. after one of
+            # its messages. A timer's callback (the deadline, or the wait for mounts under load) runs
+            # outside the screen's messages, so without this the frame waited for the expert's next key.
+            self.node.screen.check_idle()
 
     def _stop_timer(self) -> None:
         if self._timer is not None:

@@ -24,7 +24,10 @@ class FailureScreen(ModalScreen["Recovery | None"]):
     """Shows why the run stopped; dismisses with a :class:`Recovery`, or None to decide later."""
 
     CSS_PATH = "failure.tcss"
-    AUTO_FOCUS = None  # on_mount focuses the first choice
+    # Retrying first, unless the failure says retrying will not help (the button marked -first): focused
+    # as the screen is composed, never over a focus the expert has set already. The app's default
+    # focused the model field first, where an `s` pressed at once "switched" to the model that failed.
+    AUTO_FOCUS = ".-first"
     BINDINGS = [
         Binding("r", "retry", "Retry", id="failure.retry"),
         Binding("s", "switch", "Switch model", id="failure.switch"),
@@ -34,10 +37,6 @@ class FailureScreen(ModalScreen["Recovery | None"]):
     def __init__(self, cause: str, model: str, retryable: bool = True) -> None:
         super().__init__()
         self.cause, self.model, self.retryable = cause, model, retryable
-
-    def on_mount(self) -> None:
-        # retrying first, unless the failure says retrying will not help
-        self.query_one("#failure-retry" if self.retryable else "#failure-switch", Button).focus()
 
     def compose(self) -> ComposeResult:
         with Vertical(id="failure-box"):
@@ -50,8 +49,9 @@ class FailureScreen(ModalScreen["Recovery | None"]):
             yield Label("Continue with the model:", id="failure-model-label")
             yield Input(self.model, id="failure-model", placeholder="offline, gpt-4o-mini, ollama/llava, ...")
             with Horizontal(id="failure-buttons"):
-                yield Button("Retry (r)", id="failure-retry", variant="primary")
-                yield Button("Switch model (s)", id="failure-switch", variant="warning")
+                first = ("-first", "") if self.retryable else ("", "-first")
+                yield Button("Retry (r)", id="failure-retry", variant="primary", classes=first[0])
+                yield Button("Switch model (s)", id="failure-switch", variant="warning", classes=first[1])
                 yield Button("Close (esc)", id="failure-close")
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
@@ -68,7 +68,7 @@ class FailureScreen(ModalScreen["Recovery | None"]):
     def action_switch(self) -> None:
         field = self.query_one("#failure-model", Input)
         if not field.has_focus:
-            field.focus()
+            self.set_focus(field)  # at once: a key right after goes to the field
             return
         self._switch(field.value)
 
