@@ -428,6 +428,9 @@ def install(probe: Probe) -> Probe:
         return wrapper
 
     _wrap(ImageWidget, "render", rendered)
+    from pxp_tui.app.halfcell import HalfcellView  # half-cell lines built in the drawing thread, shown
+
+    _wrap(HalfcellView, "render_line", rendered)
     for method in ("render", "render_lines"):  # the Sixel widget renders its own lines
         if method in SixelWidget.__dict__:
             _wrap(SixelWidget, method, rendered)

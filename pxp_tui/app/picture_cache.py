@@ -26,21 +26,26 @@ if TYPE_CHECKING:
     from pxp_tui.app.widgets.picture import Picture
     from pxp_tui.common.instance import Instance
 
-#: a drawn picture, ready to show: a loaded Pillow image, characters, or None (no picture)
+#: a drawn picture, ready to show: a loaded Pillow image, half-cell lines, characters, or None (no picture)
 Prepared = Any
 
 #: how many pictures are kept (an instance and a few predictions at a couple of sizes, for a few instances)
 SIZE = 48
 
 
-def prepare(data: Any) -> Prepared:
-    """What a task's drawing returned, ready to show: image bytes decoded and loaded (in the caller's thread)."""
+def prepare(data: Any, surface: Surface | None = None) -> Prepared:
+    """What a task's drawing returned, ready to show (in the caller's thread): image bytes decoded and
+    loaded; for half-cell blocks, the lines to paint on ``surface`` (:mod:`pxp_tui.app.halfcell`)."""
     if data is None or isinstance(data, CellPicture):
         return data
     from PIL import Image
 
     image = data if isinstance(data, Image.Image) else Image.open(io.BytesIO(data))
     image.load()
+    if surface is not None and surface.renderer == "halfcell":
+        from pxp_tui.app.halfcell import halfcell_picture
+
+        return halfcell_picture(image, surface.cols, surface.rows)
     return image
 
 
@@ -76,7 +81,7 @@ class PictureCache:
         found, picture = self.lookup(key, surface)
         if found:
             return picture
-        picture = prepare(draw(surface))
+        picture = prepare(draw(surface), surface)
         with self._lock:
             self.draws += 1
         self.put(key, surface, picture)

@@ -26,6 +26,7 @@ from textual.widgets import Static
 from textual.worker import get_current_worker
 
 from pxp_tui.app.css import beside
+from pxp_tui.app.halfcell import HalfcellPicture, HalfcellView
 from pxp_tui.app.picture_cache import CACHE, Prepared, prepare
 from pxp_tui.tasks.pictures import CellPicture, Surface
 
@@ -171,7 +172,7 @@ class Picture(Widget):
                 if image_class() is None:
                     status = "pictures are off (PXP_IMAGES=none)"
                 else:
-                    picture = CACHE.draw(key, surface, draw) if key is not None else prepare(draw(surface))
+                    picture = CACHE.draw(key, surface, draw) if key is not None else prepare(draw(surface), surface)
                     shown, status, size = _widget(picture)
             except Exception as exc:  # noqa: BLE001 - a picture is a nicety: say why there is none
                 shown, status = None, f"no picture: {exc}"
@@ -203,6 +204,8 @@ def _widget(picture: Prepared) -> tuple[Widget | None, str, tuple[int, int] | No
         return None, "pictures are off (PXP_IMAGES=none)", None
     if isinstance(picture, CellPicture):
         return Static(cells_content(picture), classes="picture-image picture-cells"), "", None
+    if isinstance(picture, HalfcellPicture):  # its lines built in the drawing thread
+        return HalfcellView(picture, classes="picture-image"), "", picture.size
     if picture is None:
         return None, "no picture", None
     return widget_class(picture, classes="picture-image"), "", picture.size
