@@ -93,12 +93,18 @@ def install(trace: Trace) -> None:
     def resumed(wait: Any) -> str | None:
         return "frames resumed" if "turn opened" in trace.stamps and not wait.active else None
 
+    def opened(screen: Any, event: Any) -> str:
+        trace.stamp("turn opened")
+        if not screen.reply_wait.active:  # the hold ended inside the handler (nothing left to mount)
+            trace.stamp("frames resumed")  # frames resume when the handler returns
+        return "turn opened"
+
     def framed(label: str) -> Any:
         return lambda *args: label if "frames resumed" in trace.stamps else None
 
     after(SessionScreen, "_submit", "send handled")
     after(SessionScreen, "on_message_recorded", recorded)
-    after(SessionScreen, "on_human_turn", "turn opened")
+    after(SessionScreen, "on_human_turn", opened)
     after(reply_wait.ReplyWait, "_close", resumed)
     after(Compositor, "render_update", framed("render"), before=framed("render starts"))
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from pxp_tui.app.pxp_app import PXPApp
+from pxp_tui.app.widgets.conversation import Conversation
 from pxp_tui.protocol import Tag
 
 from .app_helpers import expert_turn, live_app, make_run, messages, rows, run_done, session_screen, type_answer, wait_for
@@ -102,7 +103,7 @@ async def test_proxy_run_plays_in_the_same_screens(db_path) -> None:
         screen = await wait_for(pilot, lambda: (s := session_screen(app)) and s.state == "done" and s, "the run")
         assert not screen.query_one("TagPicker").display  # nobody to answer for
         assert "3 of 3 sessions done" in str(screen.query_one("#metrics-sessions").render())
-        assert screen.query_one("Conversation").children  # the last session's messages are there
+        assert screen.query_one(Conversation).entries  # the last session's messages are there
     finished = rows(db_path, "SELECT COUNT(*) AS n FROM data WHERE run_id = ? AND stop_reason IS NOT NULL", (run_id,))
     assert finished[0]["n"] == 3
     senders = {m[2] for m in messages(db_path, run_id)}

@@ -35,7 +35,7 @@ def paints(screen: Any) -> list[dict[str, Any]]:
         picker = screen.query_one(TagPicker)
         seen.append(
             {
-                "entries": len(screen.query_one(Conversation).children),
+                "entries": len(screen.query_one(Conversation).entries),
                 "disabled": picker.disabled,
                 "state": screen.state,
                 "focused": screen.focused,
@@ -55,7 +55,7 @@ async def test_a_fast_reply_shows_with_the_experts_message_in_one_frame(db_path:
         screen = await expert_turn(pilot, app, j=2)
         await pilot.press("2")  # REFUTE, with the expert's own answer
         await type_answer(pilot, app, "CC(=O)Cl.Nc1ccc(O)cc1", "Acetyl chloride acylates the amine.")
-        before = len(screen.query_one(Conversation).children)
+        before = len(screen.query_one(Conversation).entries)
         seen = paints(screen)
         await pilot.press("ctrl+s")
         await expert_turn(pilot, app, j=4)

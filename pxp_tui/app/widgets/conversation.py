@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.content import Content
 from textual.widgets import Static
@@ -30,26 +31,56 @@ def message_content(message: Message, prediction_label: str = "Prediction", huma
 
 
 class Conversation(VerticalScroll):
-    """The session's messages, newest at the bottom (kept in view)."""
+    """The session's messages, newest at the bottom (kept in view, until the expert scrolls up to read).
+
+    Its entries stay mounted and are reused: a message fills the first spare one (hidden until then),
+    and a new session hides them all again. Mounting a widget per message cost the reply's frame about
+    10 ms of Textual's messages (the frame waits for what was mounted); filling a spare costs a restyle
+    of that one widget. More are mounted only when a session outgrows them.
+    """
 
     DEFAULT_CSS = beside(__file__)
     BORDER_TITLE = "Conversation"
     ALLOW_MAXIMIZE = True
+    #: entries mounted in advance: a session of the default bound (10 messages) and its notes
+    SPARE = 12
 
     def __init__(self, prediction_label: str = "Prediction", human: str = "human", *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.prediction_label = prediction_label
         self.human = human
 
+    def compose(self) -> ComposeResult:
+        for _ in range(self.SPARE):
+            yield Static("", classes="spare")
+
+    def on_mount(self) -> None:
+        self.anchor()  # kept at the newest message as entries fill, until the expert scrolls up
+
+    @property
+    def entries(self) -> list[Static]:
+        """The messages and notes shown, in order (the spares left out)."""
+        return [child for child in self.query_children(Static) if not child.has_class("spare")]
+
     def add(self, message: Message) -> None:
-        entry = Static(message_content(message, self.prediction_label, self.human), classes=f"entry -{message.sender.value}")
-        self.mount(entry)
-        self.call_after_refresh(self.scroll_end, animate=False)
+        content = message_content(message, self.prediction_label, self.human)
+        self._fill(content, f"entry -{message.sender.value}")
 
     def note(self, text: str) -> None:
         """A line between messages (a session that ended, a cancelled call)."""
-        self.mount(Static(Content(text), classes="note"))  # plain text: a model error's brackets are no markup
-        self.call_after_refresh(self.scroll_end, animate=False)
+        self._fill(Content(text), "note")  # plain text: a model error's brackets are no markup
 
     def clear(self) -> None:
-        self.remove_children()
+        for child in self.query_children(Static):
+            if not child.has_class("spare"):
+                child.update("")
+                child.set_classes("spare")
+        self.anchor()  # a new session: back at its newest message
+
+    def _fill(self, content: Content, classes: str) -> None:
+        spare = next((child for child in self.query_children(Static) if child.has_class("spare")), None)
+        if spare is None:
+            self.mount(Static(content, classes=classes))
+        else:
+            spare.update(content)
+            spare.set_classes(classes)
