@@ -24,3 +24,27 @@ async def test_bytes_that_are_not_an_image_say_no_picture_and_the_app_goes_on(mo
         status = picture.query_one(".picture-status", Static)
         await wait_for(pilot, lambda: "no picture:" in str(status.render()), "the reason in place of the picture")
         assert app.is_running and not picture.query(".picture-image")
+
+
+async def test_a_picture_removed_before_its_redraw_or_its_drawing_ends_shows_nothing_and_raises_nothing() -> None:
+    """A resize timer or a drawing thread can end after the picture left the screen (the app closing)."""
+    from PIL import Image
+    from textual.app import App
+
+    from pxp_tui.app.widgets.picture import Picture
+    from pxp_tui.tasks.pictures import Surface
+
+    class Host(App[None]):
+        def compose(self):
+            yield Picture("a picture", id="picture")
+
+    app = Host()
+    async with app.run_test(size=(40, 12)) as pilot:
+        picture = app.query_one(Picture)
+        picture.show(lambda surface: Image.new("RGB", (8, 8)), key=("removed", 1))
+        await pilot.pause()
+        await picture.remove()
+        picture._redraw()  # what the resize timer would call
+        picture._display(None, "drawn too late", Surface(10, 4, (10, 8), "halfcell"), None)
+        await pilot.pause()
+        assert app.is_running and not app.query(Picture)

@@ -145,6 +145,8 @@ class Picture(Widget):
 
     def _redraw(self) -> None:
         self._resize_due = False
+        if not self.is_attached:  # removed (its screen closing) before its resize timer fired
+            return
         if self._draw_fn is None:
             self._draw(None, None)
             return
@@ -180,6 +182,8 @@ class Picture(Widget):
             self.app.call_from_thread(self._display, shown, status, surface, size)
 
     def _display(self, shown: Widget | None, status: str, surface: Surface | None, size: tuple[int, int] | None) -> None:
+        if not self.is_attached:  # a drawing that ended after the picture was removed: nowhere to show it
+            return
         frame = self.query_one(".picture-frame")
         frame.query(".picture-image").remove()
         self._set_status(status)
