@@ -93,11 +93,10 @@ def install(trace: Trace) -> None:
     def resumed(wait: Any) -> str | None:
         return "frames resumed" if "turn opened" in trace.stamps and not wait.active else None
 
-    def opened(screen: Any, event: Any) -> str:
+    def opened(screen: Any, event: Any) -> None:
         trace.stamp("turn opened")
         if not screen.reply_wait.active:  # the hold ended inside the handler (nothing left to mount)
             trace.stamp("frames resumed")  # frames resume when the handler returns
-        return "turn opened"
 
     def framed(label: str) -> Any:
         return lambda *args: label if "frames resumed" in trace.stamps else None

@@ -49,9 +49,9 @@ class FailureScreen(ModalScreen["Recovery | None"]):
             yield Label("Continue with the model:", id="failure-model-label")
             yield Input(self.model, id="failure-model", placeholder="offline, gpt-4o-mini, ollama/llava, ...")
             with Horizontal(id="failure-buttons"):
-                first = ("-first", "") if self.retryable else ("", "-first")
-                yield Button("Retry (r)", id="failure-retry", variant="primary", classes=first[0])
-                yield Button("Switch model (s)", id="failure-switch", variant="warning", classes=first[1])
+                retry_first = "-first" if self.retryable else ""
+                yield Button("Retry (r)", id="failure-retry", variant="primary", classes=retry_first)
+                yield Button("Switch model (s)", id="failure-switch", variant="warning", classes="" if retry_first else "-first")
                 yield Button("Close (esc)", id="failure-close")
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
