@@ -1,22 +1,43 @@
 """Terminal graphics through textual-image: which renderer, and asking the terminal before Textual starts.
 
 textual-image asks the terminal what it supports (Sixel, the kitty graphics protocol, the cell size
-in pixels) when it is imported, and cannot once Textual reads the keyboard. :func:`probe` asks in a
-thread while the app's modules load; :func:`image_class` picks the widget. ``PXP_IMAGES`` chooses
-the renderer: ``auto`` (default: Sixel or kitty where the terminal has them, half-cell blocks
-otherwise, including inside tmux), ``sixel``, ``tgp``, ``halfcell``, ``unicode``, or ``none``.
+in pixels) when it is imported, and cannot once Textual reads the keyboard; importing it also imports
+numpy and Pillow, about 75 ms before the first frame. So :func:`probe` asks the terminal textual-image's
+questions in a thread while the app's modules load, with textual-image's own light reader, and keeps
+the answers; :func:`load` imports textual-image later (after the first paint) with those answers
+replayed to it: its own choice of renderer, made without asking the terminal again. :func:`image_class`
+picks the widget. ``PXP_IMAGES`` chooses the renderer: ``auto`` (default: Sixel or kitty where the
+terminal has them, half-cell blocks otherwise, including inside tmux), ``sixel``, ``tgp``, ``halfcell``,
+``unicode``, or ``none``.
 """
 
 from __future__ import annotations
 
+import io
 import os
 import sys
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from types import SimpleNamespace
 from typing import Any
 
 from pxp_tui.tasks.pictures import Surface
 
 RENDERERS = ("auto", "sixel", "tgp", "halfcell", "unicode", "none")
+
+#: the questions textual-image (0.12) asks when imported, in its order: Device Attributes (Sixel is
+#: attribute 4), then, without Sixel, a kitty graphics query; as (question, answer's start, answer's end)
+QUESTIONS = (
+    ("\x1b[c", "\x1b[?", "c"),
+    ("\x1b_Gi=31,s=1,v=1,a=q,t=d,f=24;AAAA\x1b\\", "\x1b_G", "\x1b\\"),
+)
+WAIT = 0.1  # seconds for each answer, as textual-image waits
+
+#: the terminal's answers by their start, or the error textual-image's reader raised instead (no answer
+#: in time, something else); None until :func:`probe` has asked
+_answers: dict[str, str | type[Exception]] | None = None
+_loading = threading.Lock()
 
 
 def renderer() -> str:
@@ -28,17 +49,7 @@ def probe() -> threading.Thread | None:
     """Ask the terminal about graphics in a thread; join it before the app starts. None if no terminal."""
     if renderer() == "none" or sys.__stdout__ is None or not sys.__stdout__.isatty():
         return None
-    # the probe's own imports run here, so that its thread only waits for the terminal's answers
-    # (and never imports a module Textual is importing at the same time)
-    import numpy  # noqa: F401 - textual-image's Sixel encoder needs it
-    import PIL.Image
-    import PIL.ImageFilter  # noqa: F401
-    import rich.color
-    import rich.console
-    import rich.control
-    import rich.measure
-    import rich.segment
-    import rich.style  # noqa: F401
+    import textual_image._terminal  # noqa: F401 - its reader, imported here: the thread only waits for answers
 
     thread = threading.Thread(target=_ask_terminal, name="pxp-terminal-probe", daemon=True)
     thread.start()
@@ -46,10 +57,56 @@ def probe() -> threading.Thread | None:
 
 
 def _ask_terminal() -> None:
-    import textual_image.renderable  # noqa: F401 - asks for Sixel and kitty graphics support
-    from textual_image._terminal import get_cell_size  # the widget module asks this at import
+    global _answers
+    from textual_image._terminal import TerminalError, capture_terminal_response, get_cell_size
 
-    get_cell_size()
+    answers: dict[str, str | type[Exception]] = {}
+    for question, start, end in QUESTIONS:
+        try:
+            with capture_terminal_response(start, end, WAIT) as response:
+                assert sys.__stdout__ is not None
+                sys.__stdout__.write(question)
+                sys.__stdout__.flush()
+            answers[start] = response.sequence
+        except (TerminalError, TimeoutError) as exc:
+            answers[start] = type(exc)
+        answer = answers[start]
+        if start == "\x1b[?" and isinstance(answer, str) and "4" in answer[len(start) : -len(end)].split(";"):
+            break  # Sixel: textual-image asks nothing more
+    _answers = answers
+    get_cell_size()  # kept by textual-image: its widgets read it when imported
+
+
+@contextmanager
+def _replayed(start_marker: str, end_marker: str, timeout: float | None = None) -> Iterator[SimpleNamespace]:
+    """textual-image's reader of an answer, answering from :func:`probe`'s record: the question its
+    caller writes goes nowhere (the terminal has answered it already, and Textual reads the keyboard)."""
+    response = SimpleNamespace(sequence="")
+    terminal = sys.__stdout__
+    setattr(sys, "__stdout__", io.StringIO())  # noqa: B010 - for the moment of the question (typeshed: Final)
+    try:
+        yield response
+    finally:
+        setattr(sys, "__stdout__", terminal)  # noqa: B010
+    answer = (_answers or {}).get(start_marker, TimeoutError)
+    if isinstance(answer, type):
+        raise answer(f"no answer to {start_marker!r} before the app started")
+    response.sequence = answer
+
+
+def load() -> None:
+    """Import textual-image's widgets once (after the first paint), its questions answered from the probe."""
+    with _loading:
+        if _answers is not None and "textual_image.renderable" not in sys.modules:
+            import textual_image._terminal as terminal
+
+            reader = terminal.capture_terminal_response
+            terminal.capture_terminal_response = _replayed  # read by its modules as they are imported
+            try:
+                import textual_image.renderable  # chooses the renderer from the answers
+            finally:
+                terminal.capture_terminal_response = reader
+        import textual_image.widget  # noqa: F401
 
 
 def image_class() -> type[Any] | None:
@@ -57,6 +114,7 @@ def image_class() -> type[Any] | None:
     choice = renderer()
     if choice == "none":
         return None
+    load()
     import textual_image.widget as widgets
 
     return {
@@ -73,6 +131,7 @@ def drawn_by() -> str:
     choice = renderer()
     if choice != "auto":
         return choice
+    load()
     import textual_image.renderable as renderables
 
     return {

@@ -4,14 +4,17 @@ from __future__ import annotations
 
 from importlib import import_module
 
-#: modules slow to import that the session screen needs (the chart, terminal images), besides the tasks' own
-HEAVY = ("textual_plotext", "textual_image.widget")
+#: modules slow to import that the session screen needs (the chart), besides terminal images and the tasks' own
+HEAVY = ("textual_plotext",)
 
 
 def load(tasks: list[str]) -> None:
     """Import everything a session needs, so that nothing slow is imported on the UI loop later."""
     from pxp_tui.agents.llm import load_litellm
+    from pxp_tui.app import graphics
     from pxp_tui.tasks import get_task
+
+    graphics.load()  # textual-image, numpy, Pillow: the terminal's answers replayed to it
 
     modules = list(HEAVY)
     for name in tasks:

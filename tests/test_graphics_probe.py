@@ -1,0 +1,124 @@
+"""The terminal is asked about graphics once, before the app starts, and pictures are drawn as textual-image
+itself would choose for that terminal; importing textual-image later asks the terminal nothing."""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import pty
+import re
+import select
+import struct
+import subprocess
+import sys
+import termios
+import time
+
+import pytest
+
+from .conftest import ROOT
+
+DA1 = b"\x1b[c"
+KITTY_QUERY = re.compile(rb"\x1b_G([^;\x1b]*);AAAA\x1b\\")
+DONE = b"#probed"
+
+#: what each kind of terminal answers: Device Attributes (4 is Sixel), and the kitty graphics query
+TERMINALS = {
+    "xterm": {"da1": b"\x1b[?64;1;2;6;9;15;18;21;22c", "kitty": False},
+    "sixel": {"da1": b"\x1b[?64;1;2;4;6;9;15;18;21;22c", "kitty": False},
+    "kitty": {"da1": b"\x1b[?62;c", "kitty": True},
+    "silent": {"da1": None, "kitty": False},
+}
+
+#: pxp's way: the probe while its modules load, then textual-image imported once the app has the keyboard
+PXP = f"""
+import sys
+import termios
+from pxp_tui.app import graphics
+graphics.probe().join(2.0)
+sys.__stdout__.write("{DONE.decode()}\\n"); sys.__stdout__.flush()
+print("#drawn-by", graphics.drawn_by(), graphics.surface(10, 5).pixels, flush=True)
+"""
+
+#: textual-image's own way: it asks when imported
+OWN = """
+import textual_image.renderable as r
+from textual_image._terminal import get_cell_size
+kind = {r.SixelImage: "sixel", r.TGPImage: "tgp", r.HalfcellImage: "halfcell", r.UnicodeImage: "unicode"}[r.Image]
+print("#drawn-by", kind, flush=True)
+"""
+
+
+def in_terminal(script: str, answers: dict) -> tuple[str, list[bytes]]:
+    """Run ``script`` in a pseudo-terminal that answers as ``answers`` says until the script prints #probed
+    (then, as under Textual, nothing more answers); what it printed, and every question it asked, in order."""
+    pid, fd = pty.fork()
+    if pid == 0:  # 80 x 24 cells of 8 x 16 pixels
+        fcntl.ioctl(0, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 80, 80 * 8, 24 * 16))
+        os.environ.update({"PYTHONPATH": str(ROOT), "PXP_IMAGES": "auto", "TERM": "xterm-256color"})
+        os.execv(sys.executable, [sys.executable, "-c", script])
+    seen, asked, answering = b"", [], True
+    deadline = time.monotonic() + 60  # a bound against hanging
+    try:
+        while time.monotonic() < deadline:
+            if not select.select([fd], [], [], 0.05)[0]:
+                continue
+            try:
+                chunk = os.read(fd, 65536)
+            except OSError:
+                break
+            if not chunk:
+                break
+            seen += chunk
+            if DA1 in chunk:
+                asked.append(DA1)
+                if answering and answers["da1"] is not None:
+                    os.write(fd, answers["da1"])
+            for query in KITTY_QUERY.finditer(chunk):
+                asked.append(b"kitty")
+                if answering and answers["kitty"]:
+                    image_id = re.search(rb"i=(\d+)", query.group(1))
+                    os.write(fd, b"\x1b_Gi=%s;OK\x1b\\" % (image_id.group(1) if image_id else b"1"))
+            if DONE in seen and answering:
+                answering = False
+                asked.append(DONE)
+    finally:
+        os.close(fd)
+        os.waitpid(pid, 0)
+    text = seen.decode(errors="replace")
+    return text, asked
+
+
+def drawn_by(output: str) -> str:
+    found = re.search(r"#drawn-by (\w+)", output)
+    assert found, output[-2000:]
+    return found.group(1)
+
+
+@pytest.mark.parametrize("terminal", sorted(TERMINALS))
+def test_pictures_are_drawn_as_textual_image_would_choose_and_the_terminal_is_asked_once(terminal) -> None:
+    theirs, _ = in_terminal(OWN, TERMINALS[terminal])
+    ours, asked = in_terminal(PXP, TERMINALS[terminal])
+    assert drawn_by(ours) == drawn_by(theirs)
+    assert drawn_by(ours) == {"xterm": "halfcell", "sixel": "sixel", "kitty": "tgp", "silent": "halfcell"}[terminal]
+    # asked before the app starts, each question once; nothing once Textual would be reading the keyboard
+    assert asked[-1] == DONE, asked
+    assert asked.count(DA1) == 1
+    assert asked.count(b"kitty") == (0 if terminal == "sixel" else 1)
+
+
+def test_sixel_pictures_are_drawn_in_the_terminal_s_own_cell_size() -> None:
+    ours, _ = in_terminal(PXP, TERMINALS["sixel"])
+    assert "#drawn-by sixel (80, 80)" in ours  # 10 x 5 cells of 8 x 16 pixels
+
+
+def test_without_a_terminal_nothing_is_asked_and_pictures_are_drawn_as_text() -> None:
+    done = subprocess.run(
+        [sys.executable, "-c", "from pxp_tui.app import graphics; print(graphics.probe(), graphics.drawn_by())"],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(ROOT), "PXP_IMAGES": "auto"},
+        timeout=60,
+        check=True,
+    )
+    assert done.stdout.split() == ["None", "unicode"]
