@@ -18,23 +18,50 @@ def _quiet(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 async def start_screen(pilot, app):
-    return await wait_for(pilot, lambda: isinstance(app.screen, start.StartScreen) and app.screen, "the start screen")
+    """The start screen, once its fields are shown (they are mounted a frame after the rest)."""
+    return await wait_for(
+        pilot,
+        lambda: isinstance(app.screen, start.StartScreen) and app.screen.fields.mounted.is_set() and app.screen,
+        "the start screen",
+    )
 
 
-async def test_enter_starts_a_live_session_on_the_demo_with_the_offline_machine(db_path) -> None:
+DEMO_RUN = {
+    "task": "drug", "dataset": "demo-drug", "model": "offline", "checker": "offline", "human_kind": "live",
+    "expert": "alice", "n": 10, "k": 3, "context": "all",
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("at_once", [False, True], ids=["once-the-fields-show", "before-the-fields-show"])
+async def test_enter_starts_a_live_session_on_the_demo_with_the_offline_machine(db_path, at_once) -> None:
     app = PXPApp(db_path)
     async with app.run_test(size=(80, 24)) as pilot:
-        await start_screen(pilot, app)
+        if at_once:  # the first frame is up, its fields come a frame later: enter starts with what they show
+            assert isinstance(app.screen, start.StartScreen) and not app.screen.fields.mounted.is_set()
+        else:
+            await start_screen(pilot, app)
         await pilot.press("enter")
         screen = await expert_turn(pilot, app, j=2)
         assert screen.exchange.instance.dataset == "demo-drug"
     run = rows(db_path, "SELECT task, dataset, model, checker, human_kind, expert, n, k, context FROM runs")
-    assert run == [
-        {
-            "task": "drug", "dataset": "demo-drug", "model": "offline", "checker": "offline", "human_kind": "live",
-            "expert": "alice", "n": 10, "k": 3, "context": "all",
-        }
-    ]  # fmt: skip
+    assert run == [DEMO_RUN]
+
+
+@pytest.mark.parametrize("size", [(80, 24), (160, 48)])
+async def test_the_start_screen_paints_before_its_fields_and_nothing_moves_when_they_come(db_path, size) -> None:
+    app = PXPApp(db_path)
+    async with app.run_test(size=size) as pilot:
+        screen = app.screen
+        assert isinstance(screen, start.StartScreen) and not screen.fields.mounted.is_set()  # the first frame
+        placed = ("#start-button", "#start-error", "#start-runs", "#resume-button", "#review-button")
+        before = {name: screen.query_one(name).region for name in placed}
+        assert screen.focused is screen.query_one("#start-button")  # enter starts the demo from the first frame
+        await start_screen(pilot, app)
+        await pilot.pause()
+        assert {name: screen.query_one(name).region for name in placed} == before
+        fields, slot = screen.query_one("#start-grid"), screen.query_one("#start-fields")
+        assert fields.outer_size.height == slot.size.height  # every field shows, in the room kept for them
+        assert screen.query_one("#start-context").region.bottom <= slot.region.bottom
 
 
 @pytest.mark.parametrize(

@@ -21,6 +21,7 @@ from textual.widgets import Header
 from textual.worker import Worker, WorkerState
 
 from pxp_tui.app.batch import batched
+from pxp_tui.app.breakpoints import apply_breakpoints
 from pxp_tui.app.driver import RunDriver
 from pxp_tui.app.exchange import Exchange
 from pxp_tui.app.host import host
@@ -101,6 +102,7 @@ class SessionScreen(SessionNotes, PictureActions, EarlyKeys, Screen):
         return self.stored_run is not None and not self.stored_run.human_kind.interactive and not self.joined
 
     def compose(self) -> ComposeResult:
+        apply_breakpoints(self)  # its layout from the first frame
         yield Header()
         with Horizontal(id="session-panes"):
             with Vertical(id="session-left"):

@@ -9,14 +9,17 @@ from typing import TYPE_CHECKING, Any
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Grid, Horizontal, Vertical, VerticalScroll
+from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
+from textual.lazy import Lazy
 from textual.screen import Screen
 from textual.widgets import Button, Header, Input, Label, OptionList, Select, Static
 from textual.widgets.option_list import Option
 
+from pxp_tui.app.breakpoints import apply_breakpoints
 from pxp_tui.app.host import host
 from pxp_tui.app.widgets.fitting_footer import FittingFooter
+from pxp_tui.app.widgets.form_fields import FormFields
 from pxp_tui.common.kinds import HumanKind
 from pxp_tui.runs.config import DEFAULTS
 from pxp_tui.tasks import TASKS
@@ -61,14 +64,16 @@ class StartScreen(Screen):
     def __init__(self) -> None:
         super().__init__()
         self.tasks = available_tasks()
+        self.fields = FormFields(id="start-grid")
 
     def compose(self) -> ComposeResult:
+        apply_breakpoints(self)  # its layout from the first frame
         yield Header()
         with VerticalScroll(id="start-body"):
             yield Static(INTRO, id="start-intro")
             with Horizontal(id="start-columns"):
                 with Vertical(id="start-form"):
-                    with Grid(id="start-grid"):
+                    with Vertical(id="start-fields"), Lazy(self.fields):  # mounted just after the first frame
                         yield Label("Task")
                         yield Select(
                             [(t.upper(), t) for t in self.tasks], value=self.tasks[0], allow_blank=False, id="start-task"
@@ -99,7 +104,7 @@ class StartScreen(Screen):
                     yield Static("", id="start-error")
                     yield Button("Start (enter)", id="start-button", variant="primary")
                 with Vertical(id="start-runs"):
-                    yield OptionList(id="start-unfinished")
+                    yield OptionList(Option(Content.styled("…", "$text-muted"), disabled=True), id="start-unfinished")
                     yield Button("Resume (ctrl+r)", id="resume-button")
                     yield Button("Review past runs (ctrl+o)", id="review-button")
         yield FittingFooter()
@@ -126,6 +131,7 @@ class StartScreen(Screen):
             self.query_one("#start-button", Button).disabled = True
             return
         self._datasets = datasets
+        await self.fields.mounted.wait()
         self._fill_datasets()
         unfinished = self.query_one("#start-unfinished", OptionList)
         unfinished.clear_options()
@@ -178,6 +184,7 @@ class StartScreen(Screen):
     @work(group="start", exclusive=True)
     async def start_run(self) -> None:
         error = self.query_one("#start-error", Static)
+        await self.fields.mounted.wait()  # enter pressed at once starts with what the fields show
         try:
             fields = self.form()
         except ValueError as exc:
