@@ -205,6 +205,49 @@ async def test_the_footer_shows_the_keys_of_each_turn_without_mounting_them_agai
         assert {id(k) for k in screen.query(FooterKey)} == keys  # the same keys, shown and hidden in place
 
 
+async def test_the_machine_s_reply_is_painted_before_the_footer_changes_its_keys(db_path: Path, monkeypatch) -> None:
+    """After REFUTE (the focus in the prediction field, which takes the letter keys), the send brings the reply
+    and gives the letter keys back: the frame that shows the reply does not wait for the footer's update."""
+    from pxp_tui.app.screens.session import SessionScreen
+    from pxp_tui.app.widgets.quick_footer import QuickFooter
+
+    monkeypatch.setenv("PXP_IMAGES", "none")
+    monkeypatch.setenv("PXP_OFFLINE_LATENCY", "0")
+    run_id = make_run(db_path, limit=3)
+    app = PXPApp(db_path, run_id=run_id)
+    events: list[str] = []
+    display, recorded, update = PXPApp._display, SessionScreen.on_message_recorded, QuickFooter._update_keys
+
+    def frame(self: Any, screen: Any, renderable: Any) -> None:
+        display(self, screen, renderable)
+        if renderable is not None:
+            events.append("frame")
+
+    def shown(self: Any, event: Any) -> None:
+        recorded(self, event)
+        events.append(f"message {event.message.j}")
+
+    async def keys(self: Any) -> None:
+        before = [(k.display, k.disabled) for k in self.query("FooterKey")]
+        await update(self)
+        if [(k.display, k.disabled) for k in self.query("FooterKey")] != before:
+            events.append("keys changed")
+
+    monkeypatch.setattr(PXPApp, "_display", frame)
+    monkeypatch.setattr(SessionScreen, "on_message_recorded", shown)
+    monkeypatch.setattr(QuickFooter, "_update_keys", keys)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await expert_turn(pilot, app, j=2)
+        await pilot.press("2")  # REFUTE: the focus moves to the prediction field
+        await pilot.pause()
+        events.clear()
+        await pilot.press("ctrl+s")
+        await expert_turn(pilot, app, j=4)
+        await wait_for(pilot, lambda: "keys changed" in events, "the footer's keys of the next turn")
+    after_reply = events[events.index("message 3") :]
+    assert "frame" in after_reply[: after_reply.index("keys changed")], events
+
+
 async def test_the_spinner_shows_only_for_work_that_takes_a_while() -> None:
     from textual.app import App, ComposeResult
 

@@ -437,7 +437,7 @@ class SessionScreen(SessionNotes, PictureActions, EarlyKeys, Screen):
         elif state in ("human", "outcome"):
             machine.idle()
         if not (state == "machine" and (self.reply_wait.active or not shown)):
-            # held (a send's first moments): the footer keeps the keys painted; they change at the hold's end
+            # held (a send's first moments): the footer keeps the keys painted; they change after the hold's frame
             self.refresh_bindings()
 
     def _stopped(self, note: str) -> None:
