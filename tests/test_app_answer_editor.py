@@ -121,3 +121,19 @@ async def test_keys_pressed_before_your_turn_say_to_wait_and_are_not_kept(db_pat
         session = await expert_turn(pilot, app, j=2)
         assert session.query_one(TagChoice).selected is None  # the early 1 was not kept
         assert len(messages(db_path, run_id)) == 1
+
+
+async def test_rad_the_next_turn_lists_every_label_with_the_expert_s_prediction_highlighted(db_path) -> None:
+    async with live_app(db_path, task="rad") as (app, pilot, _run_id):
+        session = await expert_turn(pilot, app, j=2)
+        labels = session.query_one(LabelList)
+        await pilot.press("2", *"cardio", "ctrl+s")  # REFUTE, with the one label "cardio" leaves
+        await expert_turn(pilot, app, j=4)
+        for _ in range(2):  # the turn opened, then the same list asked for again (it is kept, not rebuilt)
+            shown = [labels.get_option_at_index(i).id for i in range(labels.option_count)]
+            assert shown == list(LABELS)
+            assert labels.highlighted_label == "Cardiomegaly"
+            labels.highlighted = 0
+            labels.show_for("Cardiomegaly")
+        labels.show_for("pneu")
+        assert [labels.get_option_at_index(i).id for i in range(labels.option_count)] == ["Pneumonia", "Pneumothorax"]

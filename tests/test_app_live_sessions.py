@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from pxp_tui.app.widgets.curve_plot import CurvePlot
 from pxp_tui.protocol import Sender, Tag, session_flags
 
 from .app_helpers import expert_turn, live_app, messages, rows, run_done, session_screen, type_answer, wait_for
@@ -42,6 +43,9 @@ async def test_ratify_path_ratifies_every_session_and_finishes_the_run(db_path) 
             screen = await expert_turn(pilot, app, j=2)
             assert screen.exchange.order == order
             await pilot.press("1", "ctrl+s")
+            if order == 0:  # the chart is drawn a frame after the outcome: it shows the finished session
+                plot = screen.query_one(CurvePlot).plt
+                await wait_for(pilot, lambda p=plot: "intelligibility vs message bound" in p.build(), "the curve drawn")
         screen = session_screen(app)
         await run_done(pilot, app)
         assert "2 of 2 sessions done" in str(screen.query_one("#metrics-sessions").render())

@@ -71,7 +71,9 @@ class ExplanationArea(Lockable, TextArea):
 
     def prefill(self, text: str) -> None:
         """Start a turn with ``text`` (selected at the field's first focus, if still unchanged)."""
-        self.text = self.start = text
+        if self.text != text:  # the same text (REFUTE keeps it): not loaded again, nor re-rendered
+            self.text = text
+        self.start = text
         self.fresh = True
 
     def on_focus(self) -> None:
@@ -107,16 +109,22 @@ class LabelList(Lockable, OptionList):
         super().__init__(id=id)
         self.labels: tuple[str, ...] = ()
         self.current = ""
+        self._shown: tuple[tuple[str, ...], str] | None = None  # the labels and the text the options were built for
 
-    def set_labels(self, labels: tuple[str, ...]) -> None:
+    def set_labels(self, labels: tuple[str, ...], typed: str = "") -> None:
         self.labels = labels
         self.display = bool(labels)
-        self.show_for("")
+        self.show_for(typed)
 
     def show_for(self, typed: str) -> None:
         """Show the labels that match ``typed``; the one it names (or the first) highlighted."""
         self.current = typed
         shown = _filtered(self.labels, typed)
+        named = next((i for i, label in enumerate(shown) if label.lower() == typed.strip().lower()), 0)
+        if self._shown == (self.labels, typed):  # built for these already (a turn that keeps the prediction)
+            self.highlighted = named if shown else None
+            return
+        self._shown = (self.labels, typed)
         self.clear_options()
         for label in shown:
             chosen = label.lower() == typed.strip().lower()
@@ -124,7 +132,6 @@ class LabelList(Lockable, OptionList):
             self.add_option(Option(Content.assemble(mark, " ", label), id=label))
         if not shown:
             self.add_option(Option(Content.styled(f"no label contains {typed.strip()!r}", "$text-muted"), disabled=True))
-        named = next((i for i, label in enumerate(shown) if label.lower() == typed.strip().lower()), 0)
         self.highlighted = named if shown else None
 
     @property

@@ -64,7 +64,15 @@ class MetricsPane(Vertical):
             )
         )
         self.query_one("#metrics-counts", Static).update(counts_content(metrics.counts))
-        self.query_one(CurvePlot).show(metrics.curve)
+        if not self._chart_due:  # the chart a frame later: drawing it (plotext) doubled the outcome's frame
+            self._chart_due = True
+            self.call_after_refresh(self._show_curve, metrics)
+
+    _chart_due = False
+
+    def _show_curve(self, metrics: LiveMetrics) -> None:
+        self._chart_due = False
+        self.query_one(CurvePlot).show(metrics.curve)  # the curve as it is now
 
     def show_session(self, tags: Sequence[tuple[Sender, Tag]]) -> None:
         self.query_one("#metrics-tags", Static).update(Content.assemble("This session: ", tags_content(tags)))

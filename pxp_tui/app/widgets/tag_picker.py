@@ -144,11 +144,10 @@ class TagPicker(Vertical):
         choice = self.query_one(TagChoice)
         choice.reset()
         choice.allow_reject(Tag.REJECT in allowed_tags(j, k), reject_reason(j, k))
-        self.query_one(LabelList).set_labels(task.prediction_choices)
+        self.query_one(LabelList).set_labels(task.prediction_choices, start.prediction)
         with self.prevent(Input.Changed, TextArea.Changed):
             self.query_one("#answer-prediction", Input).value = start.prediction
             self.query_one(ExplanationArea).prefill(start.explanation)
-        self.query_one(LabelList).show_for(start.prediction)
         self._check_prediction(start.prediction)
         self.guards.clear()
         self._refresh_guards()
