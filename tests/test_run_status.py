@@ -32,7 +32,7 @@ from .app_helpers import wait_for
 from .cli_helpers import pxp as pxp_here
 from .conftest import ROOT, pxp
 from .outside import env
-from .terminal import PXP, Tmux, expert_turn, gone, needs_tmux
+from .terminal import PATIENCE, PXP, Tmux, expert_turn, gone, needs_tmux
 
 HOLD = """
 import sys, time
@@ -287,3 +287,29 @@ def test_the_app_pauses_its_run_with_the_reason_and_exits_on_sigterm_or_a_closed
     assert conn.execute("SELECT status, error FROM runs").fetchall() == [("paused", reason)]
     assert conn.execute("SELECT COUNT(*) FROM messages").fetchone()[0] == 4  # session 1, and session 2's first
     conn.close()
+
+
+@pytest.mark.slow
+@needs_tmux
+@pytest.mark.parametrize("command", [[], ["run", "--task", "drug", "--human", "alice", "--limit", "3"]], ids=["start", "run"])
+def test_the_app_ends_when_its_terminal_closes_as_it_starts(tmp_path: Path, command: list[str]) -> None:
+    """A terminal closed in the app's first moments (an ssh connection dropped at once): Textual's writer to
+    the terminal dies on the closed terminal, and its shutdown then waited for it for ever."""
+    db = tmp_path / "live.db"
+    for trial in range(3):
+        tmux = Tmux(tmp_path)
+        try:
+            tmux.start("app", [str(PXP), *command, "--db", str(db)] if command else [str(PXP)])
+            deadline, marker = time.monotonic() + PATIENCE, "Your turn" if command else "New run"
+            while marker not in tmux.screen("app"):  # as soon as it shows
+                assert time.monotonic() < deadline, tmux.screen("app")
+                time.sleep(0.005)
+            pid = tmux.pxp_pid("app")
+            tmux.kill_session("app")  # at its first frames, while it still writes a lot
+            assert gone(pid, patience=20), f"trial {trial + 1}: pxp still runs after its terminal closed"
+        finally:
+            tmux.close()
+    if command:
+        conn = sqlite3.connect(db)
+        assert {row[0] for row in conn.execute("SELECT error FROM runs")} == {"terminal closed (SIGHUP)"}
+        conn.close()

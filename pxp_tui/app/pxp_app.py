@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 import asyncio
+import os
+import signal
+import threading
+import time
 from collections.abc import Callable, Iterable
 from functools import partial
 from pathlib import Path
@@ -20,6 +24,14 @@ if TYPE_CHECKING:
     from pxp_tui.blackboard import Blackboard
 
 T = TypeVar("T")
+
+#: seconds the app has, once its terminal has closed, to pause its runs before the process ends anyway
+GOODBYE = 10.0
+
+
+def _exit_after(seconds: float, code: int) -> None:
+    time.sleep(seconds)
+    os._exit(code)
 
 
 class PXPApp(Look, App[int]):
@@ -65,7 +77,8 @@ class PXPApp(Look, App[int]):
     def _stop_signal(self, signum: int, reason: str) -> None:
         """SIGTERM, SIGHUP (the terminal closed) or SIGINT: the run pauses, with the reason, and the app exits."""
         if self._stopping is None:
-            self._stopping = asyncio.ensure_future(self._leave(reason, 128 + signum))
+            gone = signum == getattr(signal, "SIGHUP", None)
+            self._stopping = asyncio.ensure_future(self._leave(reason, 128 + signum, terminal_gone=gone))
 
     def on_ready(self) -> None:
         self._painted.set()
@@ -150,8 +163,17 @@ class PXPApp(Look, App[int]):
         if yes:
             await self._leave()
 
-    async def _leave(self, reason: str = "quit", code: int = 0) -> None:
+    async def _leave(self, reason: str = "quit", code: int = 0, *, terminal_gone: bool = False) -> None:
+        if terminal_gone:  # a bound on the goodbye below, whatever holds it up
+            threading.Thread(target=_exit_after, args=(GOODBYE, code), name="pxp-goodbye", daemon=True).start()
         await self.stop_engines(reason)
+        if terminal_gone:
+            # The terminal has closed: nothing is left to restore on it, and Textual's goodbye to it can wait
+            # for ever (its writer thread dies on the closed terminal, then its queue of writes fills). Every
+            # message was committed when shown, and the runs are paused: the process ends here.
+            if self._board is not None:
+                self._board.close()
+            os._exit(code)
         self.exit(0, return_code=code)
 
     def action_open_review(self) -> None:
