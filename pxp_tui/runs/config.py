@@ -3,8 +3,8 @@
 :class:`RunConfig`'s field defaults are the only statement of each default: ``pxp run``'s options
 and the start screen read them from :data:`DEFAULTS`. Fields that are columns of ``runs`` (those
 :class:`~pxp_tui.blackboard.records.Run` also has) are stored as columns; the rest go to the run's
-``options`` JSON. Importing this module imports neither the blackboard nor the agents: ``pxp`` builds
-its parser from it before the first paint.
+``options`` JSON. Importing this module imports neither the blackboard, the agents nor the engine: ``pxp``
+builds its parser and the start screen from it before the first paint.
 """
 
 from __future__ import annotations
@@ -15,7 +15,6 @@ from typing import TYPE_CHECKING, Any
 
 from pxp_tui.common.kinds import HumanKind
 from pxp_tui.common.models import OFFLINE
-from pxp_tui.engine import ContextPolicy
 from pxp_tui.protocol import evince
 from pxp_tui.tasks import get_task
 
@@ -70,6 +69,8 @@ class RunConfig:
             raise ValueError(f"--k must be at least 1, got {self.k}")
         if self.limit is not None and self.limit < 1:
             raise ValueError(f"--limit must be at least 1, got {self.limit}")
+        from pxp_tui.engine import ContextPolicy  # the engine is not imported before the app's first paint
+
         ContextPolicy.parse(self.context)
         if self.human_kind is HumanKind.LIVE and not (self.expert or "").strip():
             raise ValueError("the human's name is empty")
