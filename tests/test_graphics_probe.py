@@ -36,7 +36,9 @@ import sys
 import termios
 from pxp_tui.app import graphics
 graphics.probe().join(2.0)
+heavy = sorted(m for m in ("numpy", "PIL.Image", "textual_image.renderable") if m in sys.modules)
 sys.__stdout__.write("{DONE.decode()}\\n"); sys.__stdout__.flush()
+print("#heavy-before-the-app", heavy, flush=True)
 print("#drawn-by", graphics.drawn_by(), graphics.surface(10, 5).pixels, flush=True)
 """
 
@@ -105,6 +107,7 @@ def test_pictures_are_drawn_as_textual_image_would_choose_and_the_terminal_is_as
     assert asked[-1] == DONE, asked
     assert asked.count(DA1) == 1
     assert asked.count(b"kitty") == (0 if terminal == "sixel" else 1)
+    assert "#heavy-before-the-app []" in ours  # asking loads neither numpy, Pillow nor textual-image's renderers
 
 
 def test_sixel_pictures_are_drawn_in_the_terminal_s_own_cell_size() -> None:
