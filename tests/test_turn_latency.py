@@ -248,6 +248,47 @@ async def test_the_machine_s_reply_is_painted_before_the_footer_changes_its_keys
     assert "frame" in after_reply[: after_reply.index("keys changed")], events
 
 
+@pytest.mark.slow
+async def test_a_turn_does_not_send_the_x_ray_to_the_terminal_again(db_path: Path, monkeypatch) -> None:
+    """The picture does not change between turns: the frames of a REFUTE step leave its cells alone (over
+    ssh each half-cell X-ray is tens of kilobytes; the screen's own repaint, on a focus change or the header's
+    title, used to send every cell again)."""
+    from textual._compositor import ChopsUpdate, LayoutUpdate
+
+    from pxp_tui.app.halfcell import HalfcellView
+
+    monkeypatch.setenv("PXP_IMAGES", "halfcell")
+    monkeypatch.setenv("PXP_OFFLINE_LATENCY", "0")
+    run_id = make_run(db_path, task="rad", limit=3)
+    app = PXPApp(db_path, run_id=run_id)
+    sent: list[Any] = []
+    display = PXPApp._display
+
+    def frame(self: Any, screen: Any, renderable: Any) -> None:
+        display(self, screen, renderable)
+        if renderable is not None:
+            sent.append(renderable)
+
+    monkeypatch.setattr(PXPApp, "_display", frame)
+    async with app.run_test(size=(160, 48)) as pilot:
+        screen = await expert_turn(pilot, app, j=2)
+        await wait_for(pilot, lambda: bool(screen.query(HalfcellView)), "the X-ray drawn")
+        await pilot.press("2")  # REFUTE
+        await pilot.pause()
+        picture = screen.query_one(HalfcellView).region
+        sent.clear()
+        await pilot.press("ctrl+s")
+        await expert_turn(pilot, app, j=4)
+        await pilot.pause()
+        assert screen.query_one(HalfcellView).region == picture  # the same picture, in the same place
+    assert sent, "no frame after the send"
+    for update in sent:
+        assert not isinstance(update, LayoutUpdate), "a full repaint of the screen"
+        assert isinstance(update, ChopsUpdate)
+        for y, x1, x2 in update.spans:
+            assert not (picture.y <= y < picture.bottom and x1 < picture.right and x2 > picture.x), (y, x1, x2)
+
+
 async def test_the_spinner_shows_only_for_work_that_takes_a_while() -> None:
     from textual.app import App, ComposeResult
 

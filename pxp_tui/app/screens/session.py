@@ -16,7 +16,9 @@ from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
+from textual.reactive import Reactive
 from textual.screen import Screen
+from textual.widget import Widget
 from textual.widgets import Header
 from textual.worker import Worker, WorkerState
 
@@ -63,6 +65,12 @@ class SessionScreen(SessionNotes, PictureActions, EarlyKeys, Screen):
 
     CSS_PATH = "session.tcss"
     ALLOW_IN_MAXIMIZED_VIEW = "Header, Footer"
+    # Textual's screen repaints all of itself when these change: at every turn (the focus to the tags, the
+    # header's "message j") that re-sent every cell of the screen to the terminal, the picture's included.
+    # The focused widget restyles itself, and the header watches the titles: nothing else needs the repaint.
+    focused: Reactive[Widget | None] = Reactive(None, repaint=False)
+    sub_title: Reactive[str | None] = Reactive(None, compute=False, repaint=False)
+    title: Reactive[str | None] = Reactive(None, compute=False, repaint=False)
     BINDINGS = [
         # not a priority binding: a tag key typed just before ctrl+s is handled first
         Binding("ctrl+s", "send", "Send", id="session.send"),

@@ -111,7 +111,7 @@ class Picture(Widget):
         if self._draw_worker is not None:
             self._draw_worker.cancel()  # an older drawing must not replace this one
         shown, status, size = _widget(picture)
-        self._display(shown, status, surface, size)
+        self._display(shown, status, surface, size, self._key)
         return True
 
     def on_resize(self) -> None:
@@ -179,24 +179,49 @@ class Picture(Widget):
             except Exception as exc:  # noqa: BLE001 - a picture is a nicety: say why there is none
                 shown, status = None, f"no picture: {exc}"
         if not worker.is_cancelled:
-            self.app.call_from_thread(self._display, shown, status, surface, size)
+            self.app.call_from_thread(self._display, shown, status, surface, size, key)
 
-    def _display(self, shown: Widget | None, status: str, surface: Surface | None, size: tuple[int, int] | None) -> None:
+    def _display(
+        self,
+        shown: Widget | None,
+        status: str,
+        surface: Surface | None,
+        size: tuple[int, int] | None,
+        key: Hashable | None = None,
+    ) -> None:
         if not self.is_attached:  # a drawing that ended after the picture was removed: nowhere to show it
             return
         frame = self.query_one(".picture-frame")
-        frame.query(".picture-image").remove()
         self._set_status(status)
         self.surface, self.image_size = surface, size
         if surface is not None and surface not in self.shown_on:
             self.shown_on.append(surface)
+        on_screen = frame.query(".picture-image")
+        if key is not None and key == self._shown_key and _same_cells(shown, list(on_screen)):
+            # the same picture in the same cells, drawn again for a frame a row taller or shorter (the machine's
+            # message above it changed length): the one on the screen stays, and is not sent to the terminal again
+            return
+        on_screen.remove()
+        self._shown_key = key if shown is not None else None
         if shown is not None:
             frame.mount(shown)
+
+    _shown_key: Hashable | None = None  # the key of the picture on the screen
 
     def _set_status(self, text: str) -> None:
         status = self.query_one(".picture-status", Static)
         status.update(text)
         status.display = bool(text)
+
+
+def _same_cells(shown: Widget | None, on_screen: list[Widget]) -> bool:
+    """Whether ``shown`` is a half-cell picture of the same cells as the one ``on_screen``."""
+    return (
+        isinstance(shown, HalfcellView)
+        and len(on_screen) == 1
+        and isinstance(on_screen[0], HalfcellView)
+        and on_screen[0].picture.cells == shown.picture.cells
+    )
 
 
 def _widget(picture: Prepared) -> tuple[Widget | None, str, tuple[int, int] | None]:
