@@ -137,3 +137,20 @@ async def test_rad_the_next_turn_lists_every_label_with_the_expert_s_prediction_
             labels.show_for("Cardiomegaly")
         labels.show_for("pneu")
         assert [labels.get_option_at_index(i).id for i in range(labels.option_count)] == ["Pneumonia", "Pneumothorax"]
+
+
+async def test_the_next_turn_starts_from_the_text_sent_with_nothing_of_the_last_turn_to_undo(db_path) -> None:
+    async with live_app(db_path) as (app, pilot, _run_id):
+        session = await expert_turn(pilot, app, j=2)
+        area = session.query_one(ExplanationArea)
+        await pilot.press("2")  # REFUTE: the focus in the prediction
+        area.focus()
+        await pilot.pause()
+        await pilot.press(*"Mine.", "ctrl+s")  # typed over the selected explanation, then sent
+        await expert_turn(pilot, app, j=4)
+        assert area.text == "Mine."  # REFUTE keeps the expert's own answer
+        area.focus()
+        await pilot.pause()
+        assert area.selected_text == "Mine."  # selected at the turn's first focus, as a new text is
+        await pilot.press("ctrl+z")
+        assert area.text == "Mine."  # the last turn's typing is not undone

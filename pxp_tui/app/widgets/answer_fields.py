@@ -71,8 +71,11 @@ class ExplanationArea(Lockable, TextArea):
 
     def prefill(self, text: str) -> None:
         """Start a turn with ``text`` (selected at the field's first focus, if still unchanged)."""
-        if self.text != text:  # the same text (REFUTE keeps it): not loaded again, nor re-rendered
+        if self.text != text:
             self.text = text
+        else:  # the same text (REFUTE keeps it): not loaded again, nor re-rendered; the last turn's undo goes
+            self.history.clear()
+            self.move_cursor((0, 0))
         self.start = text
         self.fresh = True
 
