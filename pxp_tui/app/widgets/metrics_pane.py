@@ -72,7 +72,8 @@ class MetricsPane(Vertical):
 
     def _show_curve(self, metrics: LiveMetrics) -> None:
         self._chart_due = False
-        self.query_one(CurvePlot).show(metrics.curve)  # the curve as it is now
+        if self.is_attached:  # not closed meanwhile
+            self.query_one(CurvePlot).show(metrics.curve)  # the curve as it is now
 
     def show_session(self, tags: Sequence[tuple[Sender, Tag]]) -> None:
         self.query_one("#metrics-tags", Static).update(Content.assemble("This session: ", tags_content(tags)))
