@@ -26,12 +26,23 @@ from pxp_tui.app.widgets.tag_picker import TagPicker
 from .app_helpers import expert_turn, live_app, outcome_shown, type_answer, wait_for
 
 
-def paints(screen: Any) -> list[dict[str, Any]]:
-    """What each paint of ``screen`` showed from now on: the conversation's entries, the answer pane's state."""
+def paints(screen: Any, *, from_send: bool = True) -> list[dict[str, Any]]:
+    """What each paint of ``screen`` showed from the expert's next send on (or from now): the conversation's
+    entries, the answer pane's state. (A frame still due from before the send, such as the footer's keys a
+    frame after a focus change, is not one of them.)"""
     seen: list[dict[str, Any]] = []
-    real = screen._compositor_refresh
+    real, submit = screen._compositor_refresh, screen._submit
+    sent = not from_send
+
+    def send(answer: Any) -> None:
+        nonlocal sent
+        sent = True
+        submit(answer)
 
     def refresh() -> None:
+        if not sent:
+            real()
+            return
         picker = screen.query_one(TagPicker)
         seen.append(
             {
@@ -44,6 +55,7 @@ def paints(screen: Any) -> list[dict[str, Any]]:
         real()
 
     screen._compositor_refresh = refresh
+    screen._submit = send
     return seen
 
 
@@ -111,7 +123,7 @@ async def test_the_next_proposal_is_drawn_while_the_outcome_is_read(db_path: Pat
         key = prediction_key(screen.pxp_task, instance, prediction)
         await wait_for(pilot, lambda: CACHE.lookup(key, proposal.surface)[0], "the next proposal drawn ahead")
         draws = CACHE.draws
-        seen = paints(screen)
+        seen = paints(screen, from_send=False)
         await pilot.press("n")
         await expert_turn(pilot, app, j=2)
         await pilot.pause()
