@@ -71,7 +71,7 @@ def _ask_terminal() -> None:
         except (TerminalError, TimeoutError) as exc:
             answers[start] = type(exc)
         answer = answers[start]
-        if start == "\x1b[?" and isinstance(answer, str) and "4" in answer[len(start) : -len(end)].split(";"):
+        if question == QUESTIONS[0][0] and isinstance(answer, str) and "4" in answer[len(start) : -len(end)].split(";"):
             break  # Sixel: textual-image asks nothing more
     _answers = answers
     get_cell_size()  # kept by textual-image: its widgets read it when imported
