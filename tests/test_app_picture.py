@@ -48,3 +48,21 @@ async def test_a_picture_removed_before_its_redraw_or_its_drawing_ends_shows_not
         picture._display(None, "drawn too late", Surface(10, 4, (10, 8), "halfcell"), None)
         await pilot.pause()
         assert app.is_running and not app.query(Picture)
+
+
+async def test_a_drawing_that_ends_while_the_picture_is_taken_down_raises_nothing() -> None:
+    """The app closing removes a picture's parts before the picture: a drawing ending then must not fail the app
+    (it did, once in CI: "No nodes match '.picture-status'")."""
+    from pxp_tui.tasks.pictures import Surface
+
+    app = OnePicture()
+    async with app.run_test(size=(40, 12)) as pilot:
+        picture = app.query_one(Picture)
+        await picture.query_one(".picture-status").remove()  # the parts go first, the picture is still attached
+        assert picture.is_attached
+        picture._display(None, "drawn too late", Surface(10, 4, (10, 8), "halfcell"), None)
+        await picture.query_one(".picture-frame").remove()
+        picture._draw_fn = lambda surface: None  # a picture was shown: a resize timer firing now redraws it
+        picture._redraw()
+        await pilot.pause()
+        assert app.is_running

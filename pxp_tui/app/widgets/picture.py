@@ -134,8 +134,11 @@ class Picture(Widget):
         )
 
     def frame_surface(self) -> Surface | None:
-        """The surface the picture's frame has now, as laid out (None before it is)."""
-        frame = self.query_one(".picture-frame")
+        """The surface the picture's frame has now, as laid out (None before it is, or once it is being taken down)."""
+        frames = self.query(".picture-frame")
+        if not frames:
+            return None  # being taken down
+        frame = frames.first()
         cols, rows = frame.size.width, frame.size.height
         if cols < 2 or rows < 1:
             return None
@@ -189,9 +192,12 @@ class Picture(Widget):
         size: tuple[int, int] | None,
         key: Hashable | None = None,
     ) -> None:
-        if not self.is_attached:  # a drawing that ended after the picture was removed: nowhere to show it
+        frames, statuses = self.query(".picture-frame"), self.query(".picture-status")
+        if not self.is_attached or not frames or not statuses:
+            # a drawing that ended after the picture was removed, or while it is being taken down (the app closing
+            # removes its parts first): nowhere to show it
             return
-        frame = self.query_one(".picture-frame")
+        frame = frames.first()
         self._set_status(status)
         self.surface, self.image_size = surface, size
         if surface is not None and surface not in self.shown_on:
