@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from pxp_tui.agents.checker import Checker
-from pxp_tui.agents.computed import decide
+from pxp_tui.agents.computed import EarlyAgree, decide
 from pxp_tui.agents.llm import Completion, LLMClient, overhead, totals
 from pxp_tui.agents.types import TaskLike
 from pxp_tui.engine import AgentError, ParseError, Reply, Turn
@@ -124,8 +124,12 @@ class MachineAgent:
         raise AgentError(f"{self.client.model}: unparseable reply after {self.parse_attempts} attempts ({reason}): {excerpt!r}")
 
     async def respond(self, turn: Turn) -> Reply:
-        fresh, completion, failures = await self.ask(turn)
-        decision = await decide(turn, fresh, self.task.match, self.checker.agree)
+        agree = EarlyAgree(self.checker.agree, turn)  # the checker's first question asked beside the model's
+        try:
+            fresh, completion, failures = await self.ask(turn)
+            decision = await decide(turn, fresh, self.task.match, agree)
+        finally:
+            agree.close()
         calls = [completion, *failures, *decision.checks]
         latency, cost = totals(calls)
         meta: dict[str, Any] = {
