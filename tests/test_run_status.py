@@ -7,6 +7,7 @@ metrics` and `pxp report`: its writer held a lock (on ``<db>.lock``) that died w
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -313,3 +314,49 @@ def test_the_app_ends_when_its_terminal_closes_as_it_starts(tmp_path: Path, comm
         conn = sqlite3.connect(db)
         assert {row[0] for row in conn.execute("SELECT error FROM runs")} == {"terminal closed (SIGHUP)"}
         conn.close()
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not PXP.exists(), reason="needs the pxp command")
+def test_quitting_ends_the_app_even_when_its_terminal_stops_reading(tmp_path: Path) -> None:
+    """A terminal that stops taking output (a stalled ssh connection, a paused multiplexer): the app's last frames
+    cannot be written, and Textual's goodbye waited for them for ever. Quitting is bounded (``GOODBYE``): the
+    run is paused, every message shown is in the blackboard, and the process ends."""
+    import fcntl
+    import pty
+    import select
+    import struct
+    import termios
+
+    from pxp_tui.app.pxp_app import GOODBYE
+
+    db = tmp_path / "live.db"
+    pid, fd = pty.fork()
+    if pid == 0:  # 160 x 48: a screen's repaint with the X-ray is more than the terminal's buffer holds
+        fcntl.ioctl(0, termios.TIOCSWINSZ, struct.pack("HHHH", 48, 160, 0, 0))
+        os.environ.update({"PXP_IMAGES": "halfcell", "TERM": "xterm-256color", "COLORTERM": "truecolor"})
+        command = [str(PXP), "run", "--task", "rad", "--human", "alice", "--limit", "3", "--db", str(db)]
+        os.execv(command[0], command)
+    seen, deadline = b"", time.monotonic() + PATIENCE
+    try:
+        while b"Your turn" not in seen:  # read until the expert's first turn is on the screen
+            assert time.monotonic() < deadline, seen[-2000:]
+            if select.select([fd], [], [], 0.1)[0]:
+                seen += os.read(fd, 65536)
+        time.sleep(0.5)
+        while select.select([fd], [], [], 0.2)[0]:  # what it wrote meanwhile: the terminal is drained, once
+            os.read(fd, 65536)
+        os.write(fd, b"q")  # from now on nothing is read: the terminal has stopped
+        time.sleep(1.0)
+        os.write(fd, b"y")
+        assert gone(pid, patience=GOODBYE + 20), "pxp still runs after quitting, its terminal stopped"
+    finally:
+        with contextlib.suppress(ProcessLookupError):  # ended by now, or killed: no stray process either way
+            os.kill(pid, signal.SIGKILL)
+        os.waitpid(pid, 0)
+        os.close(fd)
+    conn = sqlite3.connect(db)
+    status = conn.execute("SELECT status FROM runs").fetchall()
+    shown = conn.execute("SELECT j, sender FROM messages").fetchall()
+    conn.close()
+    assert status == [("paused",)] and shown == [(1, "machine")]  # the machine's first message, kept

@@ -25,7 +25,7 @@ if TYPE_CHECKING:
 
 T = TypeVar("T")
 
-#: seconds the app has, once its terminal has closed, to pause its runs before the process ends anyway
+#: seconds the app has to say goodbye (pause its runs, restore the terminal) before the process ends anyway
 GOODBYE = 10.0
 
 
@@ -164,7 +164,10 @@ class PXPApp(Look, App[int]):
             await self._leave()
 
     async def _leave(self, reason: str = "quit", code: int = 0, *, terminal_gone: bool = False) -> None:
-        if terminal_gone:  # a bound on the goodbye below, whatever holds it up
+        if terminal_gone or not self.is_headless:
+            # A bound on the goodbye, whatever holds it up: Textual's last frames wait for the terminal to take
+            # them, and a terminal that has stopped reading (a stalled ssh connection, a paused multiplexer) never
+            # does. The runs are paused first (below) and every message was committed when shown: nothing is lost.
             threading.Thread(target=_exit_after, args=(GOODBYE, code), name="pxp-goodbye", daemon=True).start()
         await self.stop_engines(reason)
         if terminal_gone:
