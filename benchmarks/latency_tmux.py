@@ -8,9 +8,11 @@ no process started per read), every few milliseconds; keys go through the same c
 
 from __future__ import annotations
 
+import faulthandler
 import os
 import re
 import shlex
+import signal
 import subprocess
 import sys
 import time
@@ -197,13 +199,28 @@ def drive(
         while now() < deadline and not events.exists():
             time.sleep(0.05)
         time.sleep(0.2)  # the child writes the file, then exits
+        if not events.exists():
+            raise RuntimeError(f"the app wrote no measurements{_why(tmux, events, control)}")
     finally:
         if control is not None:
             control.close()
         subprocess.run([*tmux, "kill-server"], check=False, capture_output=True)
-    if not events.exists():
-        raise RuntimeError("the app wrote no measurements")
     return steps
+
+
+def _why(tmux: list[str], events: Path, control: Control) -> str:
+    """What the app was doing when it did not end: its screen, and its threads' stacks (the child dumps them on
+    SIGUSR1), for the error message."""
+    stacks = events.with_suffix(".stacks")
+    found = subprocess.run([*tmux, "list-panes", "-F", "#{pane_pid}"], capture_output=True, text=True, check=False)
+    for pid in found.stdout.split():
+        try:
+            os.kill(int(pid), signal.SIGUSR1)
+        except (OSError, ValueError):
+            continue
+    time.sleep(1.0)
+    dumped = stacks.read_text(errors="replace") if stacks.exists() else "(no stacks: the process is gone)"
+    return f"; the screen was:\n{control.screen()}\nits threads:\n{dumped}"
 
 
 def _wait(control: Control, condition: Any, patience: float, what: str) -> str:
@@ -221,6 +238,8 @@ def child(db: Path, run_id: int, events: Path, profile: Path | None, bare: bool 
     sys.path.insert(0, str(ROOT))
     from latency_probe import Probe, install
 
+    # the threads' stacks on SIGUSR1, written beside the events: the driver asks for them if the app does not end
+    faulthandler.register(signal.SIGUSR1, file=events.with_suffix(".stacks").open("w"), all_threads=True)
     probe = Probe() if bare else install(Probe())
     profiler: Any = None
     if profile is not None:
