@@ -125,3 +125,35 @@ def test_without_a_terminal_nothing_is_asked_and_pictures_are_drawn_as_text() ->
         check=True,
     )
     assert done.stdout.split() == ["None", "unicode"]
+
+
+#: ``pxp review``, up to where its app would start: what it asked the terminal and imported by then
+REVIEW = """
+import sys
+from pxp_tui.app.review.review_app import ReviewApp
+from pxp_tui.blackboard import Blackboard
+
+def run(self, *args, **kwargs):
+    from pxp_tui.app import graphics
+    # numpy comes with the blackboard (sqlite-utils imports it), which the review opens first
+    heavy = sorted(m for m in ("PIL.Image", "textual_image.renderable") if m in sys.modules)
+    sys.__stdout__.write("#probed\\n"); sys.__stdout__.flush()
+    print("#heavy-before-the-app", heavy, flush=True)
+    print("#drawn-by", graphics.drawn_by(), flush=True)
+
+ReviewApp.run = run
+Blackboard.open(DB).close()
+from pxp_tui.cli.main import main
+main(["review", "--db", DB])
+"""
+
+
+@pytest.mark.parametrize("terminal", ["xterm", "sixel"])
+def test_the_review_asks_the_terminal_as_the_app_does(tmp_path, terminal) -> None:
+    """``pxp review`` used to import textual-image before its first frame (which asked the terminal, and loaded
+    numpy and Pillow); it asks through the app's probe, and textual-image comes later, when a picture is drawn."""
+    theirs, _ = in_terminal(OWN, TERMINALS[terminal])
+    ours, asked = in_terminal(f"DB = {str(tmp_path / 'review.db')!r}\n" + REVIEW, TERMINALS[terminal])
+    assert drawn_by(ours) == drawn_by(theirs)
+    assert asked.count(DA1) == 1 and asked[-1] == DONE, asked
+    assert "#heavy-before-the-app []" in ours, ours[-2000:]

@@ -15,9 +15,6 @@ def main(args: argparse.Namespace) -> int:
     from pxp_tui.app.review.runs_screen import open_board
 
     open_board(args.db).close()  # a missing or foreign file: one line, exit 2, before any screen
-    import textual_image.widget  # noqa: F401 - asks the terminal what it can draw before Textual starts
+    from pxp_tui.app.launch import run_review
 
-    from pxp_tui.app.review import ReviewApp
-
-    ReviewApp(args.db).run()
-    return 0
+    return run_review(args.db)
