@@ -16,7 +16,9 @@ from ctrl+s, the moment each of these ends:
   meanwhile are mounted; ``loop busy before`` is the UI loop's time in callbacks of 0.5 ms or more
   between ``turn opened`` and this (the mounts, the footer's keys, focus: Textual's messages);
 - ``render starts`` (the layout of the screen done) and ``render``: the first frame rendered after it,
-  the reply on the screen (``turn_latency.py``'s (b)).
+  the reply on the screen (``turn_latency.py``'s (b));
+- ``UI thread's CPU time``: how much of the wait until ``render`` the UI loop's thread was busy
+  (``time.thread_time``): what is left when it is close to ``render`` is the app's own work, not waiting.
 
 Prints the median and range of each over ``--steps`` sessions (the first is left out: imports, caches).
 """
@@ -55,13 +57,16 @@ class Trace:
         self.t0: float | None = None
         self.stamps: dict[str, float] = {}
         self.busy = 0.0  # UI loop callbacks of 0.5 ms or more between "turn opened" and "frames resumed"
+        self.cpu0, self.cpu = 0.0, 0.0  # the UI thread's CPU time at ctrl+s, and from there to the reply painted
 
     def start(self) -> None:
-        self.t0, self.stamps, self.busy = now(), {}, 0.0
+        self.t0, self.stamps, self.busy, self.cpu0 = now(), {}, 0.0, time.thread_time()
 
     def stamp(self, name: str) -> None:
         if self.t0 is not None and name not in self.stamps:
             self.stamps[name] = (now() - self.t0) * 1000
+            if name == "render":  # the UI loop's thread (this one, in Pilot) was busy for this much of the wait
+                self.cpu = (time.thread_time() - self.cpu0) * 1000
 
 
 def install(trace: Trace) -> None:
@@ -140,7 +145,7 @@ async def steps(app: Any, trace: Trace, count: int) -> list[dict[str, float]]:
         await until(lambda: turn(4) and "render" in trace.stamps, what="the reply painted")
         await asyncio.sleep(0.3)
         if order:  # the first step pays for imports and empty caches
-            found.append({**trace.stamps, "loop busy before": trace.busy})
+            found.append({**trace.stamps, "loop busy before": trace.busy, "UI thread's CPU time": trace.cpu})
         trace.t0 = None
         press(app, "1")
         await until(lambda: app.screen.query_one(TagChoice).selected is Tag.RATIFY, what="RATIFY chosen")
@@ -169,7 +174,8 @@ def measure(trace: Trace, task: str, size: tuple[int, int], count: int, tmp: Pat
 
 def report(task: str, size: str, found: list[dict[str, float]]) -> str:
     lines = [f"{task.upper()} {size}, {len(found)} steps, ms from ctrl+s (median, range)"]
-    for name in [*MILESTONES[:5], "loop busy before", *MILESTONES[5:]]:  # busy: a duration, not a moment
+    # busy and CPU time: durations, not moments
+    for name in [*MILESTONES[:5], "loop busy before", *MILESTONES[5:], "UI thread's CPU time"]:
         values = [step[name] for step in found if name in step]
         if not values:
             lines.append(f"  {name:28s} {'-':>7s}")

@@ -69,3 +69,6 @@ def test_turn_trace_stamps_every_milestone_of_the_critical_path_in_order(tmp_pat
         medians[name] = float(line.split()[-2])
     # the path's order: the send, its commit shown, the reply, the turn, the frames let go, the frame painted
     assert list(medians.values()) == sorted(medians.values()), medians
+    # the UI thread's CPU time until the reply is painted: some, and never more than the wait (step by step)
+    cpu = float(next(line for line in lines if line.strip().startswith("UI thread's CPU time")).split()[-2])
+    assert 0 < cpu <= medians["render"], (cpu, medians)
