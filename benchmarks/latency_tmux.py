@@ -219,7 +219,7 @@ def _why(tmux: list[str], events: Path, control: Control) -> str:
         except (OSError, ValueError):
             continue
     time.sleep(1.0)
-    dumped = stacks.read_text(errors="replace") if stacks.exists() else "(no stacks: the process is gone)"
+    dumped = (stacks.read_text(errors="replace") if stacks.exists() else "") or "(no stacks: the process is gone)"
     return f"; the screen was:\n{control.screen()}\nits threads:\n{dumped}"
 
 
