@@ -316,47 +316,96 @@ def test_the_app_ends_when_its_terminal_closes_as_it_starts(tmp_path: Path, comm
         conn.close()
 
 
-@pytest.mark.slow
-@pytest.mark.skipif(not PXP.exists(), reason="needs the pxp command")
-def test_quitting_ends_the_app_even_when_its_terminal_stops_reading(tmp_path: Path) -> None:
-    """A terminal that stops taking output (a stalled ssh connection, a paused multiplexer): the app's last frames
-    cannot be written, and Textual's goodbye waited for them for ever. Quitting is bounded (``GOODBYE``): the
-    run is paused, every message shown is in the blackboard, and the process ends."""
+def in_stalling_terminal(command: list[str], shown: bytes, then: list[bytes], keys: list[bytes]) -> int:
+    """Start ``command`` in a 160 x 48 pseudo-terminal and read its output until ``shown`` is on the screen,
+    sending each of ``then`` (a second apart, reading on); then stop reading, as a stalled terminal does, and
+    send ``keys`` (a second apart). Returns the pid, for :func:`gone` (the caller kills it if need be)."""
     import fcntl
     import pty
     import select
     import struct
     import termios
 
-    from pxp_tui.app.pxp_app import GOODBYE
-
-    db = tmp_path / "live.db"
     pid, fd = pty.fork()
-    if pid == 0:  # 160 x 48: a screen's repaint with the X-ray is more than the terminal's buffer holds
+    if pid == 0:  # 160 x 48: a screen's repaint with an X-ray is more than the terminal's buffer holds
         fcntl.ioctl(0, termios.TIOCSWINSZ, struct.pack("HHHH", 48, 160, 0, 0))
         os.environ.update({"PXP_IMAGES": "halfcell", "TERM": "xterm-256color", "COLORTERM": "truecolor"})
-        command = [str(PXP), "run", "--task", "rad", "--human", "alice", "--limit", "3", "--db", str(db)]
         os.execv(command[0], command)
+    STALLED.append((pid, fd))
     seen, deadline = b"", time.monotonic() + PATIENCE
-    try:
-        while b"Your turn" not in seen:  # read until the expert's first turn is on the screen
-            assert time.monotonic() < deadline, seen[-2000:]
+    while shown not in seen:  # read until the screen shows what the test waits for
+        assert time.monotonic() < deadline, seen[-2000:]
+        if select.select([fd], [], [], 0.1)[0]:
+            seen += os.read(fd, 65536)
+    for key in then:
+        os.write(fd, key)
+        until = time.monotonic() + 1.0
+        while time.monotonic() < until:
             if select.select([fd], [], [], 0.1)[0]:
-                seen += os.read(fd, 65536)
-        time.sleep(0.5)
-        while select.select([fd], [], [], 0.2)[0]:  # what it wrote meanwhile: the terminal is drained, once
-            os.read(fd, 65536)
-        os.write(fd, b"q")  # from now on nothing is read: the terminal has stopped
+                os.read(fd, 65536)
+    time.sleep(0.5)
+    while select.select([fd], [], [], 0.2)[0]:  # what it wrote meanwhile: the terminal is drained, once
+        os.read(fd, 65536)
+    for key in keys:  # from now on nothing is read: the terminal has stopped
+        os.write(fd, key)
         time.sleep(1.0)
-        os.write(fd, b"y")
-        assert gone(pid, patience=GOODBYE + 20), "pxp still runs after quitting, its terminal stopped"
-    finally:
+    return pid
+
+
+STALLED: list[tuple[int, int]] = []  # (pid, terminal) of each process started by in_stalling_terminal
+
+
+@pytest.fixture
+def stalled():
+    yield
+    while STALLED:
+        pid, fd = STALLED.pop()
         with contextlib.suppress(ProcessLookupError):  # ended by now, or killed: no stray process either way
             os.kill(pid, signal.SIGKILL)
         os.waitpid(pid, 0)
         os.close(fd)
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not PXP.exists(), reason="needs the pxp command")
+def test_quitting_ends_the_app_even_when_its_terminal_stops_reading(tmp_path: Path, stalled: None) -> None:
+    """A terminal that stops taking output (a stalled ssh connection, a paused multiplexer): the app's last frames
+    cannot be written, and Textual's goodbye waited for them for ever. Quitting is bounded (``GOODBYE``): the
+    run is paused, every message shown is in the blackboard, and the process ends."""
+    from pxp_tui.app.goodbye import GOODBYE
+
+    db = tmp_path / "live.db"
+    command = [str(PXP), "run", "--task", "rad", "--human", "alice", "--limit", "3", "--db", str(db)]
+    pid = in_stalling_terminal(command, b"Your turn", [], [b"q", b"y"])
+    assert gone(pid, patience=GOODBYE + 20), "pxp still runs after quitting, its terminal stopped"
     conn = sqlite3.connect(db)
     status = conn.execute("SELECT status FROM runs").fetchall()
     shown = conn.execute("SELECT j, sender FROM messages").fetchall()
     conn.close()
     assert status == [("paused",)] and shown == [(1, "machine")]  # the machine's first message, kept
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not PXP.exists(), reason="needs the pxp command")
+def test_quitting_the_review_ends_it_even_when_its_terminal_stops_reading(tmp_path: Path, stalled: None) -> None:
+    """The same for ``pxp review``: a session replayed with its X-ray, the terminal stops reading, the expert goes
+    back and forth (each screen a repaint the terminal does not take), then quits: the process ends."""
+    from pxp_tui.app.goodbye import GOODBYE
+
+    db = tmp_path / "done.db"
+    assert pxp_here_run(db) == 0
+    command = [str(PXP), "review", "--db", str(db)]
+    pid = in_stalling_terminal(command, b"Runs in", [b"\r", b"\r"], [b"\x1b", b"\r", b"\x1b", b"\r", b"q"])
+    assert gone(pid, patience=GOODBYE + 20), "pxp review still runs after quitting, its terminal stopped"
+
+
+def pxp_here_run(db: Path) -> int:
+    """A finished RAD run of two sessions, the offline machine against the proxy (for the review)."""
+    done = subprocess.run(
+        [str(PXP), "run", "--headless", "--task", "rad", "--limit", "2", "--db", str(db)],
+        capture_output=True,
+        text=True,
+        timeout=PATIENCE,
+        check=False,
+    )
+    return done.returncode

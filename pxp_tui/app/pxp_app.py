@@ -5,8 +5,6 @@ from __future__ import annotations
 import asyncio
 import os
 import signal
-import threading
-import time
 from collections.abc import Callable, Iterable
 from functools import partial
 from pathlib import Path
@@ -17,6 +15,7 @@ from textual.app import App, SystemCommand
 from textual.binding import Binding
 from textual.screen import Screen
 
+from pxp_tui.app.goodbye import bound_goodbye
 from pxp_tui.app.keys import key_rows
 from pxp_tui.app.look import Look
 
@@ -24,14 +23,6 @@ if TYPE_CHECKING:
     from pxp_tui.blackboard import Blackboard
 
 T = TypeVar("T")
-
-#: seconds the app has to say goodbye (pause its runs, restore the terminal) before the process ends anyway
-GOODBYE = 10.0
-
-
-def _exit_after(seconds: float, code: int) -> None:
-    time.sleep(seconds)
-    os._exit(code)
 
 
 class PXPApp(Look, App[int]):
@@ -165,10 +156,9 @@ class PXPApp(Look, App[int]):
 
     async def _leave(self, reason: str = "quit", code: int = 0, *, terminal_gone: bool = False) -> None:
         if terminal_gone or not self.is_headless:
-            # A bound on the goodbye, whatever holds it up: Textual's last frames wait for the terminal to take
-            # them, and a terminal that has stopped reading (a stalled ssh connection, a paused multiplexer) never
-            # does. The runs are paused first (below) and every message was committed when shown: nothing is lost.
-            threading.Thread(target=_exit_after, args=(GOODBYE, code), name="pxp-goodbye", daemon=True).start()
+            # whatever holds the goodbye up (app/goodbye.py); the runs are paused first (below), and every message
+            # was committed when shown: nothing is lost
+            bound_goodbye(code)
         await self.stop_engines(reason)
         if terminal_gone:
             # The terminal has closed: nothing is left to restore on it, and Textual's goodbye to it can wait

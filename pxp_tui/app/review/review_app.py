@@ -7,6 +7,7 @@ from pathlib import Path
 from textual.app import App
 from textual.binding import Binding
 
+from pxp_tui.app.goodbye import bound_goodbye
 from pxp_tui.app.look import Look
 from pxp_tui.app.review.runs_screen import ReviewScreen
 
@@ -23,4 +24,13 @@ class ReviewApp(Look, App):
         self.db_path = Path(db_path)
 
     def on_mount(self) -> None:
-        self.push_screen(ReviewScreen(self.db_path), callback=lambda _: self.exit())
+        self.push_screen(ReviewScreen(self.db_path), callback=lambda _: self.leave())
+
+    async def action_quit(self) -> None:
+        self.leave()
+
+    def leave(self) -> None:
+        """Close the review; in a terminal, the process ends within ``GOODBYE`` seconds whatever the terminal does."""
+        if not self.is_headless:
+            bound_goodbye()
+        self.exit()
