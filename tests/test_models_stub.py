@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 
 import pytest
@@ -140,9 +141,22 @@ def test_a_model_that_keeps_failing_pauses_the_run_with_its_cause_and_it_resumes
     capsys, shared_data: Path, db_path: Path, secret_env: None
 ) -> None:
     import_cases(capsys, db_path, "drug", shared_data / "few_shot_DRUG.csv", "--name", "few")
-    failing = {n: Injected(status=500) for n in range(8, 12)}  # 4 in a row: the call and its 3 retries
-    failing[7] = Injected(status=500, echo_key=True)
-    with StubServer(reply=learner("Pathway", drug_first), script=failing) as stub:
+    answer, machine_asked, lock = learner("Pathway", drug_first), [0], threading.Lock()
+
+    def reply(request: Request) -> str | Injected:
+        # the machine's 3rd to 7th requests fail (counted apart from the checker's, which the machine asks beside
+        # its own call): the 3rd and its 3 retries, so the run pauses, then the first asking after the resume
+        if not request.is_checker:
+            with lock:
+                machine_asked[0] += 1
+                n = machine_asked[0]
+            if n == 3:
+                return Injected(status=500, echo_key=True)
+            if 4 <= n <= 7:
+                return Injected(status=500)
+        return answer(request)
+
+    with StubServer(reply=reply) as stub:
         code, out = stub_run(capsys, db_path, stub, "drug", "few")
         assert code == 1
         assert "run 1 paused: openai/stub: server error" in out and "after 4 attempts" in out

@@ -11,6 +11,7 @@ from __future__ import annotations
 import itertools
 import json
 import re
+import threading
 import zlib
 from collections.abc import Callable
 from pathlib import Path
@@ -87,14 +88,20 @@ def test_a_checker_answering_judgement_yes_completes_the_run(capsys, db_path: Pa
 @pytest.mark.slow  # ten sessions, to serve every shape both ways
 def test_checker_answers_shaped_like_real_models_are_read_at_once_as_what_they_say(capsys, db_path: Path) -> None:
     served: list[tuple[int, bool]] = []  # (shape, verdict)
+    shapes = {True: 0, False: 0}  # each verdict goes through the shapes in turn, whatever order the questions come in
+    lock = threading.Lock()  # the stub answers in threads, and the machine asks two questions at once
 
     def reply(request: Request) -> str:
         if not request.is_checker:
             # a fresh explanation every time, so that no pair is asked twice in a row unless asked again
             return f"Pathway: CCO.CC(=O)Cl\nExplanation: Stub answer {request.number}: acylation of ethanol."
         first, second = _PAIR.search(request.last_user_text()).groups()
-        served.append((len(served) % len(CHECKER_SHAPES), consistent(first, second)))
-        return CHECKER_SHAPES[served[-1][0]](served[-1][1])
+        verdict = consistent(first, second)
+        with lock:
+            shape = shapes[verdict] % len(CHECKER_SHAPES)
+            shapes[verdict] += 1
+            served.append((shape, verdict))
+        return CHECKER_SHAPES[shape](verdict)
 
     with StubServer(reply=reply) as stub:
         code, out = stub_run(capsys, db_path, stub, "drug", "--limit", "10")
