@@ -393,19 +393,8 @@ def test_quitting_the_review_ends_it_even_when_its_terminal_stops_reading(tmp_pa
     from pxp_tui.app.goodbye import GOODBYE
 
     db = tmp_path / "done.db"
-    assert pxp_here_run(db) == 0
+    done = pxp("run", "--headless", "--task", "rad", "--limit", "2", "--db", str(db))  # a finished run to review
+    assert done.returncode == 0, done.stderr
     command = [str(PXP), "review", "--db", str(db)]
     pid = in_stalling_terminal(command, b"Runs in", [b"\r", b"\r"], [b"\x1b", b"\r", b"\x1b", b"\r", b"q"])
     assert gone(pid, patience=GOODBYE + 20), "pxp review still runs after quitting, its terminal stopped"
-
-
-def pxp_here_run(db: Path) -> int:
-    """A finished RAD run of two sessions, the offline machine against the proxy (for the review)."""
-    done = subprocess.run(
-        [str(PXP), "run", "--headless", "--task", "rad", "--limit", "2", "--db", str(db)],
-        capture_output=True,
-        text=True,
-        timeout=PATIENCE,
-        check=False,
-    )
-    return done.returncode
