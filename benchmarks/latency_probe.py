@@ -46,8 +46,11 @@ class Probe:
         self.orders: dict[int, int] = {}  # session id -> its order in the run
         self.reply_visible: dict[tuple[int, int], bool] = {}  # still on screen in its first frame?
         self.shown_latency: dict[tuple[int, int], float] = {}  # latency_ms the machine pane shows
-        self.pending_replies: list[tuple[int, int, Any, Any]] = []  # (session, j, markdown, message)
+        self.pending_replies: list[tuple[int, int, Any, Any]] = []  # (session, j, the machine pane's text, message)
         self._armed: list[tuple[Any, ...]] = []  # checks true at the start of the current frame
+        self.rendered: set[Any] = set()  # ids of the widgets rendered in the current frame
+        self.painted: set[Any] = set()  # ... in the last frame rendered
+        self.frames = 0  # frames of the session screen rendered so far
         self._events: dict[tuple[str, int, int], asyncio.Event] = {}
         self.listeners: list[Callable[[str, int, int], None]] = []  # called with each new stamp
 
@@ -85,19 +88,20 @@ class Probe:
 
     # -- frames ---------------------------------------------------------------------------------------
     def frame_start(self, screen: Any) -> None:
-        """What the frame about to be rendered will show: replies whose Markdown is mounted, an open turn."""
+        """What the frame about to be rendered may show: replies handled, an outcome, an open turn. Each is
+        stamped at the frame's end only if its widget was rendered in the frame (:meth:`frame_end`): a
+        change Textual has not yet laid out is not on the screen, whatever the app's state says."""
         self._armed = []
+        self.rendered = set()
         for pending in list(self.pending_replies):
-            session, j, markdown, message = pending
-            if markdown is None or getattr(markdown, "_last_parsed_line", 0) is not None:
-                self._armed.append(("reply", session, j, message))
-                self.pending_replies.remove(pending)
+            session, j, text, message = pending
+            self._armed.append(("reply", session, j, text, message))
         ended = _outcome_shown(screen)
         if ended is not None and ("outcome", ended, 0) not in self.stamps:
-            self._armed.append(("outcome", ended, 0))
+            self._armed.append(("outcome", ended, 0, _query(screen, "#outcome")))
         turn = _open_turn(screen)
         if turn is not None and ("turn", *turn) not in self.stamps:
-            self._armed.append(("turn", *turn))
+            self._armed.append(("turn", *turn, screen.app.focused))
         if turn is not None and ("ready", *turn) not in self.stamps:
             images = _pictures_shown(screen)
             if images is not None:
@@ -107,15 +111,24 @@ class Probe:
         t = now()
         for armed in self._armed:
             if armed[0] == "reply":
-                _, session, j, message = armed
+                _, session, j, text, message = armed
+                if text is not None and id(text) not in self.rendered:
+                    continue  # handled, not yet painted: a later frame
+                self.pending_replies.remove((session, j, text, message))
                 self.stamp("reply", session, j, t)
                 pane = _query(screen, "#machine")
                 self.reply_visible[(session, j)] = getattr(pane, "message", None) is message
             elif armed[0] in ("turn", "outcome"):
-                self.stamp(armed[0], armed[1], armed[2], t)
+                if id(armed[3]) in self.rendered:
+                    self.stamp(armed[0], armed[1], armed[2], t)
             elif all(_rendered(image) for image in armed[3]):
                 self.stamp("ready", armed[1], armed[2], t)
         self._armed = []
+        self.painted, self.frames = self.rendered, self.frames + 1
+
+    def widget_rendered(self, widget: Any) -> None:
+        """``widget`` rendered (its ``render_lines``) in the frame being rendered."""
+        self.rendered.add(id(widget))
 
     # -- saving (the tmux mode's child process) ---------------------------------------------------------
     def dump(self, path: Path) -> None:
@@ -317,6 +330,7 @@ def _wrap_widget_renders(probe: Probe) -> None:
             outer = not getattr(depth, "n", 0)
             depth.n = getattr(depth, "n", 0) + 1
             start = now()
+            probe.widget_rendered(self)
             try:
                 return original(self, *args, **kwargs)
             finally:
@@ -475,12 +489,9 @@ def install(probe: Probe) -> Probe:
                     and self.exchange is not None
                     and self.exchange.session_id == message.session_id
                 ):
-                    markdown = _query(self, "#machine-explanation")
-                    if markdown is not None and not hasattr(markdown, "_last_parsed_line"):
-                        markdown = None  # plain text (shown verbatim): on screen in the next frame
-                    if markdown is not None:
-                        markdown._last_parsed_line = None  # set again when its update has mounted the text
-                    probe.pending_replies.append((message.session_id, message.j, markdown, message))
+                    # on the screen once the frame that renders the machine pane's text with it is rendered
+                    text = _query(self, "#machine-explanation")
+                    probe.pending_replies.append((message.session_id, message.j, text, message))
                     if message.meta.get("latency_ms") is not None:
                         probe.shown_latency[(message.session_id, message.j)] = float(message.meta["latency_ms"])
 

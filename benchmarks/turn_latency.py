@@ -38,8 +38,9 @@ pane shows with the model's own time. ``--profile DIR`` runs pyinstrument (``pip
 '.[bench]'``) over the sessions (the UI loop's thread) and prints its top entries. ``--first-paint``
 adds ``first_paint.py``'s measurement and what is imported before the first frame.
 
-The load average is printed before and after each measurement: on a shared machine, say it with
-the numbers.
+The load average is printed before and after each measurement, and the machine's speed (``ref ms``:
+a fixed pure-Python loop, :func:`reference_ms`; smaller is faster): on a shared machine, say them
+with the numbers.
 """
 
 from __future__ import annotations
@@ -128,6 +129,7 @@ class Result:
     load_before: float
     load_after: float
     steps: list[Step]
+    reference: tuple[float, float]  # reference_ms() before and after
     overhead_per_call: list[float]  # litellm round trip minus answer() minus simulated latency, ms
     loop_during_call: list[float]  # UI-loop work (layout, render, write, handlers) inside each litellm call, ms
     call_phases: list[tuple[float, float]]  # per call: (before the model's answer starts, after it ends), ms
@@ -160,6 +162,21 @@ def make_run(db: Path, task: str, instances: int, context: str) -> int:
 
 def load() -> float:
     return os.getloadavg()[0]
+
+
+def reference_ms(repeats: int = 7) -> float:
+    """The machine's speed now: the median time of a fixed pure-Python loop (200,000 additions), in ms.
+
+    This machine's speed changes by up to a half from one minute to the next (other tenants of its host):
+    the figure beside each result says how fast it was then (smaller is faster), so that runs can be compared."""
+    times = []
+    for _ in range(repeats):
+        start = now()
+        total = 0
+        for i in range(200_000):
+            total += i
+        times.append((now() - start) * 1000)
+    return statistics.median(times)
 
 
 # -- Pilot mode --------------------------------------------------------------------------------------------
@@ -197,7 +214,10 @@ async def pilot_steps(app: Any, probe: Any, sessions: int, answers: list[str], t
             await asyncio.sleep(think)
             choice = app.screen.query_one(TagChoice)
             press(app, key)
+            frames = probe.frames
             await until(lambda c=choice, k=key: c.selected is Tag(TAGS[k]), what=f"{TAGS[key]} chosen")
+            # and shown: a frame has painted the tag list since (as tmux mode waits for it on the screen)
+            await until(lambda c=choice, f=frames: probe.frames > f and id(c) in probe.painted, what=f"{TAGS[key]} shown")
             t0 = now()
             press(app, "ctrl+s")
             t_key = None
@@ -361,7 +381,8 @@ def report(result: Result, args: argparse.Namespace) -> str:
         f"{result.task.upper()} {result.size}, {result.mode}: {len(steps)} steps "
         f"({', then '.join(f'{TAGS[k]} at message {2 * (i + 1)}' for i, k in enumerate(ANSWERS[args.answer]))} in each "
         f"session), offline latency {args.latency:g} s, "
-        f"think {args.think:g} s; load average {result.load_before:.2f} before, {result.load_after:.2f} after",
+        f"think {args.think:g} s; load average {result.load_before:.2f} before, {result.load_after:.2f} after; "
+        f"speed reference {result.reference[0]:.1f} ms before, {result.reference[1]:.1f} ms after (reference_ms)",
         f"{'ms from the send (ctrl+s)':<52}{'median':>9}{'min-max':>17}{'n':>5}",
         row("send handled (the answer reaches the engine)", [s.handled for s in steps]),
         row("(a) message committed", [s.commit for s in steps]),
@@ -454,11 +475,11 @@ def _b(step: Step, tmux: bool) -> float | None:
 def summary(results: list[Result]) -> str:
     head = (
         f"{'task':<6}{'size':<8}{'mode':<18}{'steps':>6}{'(a) commit':>12}{'(b) reply':>11}{'(c) ready':>11}"
-        f"{'own':>8}{'(c)-own':>9}{'app cpu':>9}{'shown lat':>11}{'load':>11}"
+        f"{'own':>8}{'(c)-own':>9}{'app cpu':>9}{'shown lat':>11}{'load':>11}{'ref ms':>12}"
     )
     lines = [
         "summary: medians in ms from the send (tmux: as seen on screen); (b) is the outcome and (c) counts from n"
-        " where a session ended",
+        " where a session ended; ref ms: the machine's speed before and after (reference_ms: smaller is faster)",
         head,
     ]
     for r in results:
@@ -474,7 +495,7 @@ def summary(results: list[Result]) -> str:
             f"{r.task:<6}{r.size:<8}{r.mode:<18}{len(r.steps):>6}{med([s.commit for s in r.steps]):>12}{med(b):>11}"
             f"{med(c):>11}{med([s.own_ms for s in r.steps]):>8}{med(minus):>9}{med([s.cpu_ms for s in r.steps]):>9}"
             f"{med([s for s, _, _ in r.shown]):>11}"
-            f"{r.load_before:>5.2f}-{r.load_after:<5.2f}"
+            f"{r.load_before:>5.2f}-{r.load_after:<5.2f}{r.reference[0]:>6.1f}-{r.reference[1]:<5.1f}"
         )
     return "\n".join(lines)
 
@@ -650,7 +671,7 @@ def measure(task: str, size: str, mode: str, args: argparse.Namespace, probe: An
     instances = args.sessions + 1  # the last session is the one the last step opens
     run_id = make_run(db, task, instances, args.context)
     profile_path = Path(args.profile) / f"{name}.pyisession" if args.profile else None
-    before = load()
+    before, reference_before = load(), reference_ms()
     screen = None
     text = ""
     if mode == "pilot":
@@ -692,7 +713,7 @@ def measure(task: str, size: str, mode: str, args: argparse.Namespace, probe: An
             from pyinstrument.session import Session
 
             text = profile_summary(Session.load(str(profile_path)), args.top)
-    after = load()
+    after, reference_after = load(), reference_ms()
     steps, overheads, shown, blocked, phases = analyse(used, raw, args.latency, screen)
     kinds = sorted({(s.j, s.tag) for s in steps})
     results = []
@@ -700,7 +721,7 @@ def measure(task: str, size: str, mode: str, args: argparse.Namespace, probe: An
         label = mode if len(kinds) == 1 else f"{mode} {tag}@{j}"
         chosen = [s for s in steps if (s.j, s.tag) == (j, tag)]
         extra = (overheads, blocked, phases, shown, text) if index == 0 else ([], [], [], [], "")
-        results.append(Result(task, size, label, before, after, chosen, *extra))
+        results.append(Result(task, size, label, before, after, chosen, (reference_before, reference_after), *extra))
     return results
 
 
