@@ -22,12 +22,12 @@ def text(screen, selector: str) -> str:
 
 
 def banner_text(screen) -> str:
-    return "\n".join(text(screen, f"#outcome-{part}") for part in ("headline", "last", "flags", "keys"))
+    return "\n".join(text(screen, f"#outcome-{part}") for part in ("head", "text"))
 
 
 def flag_marks(screen) -> dict[str, str]:
     """The banner's intelligibility lines: class -> the marks after it (``✓ ·``, ``✓ (both)``...)."""
-    lines = text(screen, "#outcome-flags").splitlines()[1:5]
+    lines = text(screen, "#outcome-text").splitlines()[1:5]  # the flags come first
     return {line[:16].strip(): " ".join(line[16:].split()) for line in lines}
 
 
@@ -65,14 +65,15 @@ async def test_a_ratified_session_stays_on_screen_until_n_and_the_next_starts_cl
         await wait_for(pilot, lambda: len(messages(db_path, run_id)) == 4, "the next session's INIT")
         await pilot.pause(0.3)
         assert screen.exchange.order == 0 and screen.state == "outcome"
-        assert len(screen.query("Conversation .entry")) == 3
+        shown = screen.query_one("Conversation").entries
+        assert [e.has_class("entry") for e in shown] == [True, True, True, False]  # three messages, the end's note
         assert "INIT_m RATIFY_h RATIFY_m" in text(screen, "#metrics-tags")
 
         await pilot.press("n")
         screen = await expert_turn(pilot, app, j=2)
         assert screen.exchange.order == 1
         assert not screen.query_one("#outcome").display and screen.query_one("#picker").display
-        assert len(screen.query("Conversation .entry")) == 1  # only the new session's INIT
+        assert [e.has_class("entry") for e in screen.query_one("Conversation").entries] == [True]  # the new INIT only
         assert text(screen, "#metrics-tags") == "This session: INIT_m"
         second = screen.exchange.messages[0]
         assert second.prediction != first_prediction
@@ -85,7 +86,7 @@ async def test_enter_on_the_outcome_moves_on_too(db_path) -> None:
         await expert_turn(pilot, app, j=2)
         await pilot.press("1", "ctrl+s")
         screen = await outcome_shown(pilot, app)
-        assert screen.focused is screen.query_one("#outcome")
+        assert screen.focused is None  # nothing of the hidden answer takes keys: enter reaches the screen
         await pilot.press("enter")
         await wait_for(pilot, lambda: screen.exchange.order == 1, "the second session")
 

@@ -111,7 +111,8 @@ def check_given(app: Panes, smiles: str) -> None:
     assert plain(app.query_one("#machine-explanation")) == explanation
     entry = plain(app.query_one("Conversation .entry"))
     assert entry.splitlines()[1:] == [f"Prediction: {smiles}", explanation]
-    last = plain(app.query_one("#outcome-last")).splitlines()
+    body = plain(app.query_one("#outcome-text")).splitlines()
+    last = body[next(i for i, line in enumerate(body) if line.startswith("Last message:")) :]
     assert last[1:] == [f"Prediction: {smiles}", explanation]
     assert plain(app.query_one(".card-prediction")) == f"prediction  {smiles}"
     assert plain(app.query_one(".card-explanation")) == explanation

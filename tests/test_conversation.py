@@ -45,3 +45,20 @@ async def test_a_session_longer_than_the_spares_keeps_every_message_in_order_and
         await pilot.pause()
         assert [str(entry.render()).split()[0] for entry in pane.entries] == ["1"]
         assert pane.entries[0] is pane.children[0]  # shown first, above the spares
+
+
+async def test_a_slot_that_held_a_note_shows_the_next_sessions_message_as_a_message() -> None:
+    """Entries are reused with the classes they had: a slot a note took shows a message styled as one."""
+    app = Pane()
+    async with app.run_test(size=(60, 30)) as pilot:
+        pane = app.query_one(Conversation)
+        for j in (1, 2, 3):
+            pane.add(message(j))
+        pane.note("session 1 ended: ratified")  # the fourth slot, a human message's in a longer session
+        pane.clear()
+        for j in (1, 2, 3, 4):
+            pane.add(message(j))
+        await pilot.pause()
+        classes = [sorted(entry.classes) for entry in pane.entries]
+        assert classes == [["-machine", "entry"], ["-human", "entry"], ["-machine", "entry"], ["-human", "entry"]]
+        assert pane.entries[1].content_region.x > pane.entries[0].content_region.x  # the expert's indented

@@ -216,3 +216,76 @@ async def test_a_hold_that_ends_on_a_timer_still_paints_what_changed() -> None:
                 break
         assert not wait.active, "the hold never ended"
         assert "after" in seen, "nothing was painted after the hold"
+
+
+def painted_text(screen: Any, *, from_send: bool = True) -> list[str]:
+    """The text of each frame of ``screen`` painted from the expert's next send on, as the terminal gets
+    it: rendered from what each widget has painted, so a change the screen has not yet laid out and
+    rendered is not in it."""
+    seen: list[str] = []
+    real, submit = screen._compositor_refresh, screen._submit
+    sent = not from_send
+
+    def send(answer: Any) -> None:
+        nonlocal sent
+        sent = True
+        submit(answer)
+
+    def refresh() -> None:
+        real()
+        if sent:
+            seen.append("\n".join(strip.text for strip in screen._compositor.render_strips()))
+
+    screen._compositor_refresh = refresh
+    screen._submit = send
+    return seen
+
+
+async def test_the_reply_and_the_turn_are_painted_whole_in_the_first_frame(db_path: Path, monkeypatch) -> None:
+    """REFUTE, a fast machine: the first frame after the send has the machine's reply in its pane (not only
+    in the conversation, the pane a frame later) and the expert's turn open; the metrics follow."""
+    monkeypatch.setenv("PXP_IMAGES", "none")
+    monkeypatch.setenv("PXP_OFFLINE_LATENCY", "0")
+    monkeypatch.setattr(reply_wait, "DEADLINE", 30.0)
+    async with live_app(db_path, limit=1) as (app, pilot, _):
+        screen = await expert_turn(pilot, app, j=2)
+        await pilot.press("2")
+        await type_answer(pilot, app, "CC(=O)Cl.Nc1ccc(O)cc1", "Acetyl chloride acylates the amine.")
+        seen = painted_text(screen)
+        await pilot.press("ctrl+s")
+        await expert_turn(pilot, app, j=4)
+        reply = screen.exchange.messages[2]
+        tags = f"This session: INIT_m REFUTE_h {reply.tag.value}_m"
+        for _ in range(100):  # asyncio.sleep: Pilot's pause would send every widget a message (and paint)
+            if any(tags in frame for frame in seen):
+                break
+            await asyncio.sleep(0.01)
+    assert seen, "the screen was painted after the send"
+    first = seen[0]
+    assert "message 3" in first  # the machine pane's head: its tag and "message 3"
+    assert reply.explanation.split()[0] in first.split("Machine", 1)[1]
+    assert "REFUTE_h" not in first  # the metrics' tags of the session come a frame later...
+    assert any(tags in frame for frame in seen[1:])  # ...and do come, without a key
+
+
+async def test_the_outcome_comes_first_and_the_metrics_follow_without_a_key(db_path: Path, monkeypatch) -> None:
+    """RATIFY ends the session: its first frame shows the outcome; the metrics (sessions done, the table)
+    are updated in a frame after it, by themselves."""
+    monkeypatch.setenv("PXP_IMAGES", "none")
+    monkeypatch.setenv("PXP_OFFLINE_LATENCY", "0")
+    monkeypatch.setattr(reply_wait, "DEADLINE", 30.0)
+    async with live_app(db_path, limit=2) as (app, pilot, _):
+        screen = await expert_turn(pilot, app, j=2)
+        seen = painted_text(screen)
+        await pilot.press("1", "ctrl+s")
+        await outcome_shown(pilot, app)
+        for _ in range(100):  # asyncio.sleep: Pilot's pause would send every widget a message (and paint)
+            if any("1 of 2 sessions done" in frame for frame in seen):
+                break
+            await asyncio.sleep(0.01)
+    first = seen[0]
+    assert "Session 1 of 2: Ratified by both at message 3" in first
+    assert "0 of 2 sessions done" in first
+    assert any("1 of 2 sessions done" in frame for frame in seen[1:]), "the metrics never followed"
+    later = next(frame for frame in seen if "1 of 2 sessions done" in frame)
+    assert "session 1 ended: ratified" in later.lower()  # the conversation's note of the end, with them

@@ -11,6 +11,11 @@ outcome, or a stop) arrives within it, everything shows in one frame; if not, th
 deadline and ``on_slow`` shows the wait (the answer disabled, the spinner), as before.
 
 Nothing waits on the hold: what the engine commits is handled as it arrives, only painted later.
+
+What the expert waits for (the reply, the outcome, their turn) is painted first; the panes beside it
+(the metrics, the header's counts, the conversation's note of a session's end) are updated just after
+that frame (:meth:`ReplyWait.after_frame`), in the next one: at 160x48 they were a third of the
+reply's frame.
 """
 
 from __future__ import annotations
@@ -28,6 +33,24 @@ DEADLINE = APPEAR_AFTER
 MOUNT_WAIT = 30
 
 
+def _unreported(screen: Any, awaited: tuple[Any, ...]) -> bool:
+    """Whether a widget of ``screen`` is not yet mounted, or one shown in ``awaited`` (and what they hold) has
+    messages still to handle: Textual's widgets report a new content, size or style to their screen when
+    idle, each in its own task. Painting before they have would split what the expert waits for over
+    two frames (the conversation in one, the machine's pane in the next)."""
+    if any(not widget.is_mounted for widget in screen.walk_children()):
+        return True
+    widgets = list(awaited)
+    while widgets:
+        widget = widgets.pop()
+        if not widget.display:  # hidden, with what it holds: nothing of it is painted
+            continue
+        if not widget._message_queue.empty():
+            return True
+        widgets.extend(widget.children)
+    return False
+
+
 class ReplyWait:
     """One send's hold on the screen's frames: :meth:`begin` at the send, :meth:`end` at the reply."""
 
@@ -38,6 +61,7 @@ class ReplyWait:
         self._frames: contextlib.ExitStack | None = None
         self._timer: Any = None
         self._hold = 0  # which hold is open: a release that waited for mounts never ends a later one
+        self._after: list[Callable[[], None]] = []  # updates for the frame after the hold's, in order
 
     @property
     def active(self) -> bool:
@@ -52,18 +76,37 @@ class ReplyWait:
         self._frames.enter_context(self.node.app.batch_update())
         self._timer = self.node.set_timer(DEADLINE if self.deadline is None else self.deadline, self._slow)
 
-    def end(self) -> None:
+    def end(self, *awaited: Any) -> None:
         """The reply (or whatever ends the wait) is on the screen: paint it once the widgets it mounted (a
-        message in the conversation, a picture) are mounted, so that they are in the same frame.
-        Does nothing if not holding."""
+        message in the conversation, a picture) are mounted and the ``awaited`` widgets (what the expert
+        waits for) have reported their changes, so that they are in the same frame. Does nothing if not
+        holding."""
         self._stop_timer()
-        self._release(self._hold, MOUNT_WAIT)
+        self._release(self._hold, MOUNT_WAIT, awaited)
 
-    def _release(self, hold: int, patience: int) -> None:
+    def after_frame(self, update: Callable[[], None]) -> None:
+        """``update()`` once the frame that ends the hold is painted; at once if there is no hold (and no
+        earlier update still waits: they run in the order given)."""
+        if self._frames is None and not self._after:
+            update()
+            return
+        self._after.append(update)
+
+    def flush(self) -> None:
+        """Run the updates waiting for the hold's frame now (what comes next replaces what they show)."""
+        after, self._after = self._after, []
+        for update in after:
+            update()
+
+    def _flush_batched(self) -> None:
+        with self.node.app.batch_update():
+            self.flush()
+
+    def _release(self, hold: int, patience: int, awaited: tuple[Any, ...] = ()) -> None:
         if self._frames is None or hold != self._hold:
             return
-        if patience > 0 and any(not widget.is_mounted for widget in self.node.screen.walk_children()):
-            self.node.set_timer(0.001, lambda: self._release(hold, patience - 1))
+        if patience > 0 and _unreported(self.node.screen, awaited):
+            self.node.set_timer(0.001, lambda: self._release(hold, patience - 1, awaited))
             return
         self._close()
 
@@ -71,6 +114,8 @@ class ReplyWait:
         frames, self._frames = self._frames, None
         if frames is not None:
             frames.close()
+            if self._after:  # run by the screen after its next frame (the hold's: something changed)
+                self.node.call_after_refresh(self._flush_batched)
             # Ending a batch does not paint: the screen paints when it is next idle, i.e. after one of
             # its messages. A timer's callback (the deadline, or the wait for mounts under load) runs
             # outside the screen's messages, so without this the frame waited for the expert's next key.

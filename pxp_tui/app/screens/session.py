@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import Callable
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from textual import work
@@ -30,6 +31,7 @@ from pxp_tui.app.host import host
 from pxp_tui.app.live_metrics import LiveMetrics
 from pxp_tui.app.messages import HumanTurn, MessageRecorded, RunStopped, SessionEnded, SessionStarted, StopOutcome
 from pxp_tui.app.outcome import SessionOutcome
+from pxp_tui.app.parts import KeptParts
 from pxp_tui.app.picture_cache import prefetch_next
 from pxp_tui.app.reply_wait import ReplyWait
 from pxp_tui.app.screens.confirm import ConfirmScreen
@@ -60,7 +62,7 @@ if TYPE_CHECKING:
 STATES = ("loading", "machine", "human", "outcome", "stopped", "done")
 
 
-class SessionScreen(SessionNotes, PictureActions, EarlyKeys, Screen):
+class SessionScreen(KeptParts, SessionNotes, PictureActions, EarlyKeys, Screen):
     """One run, session after session, with a live expert or a watched human (the proxy)."""
 
     CSS_PATH = "session.tcss"
@@ -81,7 +83,8 @@ class SessionScreen(SessionNotes, PictureActions, EarlyKeys, Screen):
         Binding("m", "view('metrics')", "Metrics", id="session.metrics"),
         Binding("c", "view('conversation')", "Conversation", id="session.conversation"),
         Binding("s", "summary", "Run summary", id="session.summary"),
-        Binding("n", "next_instance", "Next instance", id="session.next"),
+        # enter too: the focus is nowhere while an outcome is shown, so enter reaches the screen
+        Binding("n,enter", "next_instance", "Next instance", id="session.next"),
         *picture_bindings("session"),
         *early_key_bindings(),
         skip_binding("session"),
@@ -125,7 +128,7 @@ class SessionScreen(SessionNotes, PictureActions, EarlyKeys, Screen):
 
     def on_mount(self) -> None:
         self.sub_title = f"run {self.run_id}"
-        self.query_one(MachinePane).thinking("loading the machine and RDKit…")
+        self.part(MachinePane).thinking("loading the machine and RDKit…")
         self.open_run()
 
     # -- opening and driving the run --------------------------------------------------------------
@@ -139,22 +142,22 @@ class SessionScreen(SessionNotes, PictureActions, EarlyKeys, Screen):
             self.board = await host(self.app).blackboard()
             run, finished, skipped = await host(self.app).read_board(_run_and_tags, self.run_id)
         except (BlackboardError, ValueError) as exc:  # no such run, not a blackboard: say so, no traceback
-            self.query_one(MachinePane).idle()
-            self.query_one(TagPicker).wait(f"Cannot open run {self.run_id}: {exc}")
+            self.part(MachinePane).idle()
+            self.part(TagPicker).wait(f"Cannot open run {self.run_id}: {exc}")
             return
         self.stored_run = run
         self.pxp_task = get_task(run.task)
         self.metrics = LiveMetrics(run.n, len(run.plan), finished, skipped)
         label = self.pxp_task.prediction_label
         human = run.human
-        self.query_one(MachinePane).prediction_label = label
-        self.query_one(Conversation).prediction_label = label
-        self.query_one(Conversation).human = human
-        self.query_one(TagPicker).set_prediction_label(label)
-        self.query_one(OutcomeBanner).prediction_label = label
+        self.part(MachinePane).prediction_label = label
+        self.part(Conversation).prediction_label = label
+        self.part(Conversation).human = human
+        self.part(TagPicker).set_prediction_label(label)
+        self.part(OutcomeBanner).prediction_label = label
         self.set_class(self.watched, "-watched")
-        self.query_one(MetricsPane).refresh_metrics(self.metrics)
-        self.query_one(MetricsPane).show_session([])
+        self.part(MetricsPane).refresh_metrics(self.metrics)
+        self.part(MetricsPane).show_session([])
         self._title()
         if run.finished:
             self._finished()
@@ -190,6 +193,7 @@ class SessionScreen(SessionNotes, PictureActions, EarlyKeys, Screen):
     def on_session_started(self, event: SessionStarted) -> None:
         if self._hold(event):
             return
+        self.reply_wait.flush()  # the last session's panes first: this one replaces them
         run = self.stored_run
         assert run is not None  # the engine runs once the run is read
         self.exchange = Exchange(
@@ -202,11 +206,11 @@ class SessionScreen(SessionNotes, PictureActions, EarlyKeys, Screen):
             rule=run.stop,
             labels=self.pxp_task.label_order,
         )
-        self.query_one(Conversation).clear()
-        self.query_one(MachinePane).clear("waiting for the machine's first message")
-        self.query_one(InstanceView).show(self.pxp_task, event.instance)
-        self.query_one(TagPicker).clear()  # nothing of the last session's answer
-        self.query_one(MetricsPane).show_session([])
+        self.part(Conversation).clear()
+        self.part(MachinePane).clear("waiting for the machine's first message")
+        self.part(InstanceView).show(self.pxp_task, event.instance)
+        self.part(TagPicker).clear()  # nothing of the last session's answer
+        self.part(MetricsPane).show_session([])
         for message in event.history:  # a resumed session's earlier messages
             self._show(message)
         self._after_message()
@@ -225,12 +229,16 @@ class SessionScreen(SessionNotes, PictureActions, EarlyKeys, Screen):
         if message.j <= len(self.exchange.messages):
             return
         self.exchange.add(message)
-        self.query_one(Conversation).add(message)
+        self.part(Conversation).add(message)
         if message.sender is Sender.MACHINE:
-            self.query_one(MachinePane).show(message)
-            self.query_one(InstanceView).show_prediction(message.prediction, "the machine's proposal")
-        self.query_one(MetricsPane).show_session(self.exchange.tags())
-        self.query_one(MetricsPane).show_information(self.exchange.messages, self.pxp_task.label_order)
+            self.part(MachinePane).show(message)
+            self.part(InstanceView).show_prediction(message.prediction, "the machine's proposal")
+        tags, messages = self.exchange.tags(), list(self.exchange.messages)
+        self.reply_wait.after_frame(lambda: self._show_metrics(tags, messages))
+
+    def _show_metrics(self, tags: list[Any], messages: list[Any]) -> None:
+        self.part(MetricsPane).show_session(tags)
+        self.part(MetricsPane).show_information(messages, self.pxp_task.label_order)
 
     def _after_message(self) -> None:
         assert self.exchange is not None
@@ -240,8 +248,8 @@ class SessionScreen(SessionNotes, PictureActions, EarlyKeys, Screen):
         elif nxt is Sender.HUMAN and self.watched and self.stored_run is not None:
             self._set_state("machine", f"{self.stored_run.human_kind.phrase} is answering…")
         elif nxt is Sender.HUMAN:
-            self.query_one(MachinePane).idle()
-        self._title()
+            self.part(MachinePane).idle()
+        self.reply_wait.after_frame(self._title)
 
     @batched
     def on_session_ended(self, event: SessionEnded) -> None:
@@ -253,9 +261,9 @@ class SessionScreen(SessionNotes, PictureActions, EarlyKeys, Screen):
                 self.metrics.skipped += 1
             else:
                 self.metrics.add([(m.sender, m.tag) for m in record.messages])
-            self.query_one(MetricsPane).refresh_metrics(self.metrics)
+            self.reply_wait.after_frame(partial(self.part(MetricsPane).refresh_metrics, self.metrics))
         stop = record.stop.value if record.stop else "stopped"
-        self.query_one(Conversation).note(f"session {record.order + 1} ended: {stop}")
+        self.reply_wait.after_frame(partial(self.part(Conversation).note, f"session {record.order + 1} ended: {stop}"))
         skipped = record.stop is StopReason.SKIPPED  # the expert chose to move on: no outcome to read
         if not self.watched and not skipped and self.exchange is not None and self.stored_run is not None:
             ex = self.exchange
@@ -265,17 +273,17 @@ class SessionScreen(SessionNotes, PictureActions, EarlyKeys, Screen):
     # -- the outcome of a session, until the expert moves on --------------------------------------
     def _show_outcome(self, outcome: SessionOutcome) -> None:
         """Keep ``outcome`` (and the session's view) on screen; what the engine reports meanwhile waits."""
-        self.query_one(TagPicker).hold()  # hidden behind the outcome: locked, not restyled as disabled
-        self.query_one(OutcomeBanner).show(outcome)
+        self.part(TagPicker).hold()  # hidden behind the outcome: locked, not restyled as disabled
+        self.part(OutcomeBanner).show(outcome)
         self._outcome_shown(True)
         self._set_state("outcome")
-        self.set_focus(self.query_one(OutcomeBanner))  # now: in the outcome's first frame
+        self.set_focus(None)  # the answer's keys off (enter and n move on): now, in the outcome's first frame
 
     def _outcome_shown(self, shown: bool) -> None:
         """The outcome in the answer's place, or back. ``display`` on the two widgets, not a class on the screen:
         a screen's class restyles every widget of the screen (hundreds, twice a session)."""
-        self.query_one(OutcomeBanner).display = shown
-        self.query_one(TagPicker).display = not shown
+        self.part(OutcomeBanner).display = shown
+        self.part(TagPicker).display = not shown
 
     def _hold(self, event: Any) -> bool:
         """While an outcome is on screen, keep ``event`` for later (True); else False: handle it now."""
@@ -286,12 +294,8 @@ class SessionScreen(SessionNotes, PictureActions, EarlyKeys, Screen):
             # the next session's proposal: its picture drawn now, shown at once when the expert moves on
             started = [e for e in self.held if isinstance(e, SessionStarted)]
             if started and started[-1].session_id == event.message.session_id:
-                self.query_one(InstanceView).draw_ahead(self.pxp_task, started[-1].instance, event.message.prediction)
+                self.part(InstanceView).draw_ahead(self.pxp_task, started[-1].instance, event.message.prediction)
         return True
-
-    def on_outcome_banner_dismissed(self, event: OutcomeBanner.Dismissed) -> None:
-        event.stop()
-        self.action_next_instance()
 
     def action_next_instance(self) -> None:
         """Leave the outcome: the next session's view (or the run's end), as the engine reported it meanwhile."""
@@ -322,15 +326,16 @@ class SessionScreen(SessionNotes, PictureActions, EarlyKeys, Screen):
         self._set_state("human")
         if self.driver is not None:
             self.driver.human.turn_shown()  # the time per answer counts from here
-        self.query_one(TagPicker).prepare(self.pxp_task, turn.instance, turn.j, turn.n, turn.k, machine, turn.own_last)
+        self.part(TagPicker).prepare(self.pxp_task, turn.instance, turn.j, turn.n, turn.k, machine, turn.own_last)
         self._title()
         if self.exchange is not None and self.stored_run is not None:  # the next instance's picture, drawn meanwhile
-            picture = self.query_one("#instance-picture", Picture)
+            picture = self.part("#instance-picture", Picture)
             prefetch_next(picture, self.pxp_task, self.stored_run.plan, self.exchange.order)
 
     def on_run_stopped(self, event: RunStopped) -> None:
         if self.leaving or self._hold(event):
             return
+        self.reply_wait.flush()  # the session's end noted before the stop
         if event.outcome is StopOutcome.DONE:
             self._finished()  # and its summary
         elif event.outcome is StopOutcome.CANCELLED:
@@ -388,7 +393,7 @@ class SessionScreen(SessionNotes, PictureActions, EarlyKeys, Screen):
             self.notify(problem, severity="error", markup=False)  # it may quote a SMILES
             return
         # one question for everything that deserves one: REVISE unchanged, a tag the guards contradict, REJECT
-        questions = self.query_one(TagPicker).doubts(answer)
+        questions = self.part(TagPicker).doubts(answer)
         if answer.tag is Tag.REJECT:
             questions.append("Send REJECT? It ends this session without agreement.")
         elif questions:
@@ -409,31 +414,34 @@ class SessionScreen(SessionNotes, PictureActions, EarlyKeys, Screen):
         if self.state != "human" or self.driver is None or answer.tag is None:
             return
         self.driver.human.submit(answer.tag, answer.prediction, answer.explanation, answer.guards)
-        self.query_one(TagPicker).hold()  # no input from now; shown as waiting only if the wait is seen
+        self.part(TagPicker).hold()  # no input from now; shown as waiting only if the wait is seen
         self._set_state("machine", "sending…", shown=False)
         self._hold_frames()
 
     def _show_waiting(self) -> None:
         """The machine has not answered within the send's hold: show that the answer waits for it."""
-        self.query_one(QuickFooter).held = False
+        self.part(QuickFooter).held = False
         if self.state == "machine":
-            self.query_one(TagPicker).wait("waiting for the machine")
+            self.part(TagPicker).wait("waiting for the machine")
             self.refresh_bindings()  # escape cancels: the footer says so now
 
     def _hold_frames(self) -> None:
         """Hold the screen's frames, and the footer's keys (a focus change would update them meanwhile)."""
-        self.query_one(QuickFooter).held = True
+        self.part(QuickFooter).held = True
         self.reply_wait.begin()
 
     def _release(self) -> None:
-        self.query_one(QuickFooter).held = False
-        self.reply_wait.end()
+        self.reply_wait.after_frame(self.part(QuickFooter).release)  # its keys in the next frame, not in the reply's
+        # painted once the reply and the expert's turn are all in the frame (an outcome, shown where the answer
+        # was, is painted whole in any frame: what was hidden is drawn as it is now)
+        awaited = (MachinePane, Conversation, TagPicker) if self.state == "human" else ()
+        self.reply_wait.end(*(self.part(kind) for kind in awaited))
 
     # -- states -----------------------------------------------------------------------------------
     def _set_state(self, state: str, note: str | None = None, *, shown: bool = True) -> None:
         """Enter ``state``; for ``machine``, ``shown=False`` leaves the answer as it is (held: see :meth:`_submit`)."""
         self.state = state
-        machine, picker = self.query_one(MachinePane), self.query_one(TagPicker)
+        machine, picker = self.part(MachinePane), self.part(TagPicker)
         if state != "machine":
             self._release()  # the wait is over: what it brought is painted with this
         if state == "machine":
@@ -450,14 +458,14 @@ class SessionScreen(SessionNotes, PictureActions, EarlyKeys, Screen):
 
     def _stopped(self, note: str) -> None:
         self._set_state("stopped")
-        self.query_one(MachinePane).idle()
-        self.query_one(TagPicker).wait(note)
-        self.query_one(Conversation).note(note)
+        self.part(MachinePane).idle()
+        self.part(TagPicker).wait(note)
+        self.part(Conversation).note(note)
 
     def _finished(self) -> None:
         self._set_state("done")
-        self.query_one(MachinePane).idle()
-        self.query_one(TagPicker).wait("The run is finished. s shows its summary; q quits; ctrl+p, New run starts another.")
+        self.part(MachinePane).idle()
+        self.part(TagPicker).wait("The run is finished. s shows its summary; q quits; ctrl+p, New run starts another.")
         self._title()
         if self.app.screen is self:
             self.action_summary()
@@ -520,7 +528,7 @@ class SessionScreen(SessionNotes, PictureActions, EarlyKeys, Screen):
 
     def action_send(self) -> None:
         if self.state == "human":
-            self.query_one(TagPicker).request_send()
+            self.part(TagPicker).request_send()
         else:
             self.wait_for_turn()
 
@@ -546,11 +554,11 @@ class SessionScreen(SessionNotes, PictureActions, EarlyKeys, Screen):
 
     def action_view(self, pane: str) -> None:
         """Show one pane on the whole screen (the metrics, the conversation), or go back."""
-        widget = self.query_one(f"#{pane}")
+        widget = self.part(f"#{pane}")
         if self.maximized is widget:
             self.minimize()
             if self.state == "human":
-                self.query_one(TagChoice).focus()
+                self.part(TagChoice).focus()
         else:
             self.maximize(widget, container=False)
             if widget.can_focus:

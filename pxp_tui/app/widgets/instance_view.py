@@ -16,6 +16,7 @@ from textual.containers import Vertical
 from textual.widgets import Static
 
 from pxp_tui.app.css import beside
+from pxp_tui.app.parts import KeptParts
 from pxp_tui.app.picture_cache import draw_ahead, instance_key, prediction_key
 from pxp_tui.app.widgets.instance_info import describe, open_outside
 from pxp_tui.app.widgets.picture import Picture
@@ -29,7 +30,7 @@ def picture_bindings(screen: str) -> list[Binding]:
     ]
 
 
-class InstanceView(Vertical):
+class InstanceView(KeptParts, Vertical):
     """``task``'s picture and metadata of ``instance``, and of ``prediction`` when there is one."""
 
     DEFAULT_CSS = beside(__file__)
@@ -60,15 +61,15 @@ class InstanceView(Vertical):
         if self.pxp_task is not None and self.instance is not None:
             self.show(self.pxp_task, self.instance, self.prediction, self._caption)
         else:
-            self.query_one("#prediction-picture").display = False
+            self.part("#prediction-picture").display = False
 
     def show(self, task: Any, instance: Any, prediction: str | None = None, caption: str = "proposed") -> None:
         """Show ``instance`` (redrawn only if it changed) and ``prediction`` (None hides it)."""
         self.pxp_task, self.instance = task, instance
         if self._drawn != (task, instance):
             self._drawn = (task, instance)
-            self.query_one("#instance-meta", Static).update(describe(task, instance))
-            self.query_one("#instance-picture", Picture).show(
+            self.part("#instance-meta", Static).update(describe(task, instance))
+            self.part("#instance-picture", Picture).show(
                 lambda surface: task.draw_instance(instance, surface), key=instance_key(task, instance)
             )
         self.show_prediction(prediction, caption)
@@ -78,7 +79,7 @@ class InstanceView(Vertical):
         task, instance = self.pxp_task, self.instance
         self.prediction = prediction
         self._caption = caption
-        picture = self.query_one("#prediction-picture", Picture)
+        picture = self.part("#prediction-picture", Picture)
         if not prediction or task is None or not task.draws_predictions:
             picture.display = False
             return
@@ -93,7 +94,7 @@ class InstanceView(Vertical):
         """Draw ``prediction`` of ``instance`` now, in a thread, for when :meth:`show_prediction` shows it
         (the next session's first proposal, while the last session's outcome is read)."""
         if prediction and task is not None and task.draws_predictions:
-            picture = self.query_one("#prediction-picture", Picture)
+            picture = self.part("#prediction-picture", Picture)
             draw_ahead(
                 picture, prediction_key(task, instance, prediction), lambda s: task.draw_prediction(instance, prediction, s)
             )
@@ -110,7 +111,7 @@ class InstanceView(Vertical):
             return
         from pxp_tui.app.screens.picture_viewer import PictureScreen
 
-        prediction = self.prediction if self.query_one("#prediction-picture").display else None
+        prediction = self.prediction if self.part("#prediction-picture").display else None
         self.app.push_screen(PictureScreen(self.pxp_task, self.instance, prediction, which=which, caption=self._caption))
 
     def open_outside(self) -> None:

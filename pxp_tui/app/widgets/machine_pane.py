@@ -11,6 +11,7 @@ from textual.content import Content
 from textual.widgets import Static
 
 from pxp_tui.app.css import beside
+from pxp_tui.app.parts import KeptParts
 from pxp_tui.app.tags import tag_content
 from pxp_tui.app.widgets.thinking import Thinking
 from pxp_tui.common.models import model_label
@@ -41,7 +42,7 @@ def cost_text(meta: Mapping[str, Any]) -> str:
     return " · ".join(parts)
 
 
-class MachinePane(Vertical):
+class MachinePane(KeptParts, Vertical):
     """What the machine said last, readable while the expert answers."""
 
     DEFAULT_CSS = beside(__file__)
@@ -62,24 +63,24 @@ class MachinePane(Vertical):
 
     def show(self, message: Message) -> None:
         self.message = message
-        self.query_one(Thinking).stop()
-        self.query_one("#machine-head", Static).update(Content.assemble(tag_content(message.tag), f"  message {message.j}"))
-        self.query_one("#machine-prediction", Static).update(
+        self.part(Thinking).stop()
+        self.part("#machine-head", Static).update(Content.assemble(tag_content(message.tag), f"  message {message.j}"))
+        self.part("#machine-prediction", Static).update(
             Content.assemble((f"{self.prediction_label}: ", "bold"), message.prediction)
         )
-        self.query_one("#machine-explanation", Static).update(Content(message.explanation))
-        self.query_one("#machine-meta", Static).update(cost_text(message.meta))
-        self.query_one("#machine-body").scroll_home(animate=False)
+        self.part("#machine-explanation", Static).update(Content(message.explanation))
+        self.part("#machine-meta", Static).update(cost_text(message.meta))
+        self.part("#machine-body").scroll_home(animate=False)
 
     def clear(self, note: str) -> None:
         self.message = None
-        self.query_one("#machine-head", Static).update(note)
-        self.query_one("#machine-prediction", Static).update("")
-        self.query_one("#machine-explanation", Static).update("")
-        self.query_one("#machine-meta", Static).update("")
+        self.part("#machine-head", Static).update(note)
+        self.part("#machine-prediction", Static).update("")
+        self.part("#machine-explanation", Static).update("")
+        self.part("#machine-meta", Static).update("")
 
     def thinking(self, label: str) -> None:
-        self.query_one(Thinking).start(label)
+        self.part(Thinking).start(label)
 
     def idle(self) -> None:
-        self.query_one(Thinking).stop()
+        self.part(Thinking).stop()

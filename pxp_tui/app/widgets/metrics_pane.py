@@ -11,6 +11,7 @@ from textual.widgets import Static
 
 from pxp_tui.app.css import beside
 from pxp_tui.app.live_metrics import LiveMetrics
+from pxp_tui.app.parts import KeptParts
 from pxp_tui.app.tags import tags_content
 from pxp_tui.app.widgets.curve_plot import CurvePlot
 from pxp_tui.app.widgets.information_plot import InformationPlot
@@ -39,7 +40,7 @@ def counts_content(counts: RunCounts) -> Content:
     return Content("\n").join(lines)
 
 
-class MetricsPane(Vertical):
+class MetricsPane(KeptParts, Vertical):
     """Follows a :class:`LiveMetrics`; call :meth:`refresh_metrics` after it changes."""
 
     DEFAULT_CSS = beside(__file__)
@@ -54,7 +55,7 @@ class MetricsPane(Vertical):
         yield InformationPlot(id="metrics-information")
 
     def refresh_metrics(self, metrics: LiveMetrics) -> None:
-        self.query_one("#metrics-sessions", Static).update(
+        self.part("#metrics-sessions", Static).update(
             Content.assemble(
                 (f"{metrics.done}", "bold"),
                 f" of {metrics.total} sessions done, ",
@@ -63,7 +64,7 @@ class MetricsPane(Vertical):
                 f", {metrics.skipped} skipped" if metrics.skipped else "",
             )
         )
-        self.query_one("#metrics-counts", Static).update(counts_content(metrics.counts))
+        self.part("#metrics-counts", Static).update(counts_content(metrics.counts))
         if not self._chart_due:  # the chart a frame later: drawing it (plotext) doubled the outcome's frame
             self._chart_due = True
             self.call_after_refresh(self._show_curve, metrics)
@@ -73,11 +74,11 @@ class MetricsPane(Vertical):
     def _show_curve(self, metrics: LiveMetrics) -> None:
         self._chart_due = False
         if self.is_attached:  # not closed meanwhile
-            self.query_one(CurvePlot).show(metrics.curve)  # the curve as it is now
+            self.part(CurvePlot).show(metrics.curve)  # the curve as it is now
 
     def show_session(self, tags: Sequence[tuple[Sender, Tag]]) -> None:
-        self.query_one("#metrics-tags", Static).update(Content.assemble("This session: ", tags_content(tags)))
+        self.part("#metrics-tags", Static).update(Content.assemble("This session: ", tags_content(tags)))
 
     def show_information(self, messages: Sequence[Message], order: Sequence[str] | None = None) -> None:
         """EVINCE's measures of the open session, round by round (shown once it has a round)."""
-        self.query_one(InformationPlot).show(messages, order)
+        self.part(InformationPlot).show(messages, order)

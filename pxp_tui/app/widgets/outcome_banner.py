@@ -7,17 +7,14 @@ its intelligibility flags (one-way, two-way, strong, ultra-strong, for the human
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
 from textual.content import Content
-from textual.message import Message as TextualMessage
 from textual.widgets import Static
 
 from pxp_tui.app.css import beside
 from pxp_tui.app.outcome import SessionOutcome
+from pxp_tui.app.parts import KeptParts
 from pxp_tui.app.tags import tag_content, tags_content
 from pxp_tui.protocol import Sender
 
@@ -70,22 +67,12 @@ def keys_content(outcome: SessionOutcome) -> Content:
     return Content.assemble(("enter", "bold $accent"), " or ", ("n", "bold $accent"), f": {nxt}")
 
 
-class OutcomeBanner(Vertical, can_focus=True):
-    """Shows one :class:`SessionOutcome`; posts :class:`Dismissed` when the expert moves on."""
+class OutcomeBanner(KeptParts, Vertical):
+    """Shows one :class:`SessionOutcome`. Not focusable: enter and n, the session screen's keys, move on
+    (moving the focus here restyled the banner and all it holds in the outcome's first frame)."""
 
     DEFAULT_CSS = beside(__file__)
     BORDER_TITLE = "Session ended"
-    BINDINGS = [
-        # n does the same from anywhere on the session screen (its binding session.next)
-        Binding("enter", "next", "Next instance", id="outcome.next", show=False),
-    ]
-
-    @dataclass
-    class Dismissed(TextualMessage):
-        """The expert moved on from ``outcome``."""
-
-        banner: OutcomeBanner
-        outcome: SessionOutcome
 
     def __init__(self, prediction_label: str = "Prediction", *, id: str | None = None) -> None:
         super().__init__(id=id)
@@ -93,22 +80,16 @@ class OutcomeBanner(Vertical, can_focus=True):
         self.outcome: SessionOutcome | None = None
 
     def compose(self) -> ComposeResult:
-        yield Static(id="outcome-headline")
-        yield Static(id="outcome-keys")
+        # few widgets: each one shown costs the outcome's first frame a layout, a style and a render
+        yield Static(id="outcome-head")  # how it ended, and the way on (kept in view)
         with VerticalScroll(id="outcome-body"):
-            yield Static(id="outcome-flags")
-            yield Static(id="outcome-last")
+            yield Static(id="outcome-text")  # the flags, then the last message as sent
 
     def show(self, outcome: SessionOutcome) -> None:
         self.outcome = outcome
         self.set_class(outcome.agreed, "-agreed")
         self.border_title = f"Session {outcome.order + 1} ended"
-        self.query_one("#outcome-headline", Static).update(headline_content(outcome))
-        self.query_one("#outcome-last", Static).update(last_message_content(outcome, self.prediction_label))
-        self.query_one("#outcome-flags", Static).update(flags_content(outcome))
-        self.query_one("#outcome-keys", Static).update(keys_content(outcome))
-        self.query_one("#outcome-body").scroll_home(animate=False)
-
-    def action_next(self) -> None:
-        if self.outcome is not None:
-            self.post_message(self.Dismissed(self, self.outcome))
+        self.part("#outcome-head", Static).update(Content("\n").join([headline_content(outcome), keys_content(outcome)]))
+        body = Content.assemble(flags_content(outcome), "\n\n", last_message_content(outcome, self.prediction_label))
+        self.part("#outcome-text", Static).update(body)
+        self.part("#outcome-body").scroll_home(animate=False)

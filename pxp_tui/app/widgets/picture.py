@@ -76,7 +76,7 @@ class Picture(Widget):
 
         With a ``key``, a picture kept for the current size is shown at once (in this call).
         """
-        if caption is not None:
+        if caption is not None and caption != self._caption:  # the same caption: nothing to lay out again
             self._caption = caption
             shown = self.query_one(".picture-caption", Static)
             shown.update(caption)

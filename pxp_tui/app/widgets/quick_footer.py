@@ -82,6 +82,12 @@ class QuickFooter(FittingFooter):
     #: set by the screen while it holds its frames (a send's first moments): the keys are updated when it lets go
     held = False
 
+    def release(self) -> None:
+        """No longer held: the keys updated (in the footer's own context, after what is being painted)."""
+        if self.held:
+            self.held = False
+            self.call_later(self._update_keys)
+
     async def _update_keys(self) -> None:
         self._update_due = False
         if not self.is_attached or self.held:

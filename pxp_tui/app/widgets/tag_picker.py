@@ -14,6 +14,7 @@ from textual.widgets import Button, Input, Label, Static, TextArea
 
 from pxp_tui.app import guards
 from pxp_tui.app.css import beside
+from pxp_tui.app.parts import KeptParts
 from pxp_tui.app.widgets.answer_fields import ExplanationArea, LabelList, PredictionInput
 from pxp_tui.app.widgets.guard_helper import GuardHelper
 from pxp_tui.app.widgets.lockable import Lockable
@@ -39,7 +40,7 @@ def reject_reason(j: int, k: int) -> str:
     return f"after message {k} (now {j})"
 
 
-class TagPicker(Vertical):
+class TagPicker(KeptParts, Vertical):
     """At the expert's turn: choose a tag (``1``-``4``), edit the prediction and explanation, send.
 
     The fields start from the expert's previous message in the session; at their first message
@@ -88,19 +89,19 @@ class TagPicker(Vertical):
             yield Button("Send (ctrl+s)", id="picker-send", variant="primary")
 
     def on_mount(self) -> None:
-        self.query_one("#answer-picture").display = False
+        self.part("#answer-picture").display = False
         self.wait("waiting for the machine")
 
     def set_prediction_label(self, label: str) -> None:
         self.prediction_label = label
-        self.query_one("#answer-prediction", Input).placeholder = label.lower()
-        self._check_prediction(self.query_one("#answer-prediction", Input).value)
+        self.part("#answer-prediction", Input).placeholder = label.lower()
+        self._check_prediction(self.part("#answer-prediction", Input).value)
 
     # -- turns ------------------------------------------------------------------------------------
     def wait(self, note: str) -> None:
         """Not the expert's turn: show why, and take no input."""
         self._lock(True)
-        self.query_one("#picker-head", Static).update(Content.styled(note, "$text-muted"))
+        self.part("#picker-head", Static).update(Content.styled(note, "$text-muted"))
         self.disabled = True
 
     def hold(self) -> None:
@@ -112,7 +113,7 @@ class TagPicker(Vertical):
         """
         self._lock(True)
         focused = self.screen.focused
-        if focused is not None and focused is not self.query_one(TagChoice) and self in focused.ancestors:
+        if focused is not None and focused is not self.part(TagChoice) and self in focused.ancestors:
             self.screen.set_focus(None)
 
     def _lock(self, locked: bool) -> None:
@@ -125,10 +126,10 @@ class TagPicker(Vertical):
         """Forget the last turn's answer (a new session): no tag chosen, empty fields."""
         self.machine = self.own = None
         self.guards.clear()
-        self.query_one(TagChoice).select(None)
+        self.part(TagChoice).select(None)
         with self.prevent(Input.Changed, TextArea.Changed):
-            self.query_one("#answer-prediction", Input).value = ""
-            self.query_one("#answer-explanation", TextArea).text = ""
+            self.part("#answer-prediction", Input).value = ""
+            self.part("#answer-explanation", TextArea).text = ""
         self._check_prediction("")
 
     def prepare(self, task: Task, instance: Instance, j: int, n: int, k: int, machine: Message, own: Message | None) -> None:
@@ -138,16 +139,16 @@ class TagPicker(Vertical):
         self._lock(False)
         self.disabled = False
         where = "" if self.screen.has_class("-narrow") else f" · message {j} of {n}"  # narrow: in the header
-        self.query_one("#picker-head", Static).update(
+        self.part("#picker-head", Static).update(
             Content.assemble(("Your turn", "bold $accent"), f"{where} · 1-4 tag · ctrl+s send")
         )
-        choice = self.query_one(TagChoice)
+        choice = self.part(TagChoice)
         choice.reset()
         choice.allow_reject(Tag.REJECT in allowed_tags(j, k), reject_reason(j, k))
-        self.query_one(LabelList).set_labels(task.prediction_choices, start.prediction)
+        self.part(LabelList).set_labels(task.prediction_choices, start.prediction)
         with self.prevent(Input.Changed, TextArea.Changed):
-            self.query_one("#answer-prediction", Input).value = start.prediction
-            self.query_one(ExplanationArea).prefill(start.explanation)
+            self.part("#answer-prediction", Input).value = start.prediction
+            self.part(ExplanationArea).prefill(start.explanation)
         self._check_prediction(start.prediction)
         self.guards.clear()
         self._refresh_guards()
@@ -155,12 +156,12 @@ class TagPicker(Vertical):
 
     def answer(self) -> Answer:
         """What would be sent, with the guards of exactly these texts (worked out again now)."""
-        helper = self.query_one(GuardHelper)
+        helper = self.part(GuardHelper)
         prediction = self._prediction()
-        explanation = self.query_one("#answer-explanation", TextArea).text
+        explanation = self.part("#answer-explanation", TextArea).text
         values = self._guard_values()
         return Answer(
-            self.query_one(TagChoice).selected,
+            self.part(TagChoice).selected,
             prediction,
             explanation,
             guards.as_columns(values) if helper.in_use and values is not None else None,
@@ -181,15 +182,15 @@ class TagPicker(Vertical):
     # -- checking as typed ------------------------------------------------------------------------
     def _prediction(self) -> str:
         """The prediction as it will be sent: a label picked from the task's labels ("thor" means Pneumothorax)."""
-        typed = self.query_one("#answer-prediction", Input).value
-        labels = self.query_one(LabelList)
+        typed = self.part("#answer-prediction", Input).value
+        labels = self.part(LabelList)
         return (labels.only or typed) if labels.labels else typed
 
     def _guard_texts(self) -> guards.GuardTexts | None:
         if self.machine is None:
             return None
         prediction = self._prediction()
-        explanation = self.query_one("#answer-explanation", TextArea).text
+        explanation = self.part("#answer-explanation", TextArea).text
         return guards.GuardTexts.of(self.j, self.machine, self.own, prediction, explanation)
 
     def _guard_values(self) -> dict[str, bool] | None:
@@ -204,9 +205,7 @@ class TagPicker(Vertical):
         if texts is None or values is None:
             return
         overridden = self.guards.overridden("agree", texts)
-        self.query_one(GuardHelper).prepare(
-            self.j, self.k, values["match"], values["agree"], values["changed"], overridden=overridden
-        )
+        self.part(GuardHelper).prepare(self.j, self.k, values["match"], values["agree"], values["changed"], overridden=overridden)
 
     def _check_prediction(self, value: str) -> None:
         """The field's label, with the task's verdict on what is typed (for DRUG: valid SMILES?)."""
@@ -215,7 +214,7 @@ class TagPicker(Vertical):
             verdict = Content.styled(f"✗ {problem}", "$error")
         else:
             verdict = Content.styled("✓ well formed", "$success") if value.strip() else Content("")
-        self.query_one("#prediction-check", Static).update(Content.assemble(self.prediction_label, "  ", verdict))
+        self.part("#prediction-check", Static).update(Content.assemble(self.prediction_label, "  ", verdict))
         self._schedule_draft(None if problem else value)
 
     def _schedule_draft(self, value: str | None) -> None:
@@ -224,7 +223,7 @@ class TagPicker(Vertical):
         self._draft_timer = self.set_timer(0.3, lambda: self._draw_draft(value))
 
     def _draw_draft(self, value: str | None) -> None:
-        picture = self.query_one("#answer-picture", Picture)
+        picture = self.part("#answer-picture", Picture)
         task, instance = self.pxp_task, self.instance
         if task is None or instance is None or not task.draws_predictions or not value or not value.strip():
             picture.display = False
@@ -234,7 +233,7 @@ class TagPicker(Vertical):
             picture.show(lambda size: task.draw_prediction(instance, value, size))
 
     def on_input_changed(self, event: Input.Changed) -> None:
-        self.query_one(LabelList).show_for(event.value)
+        self.part(LabelList).show_for(event.value)
         self._check_prediction(event.value)
         self._refresh_guards()
 
@@ -254,7 +253,7 @@ class TagPicker(Vertical):
 
     def on_guard_helper_proposed(self, event: GuardHelper.Proposed) -> None:
         event.stop()
-        self.query_one(TagChoice).select(event.tag)
+        self.part(TagChoice).select(event.tag)
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         if event.button.id == "picker-send":
@@ -263,40 +262,40 @@ class TagPicker(Vertical):
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         event.stop()
-        picked = self.query_one(LabelList).highlighted_label
+        picked = self.part(LabelList).highlighted_label
         if picked is not None:
             self._pick(picked)
-        self.query_one(ExplanationArea).focus()
+        self.part(ExplanationArea).focus()
 
     def on_prediction_input_step(self, event: PredictionInput.Step) -> None:
         event.stop()
-        self.query_one(LabelList).move(event.step)
+        self.part(LabelList).move(event.step)
 
     def on_label_list_picked(self, event: LabelList.Picked) -> None:
         event.stop()
         self._pick(event.label)
-        self.query_one(ExplanationArea).focus()
+        self.part(ExplanationArea).focus()
 
     def _pick(self, label: str) -> None:
-        self.query_one("#answer-prediction", Input).value = label
+        self.part("#answer-prediction", Input).value = label
 
     def on_tag_choice_chosen(self, event: TagChoice.Chosen) -> None:
         """REFUTE and REVISE come with the expert's own answer: the prediction field takes the focus."""
         event.stop()
         if event.tag in (Tag.REFUTE, Tag.REVISE):
-            self.query_one("#answer-prediction", Input).focus()
+            self.part("#answer-prediction", Input).focus()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "to_tags":  # only from an answer field (escape goes on to the screen otherwise)
             if self.locked:  # the answer is sent: escape cancels the machine's call (the screen's)
                 return False
             focused = self.screen.focused
-            return focused is not None and focused is not self.query_one(TagChoice) and self in focused.ancestors
+            return focused is not None and focused is not self.part(TagChoice) and self in focused.ancestors
         return True
 
     def action_to_tags(self) -> None:
-        self.query_one(TagChoice).focus()
+        self.part(TagChoice).focus()
 
     def action_toggle_guards(self) -> None:
-        helper = self.query_one(GuardHelper)
+        helper = self.part(GuardHelper)
         helper.collapsed = not helper.collapsed
