@@ -1,4 +1,5 @@
-"""The benchmarks keep working: turn_latency.py prints its tables, turn_trace.py its critical path (no times asserted)."""
+"""The benchmarks keep working: turn_latency.py prints its tables, turn_trace.py its critical path, turn_calls.py its
+counts (no times asserted)."""
 
 from __future__ import annotations
 
@@ -48,6 +49,7 @@ def test_turn_latency_runs_two_sessions_in_pilot_and_prints_its_tables(tmp_path)
         assert line.split()[-1] == "2", line
     summary = text[text.index("summary:") :].splitlines()
     assert any(line.split()[:4] == ["drug", "80x24", "pilot", "2"] for line in summary), summary
+    assert "ref ms" in summary[1] and "speed reference" in text  # the machine's speed beside the figures
     import json
 
     steps = json.loads(out.read_text())[0]["steps"]
@@ -72,3 +74,12 @@ def test_turn_trace_stamps_every_milestone_of_the_critical_path_in_order(tmp_pat
     # the UI thread's CPU time until the reply is painted: some, and never more than the wait (step by step)
     cpu = float(next(line for line in lines if line.strip().startswith("UI thread's CPU time")).split()[-2])
     assert 0 < cpu <= medians["render"], (cpu, medians)
+
+
+@pytest.mark.slow
+def test_turn_calls_counts_the_work_before_each_kind_of_reply(tmp_path) -> None:
+    done = run_benchmark("turn_calls.py", "--steps", "2", "--task", "drug", "--size", "80x24", cwd=tmp_path)
+    rows = {line.split()[2]: line.split() for line in done.stdout.splitlines()[1:]}
+    assert set(rows) == {"ratify", "refute"}, done.stdout
+    for row in rows.values():
+        assert row[:2] == ["drug", "80x24"] and int(row[3].replace(",", "")) > 1000  # calls made, counted

@@ -1,0 +1,117 @@
+"""The work between the expert's send and the reply's frame, counted in Python function calls.
+
+    python benchmarks/turn_calls.py [--steps 6] [--task drug rad] [--size 80x24 160x48] [--answer ratify refute]
+
+``turn_latency.py`` times the wait; on this shared machine its speed changes by up to a half from one
+minute to the next, so a change of a tenth in the app's work does not show in milliseconds. This counts
+it: cProfile runs from ctrl+s until the end of the first frame that paints what the expert waits for
+(``ratify``: RATIFY at message 2, the session's outcome; ``refute``: REFUTE at message 2, the machine's
+reply in its pane) and reports the function calls made meanwhile (every thread's Python work on the UI
+loop's thread: Textual, the app, the engine, litellm). The count barely moves from run to run; the
+profiled time is cProfile's (slowed by it), for proportions only. The real app in Pilot, the offline
+machine (``PXP_OFFLINE_LATENCY=0``), pictures off (``PXP_IMAGES=none``: the pictures are drawn in threads
+this does not count); the first session is left out.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import cProfile
+import os
+import pstats
+import statistics
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from turn_latency import make_run, until  # this folder's helpers
+
+KEYS = {"ratify": "1", "refute": "2"}
+
+
+async def count(task: str, size: tuple[int, int], steps: int, answer: str) -> list[int]:
+    from textual.screen import Screen
+    from textual.widget import Widget
+
+    from pxp_tui.app.pxp_app import PXPApp
+    from pxp_tui.app.widgets.outcome_banner import OutcomeBanner
+
+    state: dict[str, Any] = {"profile": None, "painted": False}
+
+    def awaited(widget: Widget) -> bool:  # what the expert waits for, rendered
+        return isinstance(widget, OutcomeBanner) if answer == "ratify" else widget.id == "machine-explanation"
+
+    render_lines, refresh_layout = Widget.render_lines, Screen._refresh_layout
+
+    def rendered(self: Widget, crop: Any) -> Any:
+        if state["profile"] is not None and awaited(self):
+            state["painted"] = True
+        return render_lines(self, crop)
+
+    def frame(self: Screen, *args: Any, **kwargs: Any) -> Any:
+        result = refresh_layout(self, *args, **kwargs)
+        if state["profile"] is not None and state["painted"]:
+            state["profile"].disable()  # the frame that painted it has ended
+            state["done"], state["profile"] = state["profile"], None
+        return result
+
+    Widget.render_lines, Screen._refresh_layout = rendered, frame  # type: ignore[method-assign]
+    calls: list[int] = []
+    try:
+        with tempfile.TemporaryDirectory() as tmp:
+            db = Path(tmp) / "calls.db"
+            run_id = make_run(db, task, steps + 2, "all")
+            app = PXPApp(db, run_id=run_id)
+            async with app.run_test(size=size) as pilot:
+                for step in range(steps + 1):
+                    screen = await until(lambda: _turn(app, 2), what="the expert's turn")
+                    await pilot.pause(0.3)
+                    await pilot.press(KEYS[answer])
+                    await pilot.pause(0.3)
+                    profile = cProfile.Profile()
+                    state.update(profile=profile, painted=False, done=None)
+                    profile.enable()
+                    await pilot.press("ctrl+s")
+                    await until(lambda: state["done"] is not None, what="the reply's frame")
+                    if step:  # the first: imports, caches
+                        calls.append(pstats.Stats(state["done"]).total_calls)  # type: ignore[attr-defined]
+                    if answer == "refute":
+                        await until(lambda: _turn(app, 4), what="the expert's turn at message 4")
+                        await pilot.press("1", "ctrl+s")
+                    await until(lambda s=screen: s.state == "outcome", what="the outcome")
+                    await pilot.press("n")
+    finally:
+        Widget.render_lines, Screen._refresh_layout = render_lines, refresh_layout  # type: ignore[method-assign]
+    return calls
+
+
+def _turn(app: Any, j: int) -> Any:
+    screen = app.screen
+    exchange = getattr(screen, "exchange", None)
+    ready = getattr(screen, "state", None) == "human" and exchange is not None and exchange.next_j == j
+    return screen if ready else None
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--steps", type=int, default=6)
+    parser.add_argument("--task", nargs="+", default=["drug", "rad"], choices=["drug", "rad"])
+    parser.add_argument("--size", nargs="+", default=["80x24", "160x48"])
+    parser.add_argument("--answer", nargs="+", default=["ratify", "refute"], choices=list(KEYS))
+    args = parser.parse_args()
+    os.environ["PXP_OFFLINE_LATENCY"] = "0"
+    os.environ["PXP_IMAGES"] = "none"
+    print("function calls from ctrl+s to the end of the frame that paints the reply (median, range)")
+    for task in args.task:
+        for size in args.size:
+            width, height = (int(v) for v in size.split("x"))
+            for answer in args.answer:
+                calls = asyncio.run(count(task, (width, height), args.steps, answer))
+                print(f"{task:<5} {size:<7} {answer:<7} {statistics.median(calls):>9,.0f}  ({min(calls):,}-{max(calls):,})")
+
+
+if __name__ == "__main__":
+    main()
