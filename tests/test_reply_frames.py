@@ -26,11 +26,10 @@ from pxp_tui.app.widgets.tag_picker import TagPicker
 from .app_helpers import expert_turn, live_app, outcome_shown, type_answer, wait_for
 
 
-def paints(screen: Any, *, from_send: bool = True) -> list[dict[str, Any]]:
-    """What each paint of ``screen`` showed from the expert's next send on (or from now): the conversation's
-    entries, the answer pane's state. (A frame still due from before the send, such as the footer's keys a
-    frame after a focus change, is not one of them.)"""
-    seen: list[dict[str, Any]] = []
+def on_paint(screen: Any, record: Any, *, from_send: bool = True) -> None:
+    """Call ``record()`` at each paint of ``screen`` from the expert's next send on (or from now), before
+    (``record(before=True)``) or after the frame is rendered. (A frame still due from before the send, such
+    as the footer's keys a frame after a focus change, is not one of them.)"""
     real, submit = screen._compositor_refresh, screen._submit
     sent = not from_send
 
@@ -40,33 +39,49 @@ def paints(screen: Any, *, from_send: bool = True) -> list[dict[str, Any]]:
         submit(answer)
 
     def refresh() -> None:
-        if not sent:
-            real()
-            return
-        picker = screen.query_one(TagPicker)
-        seen.append(
-            {
-                "entries": len(screen.query_one(Conversation).entries),
-                "disabled": picker.disabled,
-                "state": screen.state,
-                "focused": screen.focused,
-            }
-        )
+        if sent:
+            record(before=True)
         real()
+        if sent:
+            record(before=False)
 
     screen._compositor_refresh = refresh
     screen._submit = send
+
+
+def paints(screen: Any, *, from_send: bool = True) -> list[dict[str, Any]]:
+    """What each paint of ``screen`` showed from the expert's next send on (or from now): the conversation's
+    entries, the answer pane's state."""
+    seen: list[dict[str, Any]] = []
+
+    def record(before: bool) -> None:
+        if before:
+            picker = screen.query_one(TagPicker)
+            entries = len(screen.query_one(Conversation).entries)
+            seen.append({"entries": entries, "disabled": picker.disabled, "state": screen.state, "focused": screen.focused})
+
+    on_paint(screen, record, from_send=from_send)
     return seen
 
 
-async def test_a_fast_reply_shows_with_the_experts_message_in_one_frame(db_path: Path, monkeypatch) -> None:
+def fast_machine(monkeypatch: Any) -> None:
+    """No pictures, the offline machine at its own speed, a reply that counts as fast however slow this machine is."""
     monkeypatch.setenv("PXP_IMAGES", "none")
     monkeypatch.setenv("PXP_OFFLINE_LATENCY", "0")
-    monkeypatch.setattr(reply_wait, "DEADLINE", 30.0)  # however slow this machine is, the reply counts as fast
+    monkeypatch.setattr(reply_wait, "DEADLINE", 30.0)
+
+
+async def refute_typed(pilot: Any, app: Any) -> None:
+    """REFUTE chosen at the expert's turn, with their own answer typed."""
+    await pilot.press("2")
+    await type_answer(pilot, app, "CC(=O)Cl.Nc1ccc(O)cc1", "Acetyl chloride acylates the amine.")
+
+
+async def test_a_fast_reply_shows_with_the_experts_message_in_one_frame(db_path: Path, monkeypatch) -> None:
+    fast_machine(monkeypatch)
     async with live_app(db_path, limit=1) as (app, pilot, _):
         screen = await expert_turn(pilot, app, j=2)
-        await pilot.press("2")  # REFUTE, with the expert's own answer
-        await type_answer(pilot, app, "CC(=O)Cl.Nc1ccc(O)cc1", "Acetyl chloride acylates the amine.")
+        await refute_typed(pilot, app)
         before = len(screen.query_one(Conversation).entries)
         seen = paints(screen)
         await pilot.press("ctrl+s")
@@ -86,8 +101,7 @@ async def test_a_slow_reply_shows_the_wait_and_keys_meanwhile_say_to_wait(db_pat
     monkeypatch.setenv("PXP_OFFLINE_LATENCY", "0")
     async with live_app(db_path, limit=1) as (app, pilot, _):
         screen = await expert_turn(pilot, app, j=2)
-        await pilot.press("2")
-        await type_answer(pilot, app, "CC(=O)Cl.Nc1ccc(O)cc1", "Acetyl chloride acylates the amine.")
+        await refute_typed(pilot, app)
         monkeypatch.setenv("PXP_OFFLINE_LATENCY", "2")  # the machine takes its time
         await pilot.press("ctrl+s")
         picker = screen.query_one(TagPicker)
@@ -163,13 +177,10 @@ async def test_showing_the_same_picture_again_keeps_it_on_screen() -> None:
 
 async def test_escape_right_after_a_send_cancels_the_machines_call(db_path: Path, monkeypatch) -> None:
     """Within the send's hold (the answer locked, not yet disabled) escape still reaches the screen."""
-    monkeypatch.setenv("PXP_IMAGES", "none")
-    monkeypatch.setenv("PXP_OFFLINE_LATENCY", "0")
-    monkeypatch.setattr(reply_wait, "DEADLINE", 30.0)
+    fast_machine(monkeypatch)
     async with live_app(db_path, limit=1) as (app, pilot, _):
         screen = await expert_turn(pilot, app, j=2)
-        await pilot.press("2")
-        await type_answer(pilot, app, "CC(=O)Cl.Nc1ccc(O)cc1", "Acetyl chloride acylates the amine.")
+        await refute_typed(pilot, app)
         monkeypatch.setenv("PXP_OFFLINE_LATENCY", "30")
         await pilot.press("ctrl+s")
         assert screen.query_one(TagPicker).locked
@@ -218,39 +229,27 @@ async def test_a_hold_that_ends_on_a_timer_still_paints_what_changed() -> None:
         assert "after" in seen, "nothing was painted after the hold"
 
 
-def painted_text(screen: Any, *, from_send: bool = True) -> list[str]:
+def painted_text(screen: Any) -> list[str]:
     """The text of each frame of ``screen`` painted from the expert's next send on, as the terminal gets
     it: rendered from what each widget has painted, so a change the screen has not yet laid out and
     rendered is not in it."""
     seen: list[str] = []
-    real, submit = screen._compositor_refresh, screen._submit
-    sent = not from_send
 
-    def send(answer: Any) -> None:
-        nonlocal sent
-        sent = True
-        submit(answer)
-
-    def refresh() -> None:
-        real()
-        if sent:
+    def record(before: bool) -> None:
+        if not before:
             seen.append("\n".join(strip.text for strip in screen._compositor.render_strips()))
 
-    screen._compositor_refresh = refresh
-    screen._submit = send
+    on_paint(screen, record)
     return seen
 
 
 async def test_the_reply_and_the_turn_are_painted_whole_in_the_first_frame(db_path: Path, monkeypatch) -> None:
     """REFUTE, a fast machine: the first frame after the send has the machine's reply in its pane (not only
     in the conversation, the pane a frame later) and the expert's turn open; the metrics follow."""
-    monkeypatch.setenv("PXP_IMAGES", "none")
-    monkeypatch.setenv("PXP_OFFLINE_LATENCY", "0")
-    monkeypatch.setattr(reply_wait, "DEADLINE", 30.0)
+    fast_machine(monkeypatch)
     async with live_app(db_path, limit=1) as (app, pilot, _):
         screen = await expert_turn(pilot, app, j=2)
-        await pilot.press("2")
-        await type_answer(pilot, app, "CC(=O)Cl.Nc1ccc(O)cc1", "Acetyl chloride acylates the amine.")
+        await refute_typed(pilot, app)
         seen = painted_text(screen)
         await pilot.press("ctrl+s")
         await expert_turn(pilot, app, j=4)
@@ -271,9 +270,7 @@ async def test_the_reply_and_the_turn_are_painted_whole_in_the_first_frame(db_pa
 async def test_the_outcome_comes_first_and_the_metrics_follow_without_a_key(db_path: Path, monkeypatch) -> None:
     """RATIFY ends the session: its first frame shows the outcome; the metrics (sessions done, the table)
     are updated in a frame after it, by themselves."""
-    monkeypatch.setenv("PXP_IMAGES", "none")
-    monkeypatch.setenv("PXP_OFFLINE_LATENCY", "0")
-    monkeypatch.setattr(reply_wait, "DEADLINE", 30.0)
+    fast_machine(monkeypatch)
     async with live_app(db_path, limit=2) as (app, pilot, _):
         screen = await expert_turn(pilot, app, j=2)
         seen = painted_text(screen)
