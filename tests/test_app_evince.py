@@ -31,7 +31,7 @@ async def test_two_offline_machines_are_watched_with_their_distributions_and_mea
     async with app.run_test(size=(160, 48)) as pilot:
         screen = await wait_for(pilot, lambda: (s := session_screen(app)) and s.state == "done" and s, "the run")
         assert not screen.query_one("TagPicker").display  # the other model answers: the expert watches
-        entries = [str(e.render()) for e in screen.query_one("Conversation").query(".entry")]
+        entries = [str(e.render()) for e in screen.query_one("Conversation").entries if e.has_class("entry")]
         assert entries and all("%" in e and "█" in e for e in entries)  # every message has its bars
         information = screen.query_one("#metrics-information")
         assert information.has_class("-shown")
