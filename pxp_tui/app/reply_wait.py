@@ -13,9 +13,9 @@ deadline and ``on_slow`` shows the wait (the answer disabled, the spinner), as b
 Nothing waits on the hold: what the engine commits is handled as it arrives, only painted later.
 
 What the expert waits for (the reply, the outcome, their turn) is painted first; the panes beside it
-(the metrics, the header's counts, the conversation's note of a session's end) are updated just after
-that frame (:meth:`ReplyWait.after_frame`), in the next one: at 160x48 they were a third of the
-reply's frame.
+(the metrics, the header's counts, the conversation's note of a session's end, the footer's keys) are
+updated just after that frame (:meth:`ReplyWait.after_frame`), in the next one: at 160x48 they were a
+third of the reply's frame.
 """
 
 from __future__ import annotations
