@@ -19,7 +19,7 @@ import pytest
 from .conftest import ROOT
 
 DA1 = b"\x1b[c"
-KITTY_QUERY = re.compile(rb"\x1b_G([^;\x1b]*);AAAA\x1b\\")
+QUESTION = re.compile(rb"\x1b_G([^;\x1b]*);AAAA\x1b\\|\x1b\[c")  # kitty's graphics query, or DA1
 DONE = b"#probed"
 
 #: what each kind of terminal answers: Device Attributes (4 is Sixel), and the kitty graphics query
@@ -72,15 +72,16 @@ def in_terminal(script: str, answers: dict) -> tuple[str, list[bytes]]:
             if not chunk:
                 break
             seen += chunk
-            if DA1 in chunk:
-                asked.append(DA1)
-                if answering and answers["da1"] is not None:
-                    os.write(fd, answers["da1"])
-            for query in KITTY_QUERY.finditer(chunk):
-                asked.append(b"kitty")
-                if answering and answers["kitty"]:
-                    image_id = re.search(rb"i=(\d+)", query.group(1))
-                    os.write(fd, b"\x1b_Gi=%s;OK\x1b\\" % (image_id.group(1) if image_id else b"1"))
+            for query in QUESTION.finditer(chunk):  # answered in the order asked, as terminals do
+                if query.group(0) == DA1:
+                    asked.append(DA1)
+                    if answering and answers["da1"] is not None:
+                        os.write(fd, answers["da1"])
+                else:
+                    asked.append(b"kitty")
+                    if answering and answers["kitty"]:
+                        image_id = re.search(rb"i=(\d+)", query.group(1))
+                        os.write(fd, b"\x1b_Gi=%s;OK\x1b\\" % (image_id.group(1) if image_id else b"1"))
             if DONE in seen and answering:
                 answering = False
                 asked.append(DONE)
@@ -103,11 +104,30 @@ def test_pictures_are_drawn_as_textual_image_would_choose_and_the_terminal_is_as
     ours, asked = in_terminal(PXP, TERMINALS[terminal])
     assert drawn_by(ours) == drawn_by(theirs)
     assert drawn_by(ours) == {"xterm": "halfcell", "sixel": "sixel", "kitty": "tgp", "silent": "halfcell"}[terminal]
-    # asked before the app starts, each question once; nothing once Textual would be reading the keyboard
-    assert asked[-1] == DONE, asked
-    assert asked.count(DA1) == 1
-    assert asked.count(b"kitty") == (0 if terminal == "sixel" else 1)
+    # asked before the app starts, each question once (kitty's, then DA1: the answers come in that order);
+    # nothing once Textual would be reading the keyboard
+    assert asked == [b"kitty", DA1, DONE]
     assert "#heavy-before-the-app []" in ours  # asking loads neither numpy, Pillow nor textual-image's renderers
+
+
+#: the probe with an answer's wait of 30 s instead of 0.1 s: still running after 5 s means it waited for one
+PATIENT = f"""
+from pxp_tui.app import graphics
+graphics.WAIT = 30.0
+probe = graphics.probe()
+probe.join(5.0)
+print("#still-asking", probe.is_alive(), flush=True)
+sys.__stdout__.write("{DONE.decode()}\\n"); sys.__stdout__.flush()
+"""
+
+
+@pytest.mark.parametrize("terminal", ["xterm", "sixel", "kitty"])
+def test_a_terminal_that_answers_is_not_waited_for(terminal) -> None:
+    """xterm and tmux ignore kitty's query: textual-image, asking it alone, waits 0.1 s for nothing before the
+    first frame. Asked before DA1, whose answer comes at once, it is known unanswered at once."""
+    ours, asked = in_terminal("import sys\n" + PATIENT, TERMINALS[terminal])
+    assert "#still-asking False" in ours, ours[-2000:]
+    assert asked == [b"kitty", DA1, DONE]
 
 
 def test_sixel_pictures_are_drawn_in_the_terminal_s_own_cell_size() -> None:

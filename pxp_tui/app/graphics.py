@@ -26,13 +26,11 @@ from pxp_tui.tasks.pictures import Surface
 
 RENDERERS = ("auto", "sixel", "tgp", "halfcell", "unicode", "none")
 
-#: the questions textual-image (0.12) asks when imported, in its order: Device Attributes (Sixel is
-#: attribute 4), then, without Sixel, a kitty graphics query; as (question, answer's start, answer's end)
-QUESTIONS = (
-    ("\x1b[c", "\x1b[?", "c"),
-    ("\x1b_Gi=31,s=1,v=1,a=q,t=d,f=24;AAAA\x1b\\", "\x1b_G", "\x1b\\"),
-)
-WAIT = 0.1  # seconds for each answer, as textual-image waits
+#: the questions textual-image (0.12) asks when imported: Device Attributes (DA1; Sixel is attribute 4),
+#: then, without Sixel, a kitty graphics query; each as (question, answer's start, answer's end)
+DA1 = ("\x1b[c", "\x1b[?", "c")
+KITTY = ("\x1b_Gi=31,s=1,v=1,a=q,t=d,f=24;AAAA\x1b\\", "\x1b_G", "\x1b\\")
+WAIT = 0.1  # seconds for an answer, as textual-image waits
 
 #: the terminal's answers by their start, or the error textual-image's reader raised instead (no answer
 #: in time, something else); None until :func:`probe` has asked
@@ -57,24 +55,45 @@ def probe() -> threading.Thread | None:
 
 
 def _ask_terminal() -> None:
+    """Both questions in one go, kitty's first (kitty's own way to detect its graphics): a terminal answers
+    in order, so DA1's answer with no kitty answer before it means "no kitty graphics" at once, where
+    textual-image, asking kitty's question alone, waits :data:`WAIT` for an answer that never comes (xterm,
+    tmux, most terminals). A Sixel terminal is asked kitty's question too (a query: it draws nothing)."""
     global _answers
-    from textual_image._terminal import TerminalError, capture_terminal_response, get_cell_size
+    from textual_image._terminal import TerminalError, capture_mode, get_cell_size
 
     answers: dict[str, str | type[Exception]] = {}
-    for question, start, end in QUESTIONS:
-        try:
-            with capture_terminal_response(start, end, WAIT) as response:
-                assert sys.__stdout__ is not None
-                sys.__stdout__.write(question)
-                sys.__stdout__.flush()
-            answers[start] = response.sequence
-        except (TerminalError, TimeoutError) as exc:
-            answers[start] = type(exc)
-        answer = answers[start]
-        if question == QUESTIONS[0][0] and isinstance(answer, str) and "4" in answer[len(start) : -len(end)].split(";"):
-            break  # Sixel: textual-image asks nothing more
+    try:
+        if sys.__stdin__ is None or sys.__stdout__ is None:
+            raise TerminalError("no terminal")
+        with capture_mode():
+            sys.__stdout__.write(KITTY[0] + DA1[0])
+            sys.__stdout__.flush()
+            answer = _read_answer(sys.__stdin__.buffer.fileno())
+            if answer.startswith(KITTY[1]):
+                answers[KITTY[1]] = answer
+                answer = _read_answer(sys.__stdin__.buffer.fileno())
+            answers[DA1[1]] = answer if answer.startswith(DA1[1]) else TerminalError
+    except (TerminalError, TimeoutError) as exc:
+        answers.setdefault(DA1[1], type(exc))
+    answers.setdefault(KITTY[1], TimeoutError)  # not answered before DA1's answer: never
     _answers = answers
     get_cell_size()  # kept by textual-image: its widgets read it when imported
+
+
+def _read_answer(stdin: int) -> str:
+    """One answer of the terminal (kitty's or DA1's), read as textual-image reads one; TerminalError if
+    something else comes (a key), TimeoutError if nothing comes within :data:`WAIT`."""
+    from textual_image._terminal import TerminalError, read
+
+    sequence = ""
+    while True:
+        sequence += read(stdin, 1, WAIT)
+        for _, start, end in (KITTY, DA1):
+            if sequence.startswith(start) and len(sequence) > len(start) and sequence.endswith(end):
+                return sequence
+        if not any(start.startswith(sequence) or sequence.startswith(start) for _, start, _ in (KITTY, DA1)):
+            raise TerminalError(f"unexpected answer from the terminal: {sequence!r}")
 
 
 @contextmanager

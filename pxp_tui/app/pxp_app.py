@@ -60,11 +60,6 @@ class PXPApp(Look, App[int]):
 
         return StartScreen()
 
-    def on_mount(self) -> None:
-        from pxp_tui.engine.stopping import on_stop_signals
-
-        self._undo_signals = on_stop_signals(self._stop_signal)
-
     def _stop_signal(self, signum: int, reason: str) -> None:
         """SIGTERM, SIGHUP (the terminal closed) or SIGINT: the run pauses, with the reason, and the app exits."""
         if self._stopping is None:
@@ -72,6 +67,11 @@ class PXPApp(Look, App[int]):
             self._stopping = asyncio.ensure_future(self._leave(reason, 128 + signum, terminal_gone=gone))
 
     def on_ready(self) -> None:
+        # after the first frame (importing the engine's package costs about 5 ms); runs are driven only once
+        # :meth:`loaded`, which waits for this
+        from pxp_tui.engine.stopping import on_stop_signals
+
+        self._undo_signals = on_stop_signals(self._stop_signal)
         self._painted.set()
         if self.preload:
             self._start_loading()
@@ -106,6 +106,7 @@ class PXPApp(Look, App[int]):
 
     async def loaded(self) -> None:
         """Wait until litellm, the tasks and the drawing code are loaded (in a thread, after first paint)."""
+        await self.painted()  # so no run is driven before the stop signals are handled (:meth:`on_ready`)
         self._start_loading()
         await self._loaded.wait()
 
