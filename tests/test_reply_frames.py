@@ -286,3 +286,29 @@ async def test_the_outcome_comes_first_and_the_metrics_follow_without_a_key(db_p
     assert any("1 of 2 sessions done" in frame for frame in seen[1:]), "the metrics never followed"
     later = next(frame for frame in seen if "1 of 2 sessions done" in frame)
     assert "session 1 ended: ratified" in later.lower()  # the conversation's note of the end, with them
+
+
+async def test_a_turn_redraws_only_what_changed_in_the_answer(db_path: Path, monkeypatch) -> None:
+    """REFUTE sent with the proposal's text as it came: at the next turn the explanation field (same text,
+    cursor where it was) is not rendered again, and the tag list replaces only the prompts that changed (the
+    sent tag's mark, REJECT's note), not all four twice."""
+    from pxp_tui.app.widgets.answer_fields import ExplanationArea
+
+    fast_machine(monkeypatch)
+    async with live_app(db_path, limit=1) as (app, pilot, _):
+        screen = await expert_turn(pilot, app, j=2)
+        await pilot.press("2")
+        await pilot.pause()
+        area, choice = screen.query_one(ExplanationArea), screen.query_one(TagChoice)
+        rendered: list[Any] = []
+        replaced: list[str] = []
+        render_line, replace = area.render_line, choice.replace_option_prompt  # lines not in Textual's cache
+        monkeypatch.setattr(area, "render_line", lambda y: rendered.append(y) or render_line(y))
+        monkeypatch.setattr(choice, "replace_option_prompt", lambda i, p: replaced.append(i) or replace(i, p))
+        text = area.text
+        await pilot.press("ctrl+s")
+        await expert_turn(pilot, app, j=4)
+        await pilot.pause()
+        assert area.text == text and choice.selected is None
+    assert rendered == []
+    assert 1 <= len(replaced) <= 2, replaced

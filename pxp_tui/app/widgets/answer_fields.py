@@ -15,6 +15,7 @@ from textual.content import Content
 from textual.message import Message
 from textual.widgets import Input, OptionList, TextArea
 from textual.widgets.option_list import Option
+from textual.widgets.text_area import Selection
 
 from pxp_tui.app.css import beside
 from pxp_tui.app.widgets.lockable import Lockable
@@ -75,7 +76,8 @@ class ExplanationArea(Lockable, TextArea):
             self.text = text
         else:  # the same text (REFUTE keeps it): not loaded again, nor re-rendered; the last turn's undo goes
             self.history.clear()
-            self.move_cursor((0, 0))
+            if self.selection != Selection.cursor((0, 0)):  # moving the cursor re-renders the field
+                self.move_cursor((0, 0))
         self.start = text
         self.fresh = True
 

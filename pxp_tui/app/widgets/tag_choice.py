@@ -64,6 +64,7 @@ class TagChoice(Lockable, OptionList):
         self.selected: Tag | None = None
         self.reject_reason = ""
         self._notes = dict(MEANINGS)
+        self._drawn = {tag: (MEANINGS[tag], False) for tag in CHOICES}  # each prompt's (note, chosen) shown
         self._earlier: list[Tag | None] = []  # the choices this turn, before the current one
 
     def reset(self) -> None:
@@ -100,17 +101,22 @@ class TagChoice(Lockable, OptionList):
         """Enable REJECT, or disable it with ``reason`` shown in its place."""
         self.reject_reason = "" if allowed else f"REJECT is allowed {reason}"
         self._notes[Tag.REJECT] = MEANINGS[Tag.REJECT] if allowed else reason
-        if allowed:
-            self.enable_option(Tag.REJECT.value)
-        else:
-            self.disable_option(Tag.REJECT.value)
-            if self.selected is Tag.REJECT:
-                self.selected = None
+        if allowed == self.get_option(Tag.REJECT.value).disabled:  # each re-renders the list: only a change
+            if allowed:
+                self.enable_option(Tag.REJECT.value)
+            else:
+                self.disable_option(Tag.REJECT.value)
+        if not allowed and self.selected is Tag.REJECT:
+            self.selected = None
         self._redraw()
 
     def _redraw(self) -> None:
+        """The prompts whose note or mark changed (each replacement re-renders the list): about once a turn."""
         for i, tag in enumerate(CHOICES):
-            self.replace_option_prompt(tag.value, _prompt(i, tag, self._notes[tag], tag is self.selected))
+            drawn = (self._notes[tag], tag is self.selected)
+            if self._drawn[tag] != drawn:
+                self.replace_option_prompt(tag.value, _prompt(i, tag, *drawn))
+                self._drawn[tag] = drawn
 
     def action_choose(self, index: int) -> None:
         self.choose(CHOICES[index])
