@@ -64,20 +64,17 @@ class MachinePane(KeptParts, Vertical):
     def show(self, message: Message) -> None:
         self.message = message
         self.part(Thinking).stop()
-        self.part("#machine-head", Static).update(Content.assemble(tag_content(message.tag), f"  message {message.j}"))
-        self.part("#machine-prediction", Static).update(
-            Content.assemble((f"{self.prediction_label}: ", "bold"), message.prediction)
-        )
-        self.part("#machine-explanation", Static).update(Content(message.explanation))
-        self.part("#machine-meta", Static).update(cost_text(message.meta))
+        self.show_text("#machine-head", Content.assemble(tag_content(message.tag), f"  message {message.j}"))
+        self.show_text("#machine-prediction", Content.assemble((f"{self.prediction_label}: ", "bold"), message.prediction))
+        self.show_text("#machine-explanation", Content(message.explanation))
+        self.show_text("#machine-meta", cost_text(message.meta))
         self.part("#machine-body").scroll_home(animate=False)
 
     def clear(self, note: str) -> None:
         self.message = None
-        self.part("#machine-head", Static).update(note)
-        self.part("#machine-prediction", Static).update("")
-        self.part("#machine-explanation", Static).update("")
-        self.part("#machine-meta", Static).update("")
+        self.show_text("#machine-head", note)
+        for selector in ("#machine-prediction", "#machine-explanation", "#machine-meta"):
+            self.show_text(selector, "")
 
     def thinking(self, label: str) -> None:
         self.part(Thinking).start(label)

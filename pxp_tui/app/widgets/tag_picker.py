@@ -214,7 +214,7 @@ class TagPicker(KeptParts, Vertical):
             verdict = Content.styled(f"✗ {problem}", "$error")
         else:
             verdict = Content.styled("✓ well formed", "$success") if value.strip() else Content("")
-        self.part("#prediction-check", Static).update(Content.assemble(self.prediction_label, "  ", verdict))
+        self.show_text("#prediction-check", Content.assemble(self.prediction_label, "  ", verdict))
         self._schedule_draft(None if problem else value)
 
     def _schedule_draft(self, value: str | None) -> None:
