@@ -1,12 +1,13 @@
 """The work between the expert's send and the reply's frame, counted in Python function calls.
 
-    python benchmarks/turn_calls.py [--steps 6] [--task drug rad] [--size 80x24 160x48] [--answer ratify refute]
+    python benchmarks/turn_calls.py [--steps 6] [--task drug rad] [--size 80x24 160x48] [--answer ratify refute next]
 
 ``turn_latency.py`` times the wait; on this shared machine its speed changes by up to a half from one
 minute to the next, so a change of a tenth in the app's work does not show in milliseconds. This counts
 it: cProfile runs from ctrl+s until the end of the first frame that paints what the expert waits for
 (``ratify``: RATIFY at message 2, the session's outcome; ``refute``: REFUTE at message 2, the machine's
-reply in its pane) and reports the function calls made meanwhile (every thread's Python work on the UI
+reply in its pane; ``next``: from the ``n`` that leaves a RATIFY's outcome to the next instance's turn,
+its tag list focused) and reports the function calls made meanwhile (every thread's Python work on the UI
 loop's thread: Textual, the app, the engine, litellm). The count barely moves from run to run; the
 profiled time is cProfile's (slowed by it), for proportions only. The real app in Pilot, the offline
 machine (``PXP_OFFLINE_LATENCY=0``), pictures off (``PXP_IMAGES=none``: the pictures are drawn in threads
@@ -29,7 +30,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from turn_latency import make_run, until  # this folder's helpers
 
-KEYS = {"ratify": "1", "refute": "2"}
+KEYS = {"ratify": "1", "refute": "2", "next": "1"}
 
 
 async def count(task: str, size: tuple[int, int], steps: int, answer: str) -> list[int]:
@@ -42,6 +43,8 @@ async def count(task: str, size: tuple[int, int], steps: int, answer: str) -> li
     state: dict[str, Any] = {"profile": None, "painted": False}
 
     def awaited(widget: Widget) -> bool:  # what the expert waits for, rendered
+        if answer == "next":
+            return widget.id == "picker-tags" and widget.has_focus
         return isinstance(widget, OutcomeBanner) if answer == "ratify" else widget.id == "machine-explanation"
 
     render_lines, refresh_layout = Widget.render_lines, Screen._refresh_layout
@@ -72,17 +75,27 @@ async def count(task: str, size: tuple[int, int], steps: int, answer: str) -> li
                     await pilot.press(KEYS[answer])
                     await pilot.pause(0.3)
                     profile = cProfile.Profile()
-                    state.update(profile=profile, painted=False, done=None)
-                    profile.enable()
+                    if answer != "next":
+                        state.update(profile=profile, painted=False, done=None)
+                        profile.enable()
                     await pilot.press("ctrl+s")
-                    await until(lambda: state["done"] is not None, what="the reply's frame")
-                    if step:  # the first: imports, caches
+                    if answer != "next":
+                        await until(lambda: state["done"] is not None, what="the reply's frame")
+                    if step and answer != "next":  # the first: imports, caches
                         calls.append(pstats.Stats(state["done"]).total_calls)  # type: ignore[attr-defined]
                     if answer == "refute":
                         await until(lambda: _turn(app, 4), what="the expert's turn at message 4")
                         await pilot.press("1", "ctrl+s")
                     await until(lambda s=screen: s.state == "outcome", what="the outcome")
+                    if answer == "next":  # the outcome read, the next session's proposal drawn ahead meanwhile
+                        await pilot.pause(0.5)
+                        state.update(profile=profile, painted=False, done=None)
+                        profile.enable()
                     await pilot.press("n")
+                    if answer == "next":
+                        await until(lambda: state["done"] is not None, what="the next turn's frame")
+                        if step:
+                            calls.append(pstats.Stats(state["done"]).total_calls)  # type: ignore[attr-defined]
     finally:
         Widget.render_lines, Screen._refresh_layout = render_lines, refresh_layout  # type: ignore[method-assign]
     return calls
@@ -100,10 +113,11 @@ def main() -> None:
     parser.add_argument("--steps", type=int, default=6)
     parser.add_argument("--task", nargs="+", default=["drug", "rad"], choices=["drug", "rad"])
     parser.add_argument("--size", nargs="+", default=["80x24", "160x48"])
-    parser.add_argument("--answer", nargs="+", default=["ratify", "refute"], choices=list(KEYS))
+    parser.add_argument("--answer", nargs="+", default=["ratify", "refute", "next"], choices=list(KEYS))
+    parser.add_argument("--images", default="none", help="PXP_IMAGES (default none; halfcell: the pictures' UI work counted too)")
     args = parser.parse_args()
     os.environ["PXP_OFFLINE_LATENCY"] = "0"
-    os.environ["PXP_IMAGES"] = "none"
+    os.environ["PXP_IMAGES"] = args.images
     print("function calls from ctrl+s to the end of the frame that paints the reply (median, range)")
     for task in args.task:
         for size in args.size:
