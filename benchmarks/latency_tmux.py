@@ -3,7 +3,8 @@
 The app runs in a child process (``turn_latency.py --child``) that installs the same probe as the
 Pilot mode and writes what it recorded when the app exits, so that the times seen on the screen can
 be broken down. The screen is read through a tmux control-mode client (one long-lived connection:
-no process started per read), every few milliseconds; keys go through the same connection.
+no process started per read) each time the app has written to it, and timed by when that output came
+in (:class:`Control`); keys go through the same connection.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from __future__ import annotations
 import faulthandler
 import os
 import re
+import select
 import shlex
 import signal
 import subprocess
@@ -27,7 +29,14 @@ TMUX_CONF = "set -g status off\nset -g default-terminal tmux-256color\nset -sg e
 
 
 class Control:
-    """A tmux control-mode client: commands in, their output back, no notifications of pane output."""
+    """A tmux control-mode client: commands in, their output back, and the pane's output noticed as it comes.
+
+    tmux tells a control client about the pane's output (``%output``) once it has read it into the pane's
+    screen, and before its reply to any later command. So the time the last such notice arrived before a
+    ``capture-pane``'s reply (:attr:`shown_at`) is when the screen it returns had come in, at the latest;
+    and between reads the client waits for the next notice (:meth:`wait_output`) instead of asking tmux
+    for the screen every few milliseconds.
+    """
 
     def __init__(self, socket: str, target: str):
         self.proc = subprocess.Popen(
@@ -36,26 +45,56 @@ class Control:
             stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL,
         )
+        assert self.proc.stdout is not None
+        self.fd = self.proc.stdout.fileno()
         self.target = target
-        self.command("refresh-client -f no-output")
+        self.lines: list[bytes] = []  # read, not yet handled
+        self.partial = b""
+        self.output_at = now()  # when the last %output notice arrived
+        self.shown_at = now()  # the screen the last command saw had come in by then
+        self.command("display-message -p ready")
+
+    def _line(self, timeout: float | None) -> bytes | None:
+        """The next line from tmux (None if nothing comes within ``timeout``); a %output notice is timed."""
+        while not self.lines:
+            if timeout is not None and not select.select([self.fd], [], [], max(timeout, 0.0))[0]:
+                return None
+            chunk = os.read(self.fd, 1 << 16)
+            if not chunk:
+                raise RuntimeError("the tmux control client closed")
+            *complete, self.partial = (self.partial + chunk).split(b"\n")
+            self.lines.extend(complete)
+        line = self.lines.pop(0)
+        if line.startswith(b"%output"):
+            self.output_at = now()
+        return line
 
     def command(self, line: str) -> list[str]:
-        assert self.proc.stdin is not None and self.proc.stdout is not None
+        assert self.proc.stdin is not None
         self.proc.stdin.write(line.encode() + b"\n")
         self.proc.stdin.flush()
         out: list[str] = []
         inside = False
         while True:
-            raw = self.proc.stdout.readline()
-            if not raw:
-                raise RuntimeError("the tmux control client closed")
-            text = raw.decode("utf-8", "replace").rstrip("\n")
+            raw = self._line(None)
+            assert raw is not None
+            text = raw.decode("utf-8", "replace")
             if text.startswith("%begin"):
                 inside, out = True, []
+                self.shown_at = self.output_at
             elif inside and (text.startswith("%end") or text.startswith("%error")):
                 return out
             elif inside:
                 out.append(text)
+
+    def wait_output(self, timeout: float) -> None:
+        """Until the pane has written something since the last command's screen (or ``timeout``)."""
+        deadline = now() + timeout
+        while self.output_at <= self.shown_at:
+            if self._line(deadline - now()) is None:
+                return
+        while self._line(0.0) is not None:  # the rest of what has come
+            pass
 
     def screen(self) -> str:
         return "\n".join(self.command(f"capture-pane -p -t {self.target}"))
@@ -168,7 +207,7 @@ def drive(
                 moved_on = False
                 while now() < deadline:
                     screen = control.screen()
-                    t = now()
+                    t = control.shown_at  # that screen had come in by then
                     # a session's outcome stays until the expert moves on: this expert presses n at once
                     if last and not moved_on and f"Session {order + 1} ended" in screen:
                         step.outcome = t
@@ -187,7 +226,7 @@ def drive(
                     if _ready(screen, nxt_session, total, nxt_j):
                         step.ready = t
                         break
-                    time.sleep(0.003)
+                    control.wait_output(0.05)
                 else:
                     raise RuntimeError(f"session {nxt_session} message {nxt_j} never came; the screen was:\n{control.screen()}")
                 steps.append(step)
@@ -229,7 +268,7 @@ def _wait(control: Control, condition: Any, patience: float, what: str) -> str:
         screen = control.screen()
         if condition(screen):
             return screen
-        time.sleep(0.005)
+        control.wait_output(0.05)
     raise RuntimeError(f"gave up waiting for {what}; the screen was:\n{control.screen()}")
 
 

@@ -10,6 +10,7 @@ import sys
 import pytest
 
 from .conftest import ROOT
+from .terminal import needs_tmux
 
 BENCHMARK = ROOT / "benchmarks" / "turn_latency.py"
 
@@ -54,6 +55,28 @@ def test_turn_latency_runs_two_sessions_in_pilot_and_prints_its_tables(tmp_path)
 
     steps = json.loads(out.read_text())[0]["steps"]
     assert [(s["order"], s["j"], s["tag"]) for s in steps] == [(0, 2, "RATIFY"), (1, 2, "RATIFY")]
+
+
+@pytest.mark.slow
+@needs_tmux
+def test_turn_latency_in_tmux_sees_each_frame_after_the_app_drew_it(tmp_path) -> None:
+    """tmux mode times the screen by when tmux had the app's output (its %output notices), not by a poll: a
+    time seen on the screen is never before the app drew that frame (the app's own stamps, in its process)."""
+    import json
+
+    out = tmp_path / "steps.json"
+    done = run_benchmark(
+        BENCHMARK.name,
+        *("--sessions", "3", "--task", "drug", "--size", "80x24", "--mode", "tmux", "--think", "0.2"),
+        *("--litellm-calls", "0", "--json", str(out)),
+        cwd=tmp_path,
+    )
+    assert "(b) ... visible in tmux" in done.stdout
+    steps = json.loads(out.read_text())[0]["steps"]
+    assert len(steps) == 3
+    for step in steps:
+        assert step["screen_outcome"] >= step["outcome"] > 0, step
+        assert step["screen_ready"] >= step["ready"] > 0, step
 
 
 @pytest.mark.slow
