@@ -175,6 +175,40 @@ async def test_showing_the_same_picture_again_keeps_it_on_screen() -> None:
     assert len(drawn) == 2
 
 
+async def test_the_next_half_cell_picture_takes_the_place_of_the_one_on_screen(monkeypatch) -> None:
+    """The next instance's picture, in half-cell blocks: the widget on the screen shows its lines (a new widget
+    would be styled and mounted in the next turn's first frame); one of other cells is laid out anew."""
+    from PIL import Image
+
+    from pxp_tui.app.halfcell import HalfcellView
+
+    monkeypatch.setenv("PXP_IMAGES", "halfcell")
+
+    def solid(colour: str, size: tuple[int, int] = (20, 10)) -> Any:
+        return lambda surface: Image.new("RGB", size, colour)
+
+    class One(App[None]):
+        def compose(self) -> ComposeResult:
+            yield Picture(id="pic")
+
+    CACHE.clear()
+    app = One()
+    async with app.run_test(size=(40, 12)) as pilot:
+        picture = app.query_one(Picture)
+        picture.show(solid("white"), key=("test", "white"))
+        await wait_for(pilot, lambda: picture.query(HalfcellView), "the first picture shown")
+        shown = picture.query_one(HalfcellView)
+        first = shown.render_line(0)
+        picture.show(solid("black"), key=("test", "black"))
+        await wait_for(pilot, lambda: shown.render_line(0) != first, "the next picture shown")
+        assert picture.query_one(HalfcellView) is shown and len(picture.query(".picture-image")) == 1
+        cells = shown.picture.cells
+        picture.show(solid("red", (10, 10)), key=("test", "square"))  # other cells: the frame fits it anew
+        await wait_for(pilot, lambda: shown.picture.cells != cells, "the square picture shown")
+        await pilot.pause()
+        assert shown.size.width == shown.picture.cells[0]
+
+
 async def test_escape_right_after_a_send_cancels_the_machines_call(db_path: Path, monkeypatch) -> None:
     """Within the send's hold (the answer locked, not yet disabled) escape still reaches the screen."""
     fast_machine(monkeypatch)

@@ -73,6 +73,14 @@ class HalfcellView(Widget):
         super().__init__(classes=classes)
         self.picture = picture
 
+    def show(self, picture: HalfcellPicture) -> None:
+        """Show ``picture`` instead: the same widget, its lines replaced (laid out again only for other cells)."""
+        resized = picture.cells != self.picture.cells
+        self.picture = picture
+        if resized:
+            self.clear_cached_dimensions()
+        self.refresh(layout=resized)
+
     def get_content_width(self, container: Size, viewport: Size) -> int:
         return self.picture.cells[0]
 

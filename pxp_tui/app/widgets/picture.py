@@ -207,8 +207,11 @@ class Picture(Widget):
             # the same picture in the same cells, drawn again for a frame a row taller or shorter (the machine's
             # message above it changed length): the one on the screen stays, and is not sent to the terminal again
             return
-        on_screen.remove()
         self._shown_key = key if shown is not None else None
+        if isinstance(shown, HalfcellView) and len(on_screen) == 1 and isinstance(on_screen[0], HalfcellView):
+            on_screen[0].show(shown.picture)  # the lines swapped in the widget on the screen: no new widget to style
+            return
+        on_screen.remove()
         if shown is not None:
             frame.mount(shown)
 
