@@ -32,6 +32,9 @@ DEADLINE = APPEAR_AFTER
 #: how many times (a millisecond apart) the end of a hold waits for the widgets it mounted
 MOUNT_WAIT = 30
 
+#: seconds after a hold that awaited nothing (an outcome) before the updates for the next frame run
+AFTER_FRAME = 0.02
+
 
 def _unreported(screen: Any, awaited: tuple[Any, ...]) -> bool:
     """Whether a widget of ``screen`` is not yet mounted, or one shown in ``awaited`` (and what they hold) has
@@ -62,6 +65,7 @@ class ReplyWait:
         self._timer: Any = None
         self._hold = 0  # which hold is open: a release that waited for mounts never ends a later one
         self._after: list[Callable[[], None]] = []  # updates for the frame after the hold's, in order
+        self._awaited = False  # the hold's end waits for widgets to report (then the screen has a frame to paint)
 
     @property
     def active(self) -> bool:
@@ -82,6 +86,7 @@ class ReplyWait:
         waits for) have reported their changes, so that they are in the same frame. Does nothing if not
         holding."""
         self._stop_timer()
+        self._awaited = bool(awaited)
         self._release(self._hold, MOUNT_WAIT, awaited)
 
     def after_frame(self, update: Callable[[], None]) -> None:
@@ -102,6 +107,10 @@ class ReplyWait:
         with self.node.app.batch_update():
             self.flush()
 
+    def _flush_on_timer(self) -> None:
+        self._flush_batched()
+        self.node.screen.check_idle()  # a timer's callback: the screen paints when next idle (see :meth:`_close`)
+
     def _release(self, hold: int, patience: int, awaited: tuple[Any, ...] = ()) -> None:
         if self._frames is None or hold != self._hold:
             return
@@ -114,8 +123,13 @@ class ReplyWait:
         frames, self._frames = self._frames, None
         if frames is not None:
             frames.close()
-            if self._after:  # run by the screen after its next frame (the hold's: something changed)
+            if self._after and self._awaited:  # run by the screen after its next frame (the hold's: something changed)
                 self.node.call_after_refresh(self._flush_batched)
+            elif self._after:
+                # Nothing awaited (an outcome): its widgets have not yet told the screen what changed, so the
+                # screen is idle with nothing to paint, and Textual runs an after-refresh callback at once,
+                # before the frame. A moment later instead: after the frame, in all but a very slow one.
+                self.node.set_timer(AFTER_FRAME, self._flush_on_timer)
             # Ending a batch does not paint: the screen paints when it is next idle, i.e. after one of
             # its messages. A timer's callback (the deadline, or the wait for mounts under load) runs
             # outside the screen's messages, so without this the frame waited for the expert's next key.
