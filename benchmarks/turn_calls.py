@@ -1,12 +1,12 @@
 """The work between the expert's send and the reply's frame, counted in Python function calls.
 
-    python benchmarks/turn_calls.py [--steps 6] [--task drug rad] [--size 80x24 160x48] [--answer ratify refute next]
+    python benchmarks/turn_calls.py [--steps 6] [--task drug rad] [--size 80x24 160x48] [--answer ratify refute ratify4 next]
 
 ``turn_latency.py`` times the wait; on this shared machine its speed changes by up to a half from one
 minute to the next, so a change of a tenth in the app's work does not show in milliseconds. This counts
 it: cProfile runs from ctrl+s until the end of the first frame that paints what the expert waits for
 (``ratify``: RATIFY at message 2, the session's outcome; ``refute``: REFUTE at message 2, the machine's
-reply in its pane; ``next``: from the ``n`` that leaves a RATIFY's outcome to the next instance's turn,
+reply in its pane; ``ratify4``: RATIFY at message 4, after a reply, the outcome; ``next``: from the ``n`` that leaves a RATIFY's outcome to the next instance's turn,
 its tag list focused) and reports the function calls made meanwhile (every thread's Python work on the UI
 loop's thread: Textual, the app, the engine, litellm). The count barely moves from run to run; the
 profiled time is cProfile's (slowed by it), for proportions only. The real app in Pilot, the offline
@@ -30,7 +30,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from turn_latency import make_run, until  # this folder's helpers
 
-KEYS = {"ratify": "1", "refute": "2", "next": "1"}
+KEYS = {"ratify": "1", "refute": "2", "ratify4": "1", "next": "1"}
 
 
 async def count(task: str, size: tuple[int, int], steps: int, answer: str) -> list[int]:
@@ -45,7 +45,7 @@ async def count(task: str, size: tuple[int, int], steps: int, answer: str) -> li
     def awaited(widget: Widget) -> bool:  # what the expert waits for, rendered
         if answer == "next":
             return widget.id == "picker-tags" and widget.has_focus
-        return isinstance(widget, OutcomeBanner) if answer == "ratify" else widget.id == "machine-explanation"
+        return isinstance(widget, OutcomeBanner) if answer in ("ratify", "ratify4") else widget.id == "machine-explanation"
 
     render_lines, refresh_layout = Widget.render_lines, Screen._refresh_layout
 
@@ -72,6 +72,12 @@ async def count(task: str, size: tuple[int, int], steps: int, answer: str) -> li
                 for step in range(steps + 1):
                     screen = await until(lambda: _turn(app, 2), what="the expert's turn")
                     await pilot.pause(0.3)
+                    if answer == "ratify4":  # REFUTE with the proposal's answer (the machine ratifies it), then RATIFY
+                        await pilot.press("2")
+                        await pilot.pause(0.3)
+                        await pilot.press("ctrl+s")
+                        await until(lambda: _turn(app, 4), what="the expert's turn at message 4")
+                        await pilot.pause(0.3)
                     await pilot.press(KEYS[answer])
                     await pilot.pause(0.3)
                     profile = cProfile.Profile()
@@ -113,7 +119,7 @@ def main() -> None:
     parser.add_argument("--steps", type=int, default=6)
     parser.add_argument("--task", nargs="+", default=["drug", "rad"], choices=["drug", "rad"])
     parser.add_argument("--size", nargs="+", default=["80x24", "160x48"])
-    parser.add_argument("--answer", nargs="+", default=["ratify", "refute", "next"], choices=list(KEYS))
+    parser.add_argument("--answer", nargs="+", default=["ratify", "refute", "ratify4", "next"], choices=list(KEYS))
     parser.add_argument("--images", default="none", help="PXP_IMAGES (default none; halfcell: the pictures' UI work counted too)")
     args = parser.parse_args()
     os.environ["PXP_OFFLINE_LATENCY"] = "0"

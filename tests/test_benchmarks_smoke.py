@@ -103,6 +103,6 @@ def test_turn_trace_stamps_every_milestone_of_the_critical_path_in_order(tmp_pat
 def test_turn_calls_counts_the_work_before_each_kind_of_reply(tmp_path) -> None:
     done = run_benchmark("turn_calls.py", "--steps", "2", "--task", "drug", "--size", "80x24", cwd=tmp_path)
     rows = {line.split()[2]: line.split() for line in done.stdout.splitlines()[1:]}
-    assert set(rows) == {"ratify", "refute", "next"}, done.stdout
+    assert set(rows) == {"ratify", "refute", "ratify4", "next"}, done.stdout
     for row in rows.values():
         assert row[:2] == ["drug", "80x24"] and int(row[3].replace(",", "")) > 1000  # calls made, counted
