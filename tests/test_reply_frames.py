@@ -146,6 +146,13 @@ async def test_the_next_proposal_is_drawn_while_the_outcome_is_read(db_path: Pat
     assert isinstance(first["focused"], TagChoice)  # focused in the first frame of the turn, not a frame later
 
 
+class OnePicture(App[None]):
+    """A picture alone, as the session's panes hold one."""
+
+    def compose(self) -> ComposeResult:
+        yield Picture(id="pic")
+
+
 async def test_showing_the_same_picture_again_keeps_it_on_screen() -> None:
     drawn: list[Any] = []
 
@@ -155,12 +162,8 @@ async def test_showing_the_same_picture_again_keeps_it_on_screen() -> None:
         drawn.append(surface)
         return Image.new("RGB", (20, 10), "white")
 
-    class One(App[None]):
-        def compose(self) -> ComposeResult:
-            yield Picture(id="pic")
-
     CACHE.clear()
-    app = One()
+    app = OnePicture()
     async with app.run_test(size=(40, 12)) as pilot:
         picture = app.query_one(Picture)
         picture.show(draw, caption="proposed", key=("test", "same"))
@@ -187,12 +190,8 @@ async def test_the_next_half_cell_picture_takes_the_place_of_the_one_on_screen(m
     def solid(colour: str, size: tuple[int, int] = (20, 10)) -> Any:
         return lambda surface: Image.new("RGB", size, colour)
 
-    class One(App[None]):
-        def compose(self) -> ComposeResult:
-            yield Picture(id="pic")
-
     CACHE.clear()
-    app = One()
+    app = OnePicture()
     async with app.run_test(size=(40, 12)) as pilot:
         picture = app.query_one(Picture)
         picture.show(solid("white"), key=("test", "white"))
