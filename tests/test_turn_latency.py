@@ -22,7 +22,7 @@ from pxp_tui.app.widgets.machine_pane import latency_text
 from pxp_tui.tasks import get_task
 from pxp_tui.tasks.pictures import Surface
 
-from .app_helpers import expert_turn, make_run, wait_for
+from .app_helpers import expert_turn, make_run, outcome_shown, wait_for
 
 MESSAGES = [{"role": "user", "content": "Target: CCO\nPropose reactants."}]
 
@@ -203,6 +203,34 @@ async def test_the_footer_shows_the_keys_of_each_turn_without_mounting_them_agai
         await wait_for(pilot, lambda: screen.exchange.order == 2, "the third session")
         await wait_for(pilot, lambda: footer(screen).get("Send") == (True, True), "Send enabled again")
         assert {id(k) for k in screen.query(FooterKey)} == keys  # the same keys, shown and hidden in place
+
+
+async def test_the_footers_keys_keep_their_places_from_turn_to_turn_across_an_outcome(db_path: Path, monkeypatch) -> None:
+    """The keys an outcome hides (g Guards, n Note, x Skip instance) came back at the footer's end after it: a
+    keyboard user's keys moved once a run."""
+    from textual.widgets._footer import FooterKey
+
+    monkeypatch.setenv("PXP_IMAGES", "none")
+    monkeypatch.setenv("PXP_OFFLINE_LATENCY", "0")
+    app = PXPApp(db_path, run_id=make_run(db_path, limit=3))
+
+    def shown(screen: Any) -> list[str]:
+        return [k.description for k in screen.query(FooterKey) if k.display and not k.has_class("-command-palette")]
+
+    async with app.run_test(size=(160, 48)) as pilot:
+        screen = await expert_turn(pilot, app, j=2)
+        await wait_for(pilot, lambda: "Send" in shown(screen), "the turn's keys")
+        await pilot.pause(0.3)
+        first = shown(screen)
+        assert "Guards" in first and "Cancel machine call" not in first
+        await pilot.press("1", "ctrl+s")
+        await outcome_shown(pilot, app)
+        await pilot.pause(0.3)
+        await pilot.press("n")
+        await expert_turn(pilot, app, j=2)
+        await wait_for(pilot, lambda: "Send" in shown(screen), "the next turn's keys")
+        await pilot.pause(0.3)
+        assert shown(screen) == first
 
 
 async def test_the_machine_s_reply_is_painted_before_the_footer_changes_its_keys(db_path: Path, monkeypatch) -> None:

@@ -48,8 +48,10 @@ class QuickFooter(FittingFooter):
             yield from super().compose()  # FittingFooter's: Footer's keys, fitted
             return
         items: list[Widget] = []
-        # the keys shown now, in their order, then those shown before (hidden until they are active again)
-        self._known = {place: (b, t) for place, (b, _, t) in active.items()} | self._known
+        # every key shown so far (those not active now hidden), each keeping its place from turn to turn: a new
+        # key goes in after the active key before it (an outcome's n: next instance, after the turn's keys)
+        entries = self._known | {place: (b, t) for place, (b, _, t) in active.items()}
+        self._known = {place: entries[place] for place in _merged(list(self._known), list(active))}
         for place, (binding, tooltip) in self._known.items():
             key = FooterKey(
                 binding.key,
@@ -119,3 +121,16 @@ class QuickFooter(FittingFooter):
         palette = len(self.query(FooterKey)) - len(keys)
         if self.styles.grid_size_columns != len(active) + palette:
             self.styles.grid_size_columns = len(active) + palette
+
+
+def _merged(known: list[Any], active: list[Any]) -> list[Any]:
+    """``known``'s order, with each key of ``active`` not in it placed just after the active key before it."""
+    order = list(known)
+    after = -1
+    for place in active:
+        if place in order:
+            after = order.index(place)
+        else:
+            after += 1
+            order.insert(after, place)
+    return order
