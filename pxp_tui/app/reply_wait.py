@@ -65,7 +65,6 @@ class ReplyWait:
         self._timer: Any = None
         self._hold = 0  # which hold is open: a release that waited for mounts never ends a later one
         self._after: list[Callable[[], None]] = []  # updates for the frame after the hold's, in order
-        self._awaited = False  # the hold's end waits for widgets to report (then the screen has a frame to paint)
 
     @property
     def active(self) -> bool:
@@ -86,7 +85,6 @@ class ReplyWait:
         waits for) have reported their changes, so that they are in the same frame. Does nothing if not
         holding."""
         self._stop_timer()
-        self._awaited = bool(awaited)
         self._release(self._hold, MOUNT_WAIT, awaited)
 
     def after_frame(self, update: Callable[[], None]) -> None:
@@ -117,18 +115,19 @@ class ReplyWait:
         if patience > 0 and _unreported(self.node.screen, awaited):
             self.node.set_timer(0.001, lambda: self._release(hold, patience - 1, awaited))
             return
-        self._close()
+        self._close(reported=bool(awaited))
 
-    def _close(self) -> None:
+    def _close(self, reported: bool = False) -> None:
+        """End the hold; ``reported``: the widgets that changed have told the screen (``end`` awaited them)."""
         frames, self._frames = self._frames, None
         if frames is not None:
             frames.close()
-            if self._after and self._awaited:  # run by the screen after its next frame (the hold's: something changed)
+            if self._after and reported:  # run by the screen after its next frame (the hold's: something changed)
                 self.node.call_after_refresh(self._flush_batched)
             elif self._after:
-                # Nothing awaited (an outcome): its widgets have not yet told the screen what changed, so the
-                # screen is idle with nothing to paint, and Textual runs an after-refresh callback at once,
-                # before the frame. A moment later instead: after the frame, in all but a very slow one.
+                # Nothing awaited (an outcome, the deadline): what changed may not yet be told to the screen, so
+                # it is idle with nothing to paint, and Textual runs an after-refresh callback at once, before
+                # the frame. A moment later instead: after the frame, in all but a very slow one.
                 self.node.set_timer(AFTER_FRAME, self._flush_on_timer)
             # Ending a batch does not paint: the screen paints when it is next idle, i.e. after one of
             # its messages. A timer's callback (the deadline, or the wait for mounts under load) runs

@@ -118,9 +118,12 @@ class TagPicker(KeptParts, Vertical):
 
     def _lock(self, locked: bool) -> None:
         self.locked = locked
-        for field in self.query("*"):
-            if isinstance(field, Lockable):
-                field.locked = locked
+        if self._lockables is None:  # the answer's fields are composed once: found once (twice a turn otherwise)
+            self._lockables = [field for field in self.query("*") if isinstance(field, Lockable)]
+        for field in self._lockables:
+            field.locked = locked
+
+    _lockables: list[Lockable] | None = None
 
     def clear(self) -> None:
         """Forget the last turn's answer (a new session): no tag chosen, empty fields."""
