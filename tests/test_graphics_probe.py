@@ -51,12 +51,14 @@ print("#drawn-by", kind, flush=True)
 """
 
 
-def in_terminal(script: str, answers: dict) -> tuple[str, list[bytes]]:
+def in_terminal(script: str, answers: dict, *, pixels: bool = True) -> tuple[str, list[bytes]]:
     """Run ``script`` in a pseudo-terminal that answers as ``answers`` says until the script prints #probed
-    (then, as under Textual, nothing more answers); what it printed, and every question it asked, in order."""
+    (then, as under Textual, nothing more answers); what it printed, and every question it asked, in order.
+    ``pixels=False``: the terminal gives its size in cells only (mosh, a serial line), and never answers the
+    question of its cell size either."""
     pid, fd = pty.fork()
     if pid == 0:  # 80 x 24 cells of 8 x 16 pixels
-        fcntl.ioctl(0, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 80, 80 * 8, 24 * 16))
+        fcntl.ioctl(0, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 80, 80 * 8 if pixels else 0, 24 * 16 if pixels else 0))
         os.environ.update({"PYTHONPATH": str(ROOT), "PXP_IMAGES": "auto", "TERM": "xterm-256color"})
         os.execv(sys.executable, [sys.executable, "-c", script])
     seen, asked, answering = b"", [], True
@@ -133,6 +135,15 @@ def test_a_terminal_that_answers_is_not_waited_for(terminal) -> None:
 def test_sixel_pictures_are_drawn_in_the_terminal_s_own_cell_size() -> None:
     ours, _ = in_terminal(PXP, TERMINALS["sixel"])
     assert "#drawn-by sixel (80, 80)" in ours  # 10 x 5 cells of 8 x 16 pixels
+
+
+def test_a_terminal_that_does_not_tell_its_cell_size_gets_no_traceback() -> None:
+    """textual-image logs a warning with a traceback when the terminal does not tell its cell size in pixels;
+    with no logging set up, Python wrote it on the terminal, where it stayed after the app quit."""
+    ours, asked = in_terminal(PXP, TERMINALS["sixel"], pixels=False)
+    assert "#drawn-by sixel (100, 100)" in ours, ours[-2000:]  # textual-image's default cells, 10 x 20 pixels
+    assert "Traceback" not in ours and "cell size" not in ours, ours[-2000:]
+    assert asked == [b"kitty", DA1, DONE]
 
 
 def test_without_a_terminal_nothing_is_asked_and_pictures_are_drawn_as_text() -> None:

@@ -14,6 +14,7 @@ terminal has them, half-cell blocks otherwise, including inside tmux), ``sixel``
 from __future__ import annotations
 
 import io
+import logging
 import os
 import sys
 import threading
@@ -36,6 +37,12 @@ WAIT = 0.1  # seconds for an answer, as textual-image waits
 #: in time, something else); None until :func:`probe` has asked
 _answers: dict[str, str | type[Exception]] | None = None
 _loading = threading.Lock()
+
+
+# textual-image logs a warning with a traceback when the terminal does not tell its cell size (it then assumes
+# VT340 cells); with no handler, Python prints it on the terminal, where it stays after the app. A handler of
+# nothing keeps it off the terminal, and lets a program that sets up logging still receive it.
+logging.getLogger("textual_image").addHandler(logging.NullHandler())
 
 
 def renderer() -> str:
