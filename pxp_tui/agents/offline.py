@@ -95,6 +95,23 @@ def estimate_tokens(messages: list[dict[str, Any]]) -> int:
     return math.ceil(chars / 4) + 85 * images
 
 
+#: the model of :func:`warm_up`: it answers nothing, and is registered only for that call
+WARM_UP = "warm-up"
+
+
+def warm_up(litellm: Any) -> None:
+    """One call through litellm's whole path, with a model that answers nothing. litellm builds much of what
+    a call needs on its first one (imports, pydantic schemas: about 0.25 s here); made once beforehand, in a
+    thread, it is not added to the first message of a run. Nothing of it is kept: not a blackboard's business."""
+    register(WARM_UP, lambda messages: "")
+    try:
+        litellm.completion(model=f"{PROVIDER}/{WARM_UP}", messages=[{"role": "user", "content": WARM_UP}])
+    except Exception:  # noqa: BLE001 - only a head start: the run's own calls report any real fault
+        pass
+    finally:
+        _MODELS.pop(WARM_UP, None)
+
+
 def install(litellm: Any) -> None:
     """Register the provider with litellm (idempotent)."""
     from litellm import CustomLLM

@@ -10,6 +10,7 @@ HEAVY = ("textual_plotext",)
 
 def load(tasks: list[str]) -> None:
     """Import everything a session needs, so that nothing slow is imported on the UI loop later."""
+    from pxp_tui.agents import offline
     from pxp_tui.agents.llm import load_litellm
     from pxp_tui.app import graphics
     from pxp_tui.tasks import get_task
@@ -23,4 +24,4 @@ def load(tasks: list[str]) -> None:
         import_module(module)
     import pxp_tui.runs.execute  # noqa: F401 - the run wiring (agents, blackboard)
 
-    load_litellm()  # about 2 s
+    offline.warm_up(load_litellm())  # about 2 s, and litellm's first call (0.25 s) not in the run's first message
