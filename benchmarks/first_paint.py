@@ -73,7 +73,8 @@ def first_paint_tmux(command: list[str], marker: bytes, cwd: str, limit: float =
     import subprocess
     import uuid
 
-    tmux = ["tmux", "-L", f"pxp-bench-{uuid.uuid4().hex[:8]}"]
+    socket = f"pxp-bench-{uuid.uuid4().hex[:8]}"
+    tmux = ["tmux", "-L", socket]
     started = time.perf_counter()
     subprocess.run(
         [*tmux, "new-session", "-d", "-c", cwd, "-x", "160", "-y", "48", "env", "-u", "COLUMNS", "-u", "LINES", *command],
@@ -88,6 +89,8 @@ def first_paint_tmux(command: list[str], marker: bytes, cwd: str, limit: float =
         raise RuntimeError(f"no {marker!r} on the screen after {limit} s")
     finally:
         subprocess.run([*tmux, "kill-server"], check=False)
+        # tmux (3.3) leaves its socket file behind
+        Path(os.environ.get("TMUX_TMPDIR", "/tmp"), f"tmux-{os.getuid()}", socket).unlink(missing_ok=True)
 
 
 #: run under ``python -X importtime``: the terminal stays on a copy of stderr (Textual writes there), the

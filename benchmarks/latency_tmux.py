@@ -244,6 +244,8 @@ def drive(
         if control is not None:
             control.close()
         subprocess.run([*tmux, "kill-server"], check=False, capture_output=True)
+        # tmux (3.3) leaves its socket file behind
+        Path(os.environ.get("TMUX_TMPDIR", "/tmp"), f"tmux-{os.getuid()}", socket).unlink(missing_ok=True)
     return steps
 
 

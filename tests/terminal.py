@@ -91,6 +91,8 @@ class Tmux:
 
     def close(self) -> None:
         self.tmux("kill-server")
+        # tmux (3.3) leaves its socket file behind, whether killed or ended with its last session
+        Path(os.environ.get("TMUX_TMPDIR", "/tmp"), f"tmux-{os.getuid()}", self.socket).unlink(missing_ok=True)
 
 
 def expert_turn(tmux: Tmux, name: str, session: int, total: int) -> str:
