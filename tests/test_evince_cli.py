@@ -117,7 +117,9 @@ def test_distributions_without_a_second_machine_are_stored_for_the_proxy_run(cap
     assert all(sum(p > 0 for p in json.loads(m[0]).values()) <= 3 for m in machine)
     assert rows(db, "SELECT COUNT(*) FROM messages WHERE sender = 'human' AND distribution IS NOT NULL")[0][0] == 0
     _, out, _ = pxp(capsys, "report", "--db", db)
-    assert "Information (EVINCE)" not in out
+    # no rounds, but the machine's first and last distributions are evaluated against the labels
+    assert "No rounds: no session of these runs has both agents' distributions" in out
+    assert "| machine, first | 3 | 3 |" in out and "| other, first |" not in out
 
 
 def _second_machine(request: Request) -> str:

@@ -10,6 +10,7 @@ if TYPE_CHECKING:
 
 #: task name -> "module:class"
 TASKS: dict[str, str] = {
+    "diagnosis": "pxp_tui.tasks.diagnosis.task:DiagnosisTask",
     "drug": "pxp_tui.tasks.drug.task:DrugTask",
     "rad": "pxp_tui.tasks.rad.task:RadTask",
 }
