@@ -13,17 +13,25 @@ from collections.abc import Callable
 
 from pxp_tui.protocol.information import Distribution, normalise
 
+#: ASCII upper case to lower case, as SQLite's ``lower()`` folds
+_ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
+
+
+def same_label(a: str, b: str) -> bool:
+    """Two labels as the SQL views compare them: equal but for ASCII case and surrounding spaces."""
+    return a.strip(" ").translate(_ASCII_LOWER) == b.strip(" ").translate(_ASCII_LOWER)
+
 
 def rank(label: str, distribution: Distribution, same: Callable[[str, str], bool] | None = None) -> int | None:
     """The rank of ``label`` in ``distribution`` (1 = the most probable), or None if it has no mass there.
 
-    ``same`` compares a key with the label (default: equal after case and surrounding spaces)."""
-    same = same or (lambda a, b: a.strip().casefold() == b.strip().casefold())
-    p = normalise(distribution)
-    mass = sum(v for x, v in p.items() if same(x, label))
+    ``same`` compares a key with the label (default: :func:`same_label`)."""
+    same = same or same_label
+    normalise(distribution)  # refused if it is no distribution; ranks compare the values as stated
+    mass = sum(float(v) for x, v in distribution.items() if same(x, label))
     if mass <= 0:
         return None
-    return sum(1 for v in p.values() if v >= mass)
+    return sum(1 for v in distribution.values() if v >= mass)
 
 
 def reciprocal_rank(found: int | None, k: int | None = None) -> float:

@@ -44,9 +44,8 @@ STYLES = (
 )
 #: hatchings of the bars of Figure 6 (lines drawn across a segment), with their colours' lightness
 HATCHES = ("", "/", "\\", "-", "|", "x", ".", "+")
-PANEL = (420, 300)
-MARGIN = (58, 36, 16, 46)  # left, top, right, bottom of the plot inside a panel
-LEGEND_WIDTH = 190
+PANEL = (430, 360)
+MARGIN = (58, 36, 16, 106)  # left, top, right, bottom of the plot inside a panel (the panel's legend below)
 GREY, LIGHT = (120, 120, 120), (228, 228, 228)
 
 
@@ -141,6 +140,8 @@ def _panel(
         canvas.text((x, py + height + 6), str(r), fill="black", font=small, anchor="mt")
     canvas.text((px + width // 2, py + height + 24), "round", fill="black", font=small, anchor="mt")
     canvas.text((px - 8, py - 6), ylabel, fill="black", font=small, anchor="rb")
+    for position, (name, _, style) in enumerate(series):  # the panel's legend, under its axis
+        _legend_entry(canvas, (x0 + 14 + (position % 2) * 205, py + height + 44 + (position // 2) * 20), name, style)
     for _, vs, style in series:
         points = [xy(i, v) for i, v in enumerate(vs) if v is not None and math.isfinite(v)]
         _dashed(canvas, points, style)
@@ -152,18 +153,12 @@ def _panel(
                 canvas.polygon([(x, y - 2), (x - 5, y + 7), (x + 5, y + 7)], outline=style.colour)
 
 
-def _legend(canvas: ImageDraw.ImageDraw, origin: tuple[int, int], entries: Sequence[tuple[str, Style]], title: str = "") -> None:
-    """A legend (a dashed sample line with its marker, and the name) outside the plots."""
+def _legend_entry(canvas: ImageDraw.ImageDraw, origin: tuple[float, float], name: str, style: Style) -> None:
+    """A legend entry outside the plot: a sample of the line with its dashes and marker, and the name."""
     x, y = origin
-    small = _font(12)
-    if title:
-        canvas.text((x, y), title, fill="black", font=small)
-        y += 20
-    for name, style in entries:
-        _dashed(canvas, [(x, y + 7), (x + 34, y + 7)], style)
-        marker(canvas, x + 17, y + 7, style)
-        canvas.text((x + 42, y), name, fill="black", font=small)
-        y += 22
+    _dashed(canvas, [(x, y + 7), (x + 34, y + 7)], style)
+    marker(canvas, x + 17, y + 7, style)
+    canvas.text((x + 42, y), name, fill="black", font=_font(12))
 
 
 #: the panels of :func:`draw_measures`: title, y label, upper bound (None: from the data), and its series
@@ -191,19 +186,16 @@ def draw_measures(rounds: Sequence[int], medians: Mapping[str, Sequence[float | 
     if not rounds:
         raise ValueError("a figure needs at least one round")
     across = 2
-    image = Image.new("RGB", (across * PANEL[0] + LEGEND_WIDTH, 2 * PANEL[1] + 34), "white")
+    image = Image.new("RGB", (across * PANEL[0], 2 * PANEL[1] + 34), "white")
     canvas = ImageDraw.Draw(image)
     canvas.text((8, 8), title, fill="black", font=_font(15))
-    styles: dict[str, Style] = {}
     for index, (name, ylabel, top, measures) in enumerate(MEASURE_PANELS):
         origin = ((index % across) * PANEL[0], 30 + (index // across) * PANEL[1])
-        series = []
-        for position, (measure, label) in enumerate(measures):
-            style = STYLES[position % len(STYLES)] if index == 3 else STYLES[(index + position * 3) % len(STYLES)]
-            styles[label] = style
-            series.append((label, medians.get(measure, [None] * len(rounds)), style))
+        series = [
+            (label, medians.get(measure, [None] * len(rounds)), STYLES[position % len(STYLES)])
+            for position, (measure, label) in enumerate(measures)
+        ]
         _panel(canvas, origin, name, ylabel, rounds, series, top)
-    _legend(canvas, (across * PANEL[0] + 8, 40), list(styles.items()), "series")
     image.save(path, format="PNG")
     return path
 
@@ -262,7 +254,7 @@ def draw_case(
 ) -> Path:
     """One session's distributions round by round (``(round, machine's, other's)``): per round two bars, the
     machine's (M) and the other's (O), stacked by label, most probable at the bottom, each segment hatched by
-    its label and written with the label and its percent; the label of the case, if known, is underlined."""
+    its label and written with the label and its percent; the case's label, if known, is marked in the legend."""
     if not rounds:
         raise ValueError("a figure needs at least one round")
     labels: list[str] = []
