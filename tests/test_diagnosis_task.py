@@ -130,7 +130,7 @@ def test_the_demo_is_invented_with_six_labels() -> None:
 
 def test_a_human_machine_run_with_the_proxy_on_the_demo(capsys, tmp_path: Path) -> None:
     db = tmp_path / "proxy.db"
-    code, out, err = pxp(capsys, "run", "--headless", "--task", "diagnosis", "--top-k", "3", "--limit", "6", "--db", db)
+    code, _, err = pxp(capsys, "run", "--headless", "--task", "diagnosis", "--top-k", "3", "--limit", "6", "--db", db)
     assert code == 0, err
     sessions = rows(db, "SELECT stop_reason FROM data")
     assert len(sessions) == 6 and all(s["stop_reason"] in ("ratified", "rejected", "bound") for s in sessions)
