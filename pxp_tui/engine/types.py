@@ -29,27 +29,28 @@ class RunStatus(str, Enum):
         return self.value
 
 
+def _json_meta(meta: Mapping[str, Any], key: str) -> Any:
+    """``meta[key]`` parsed if it is JSON text, as it is if not; None if it is unreadable."""
+    value = meta.get(key)
+    if isinstance(value, str):
+        try:
+            return json.loads(value)
+        except ValueError:
+            return None
+    return value
+
+
 def distribution_of(meta: Mapping[str, Any]) -> dict[str, float] | None:
     """A message's distribution as its agent stated it (``meta["distribution"]``: JSON text or a mapping), or
     None (none stated, or unreadable)."""
-    value = meta.get("distribution")
-    if isinstance(value, str):
-        try:
-            value = json.loads(value)
-        except ValueError:
-            return None
+    value = _json_meta(meta, "distribution")
     return {str(k): float(v) for k, v in dict(value).items()} if value else None
 
 
 def crit_of(meta: Mapping[str, Any]) -> dict[str, Any] | None:
     """The CRIT verdict stored with the message that closes a round (``meta["crit"]``: JSON text or a
     mapping: both agents' scores, the round's ``score``, the judge's items and reply), or None."""
-    value = meta.get("crit")
-    if isinstance(value, str):
-        try:
-            value = json.loads(value)
-        except ValueError:
-            return None
+    value = _json_meta(meta, "crit")
     return dict(value) if isinstance(value, Mapping) else None
 
 

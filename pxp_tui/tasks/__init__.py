@@ -10,9 +10,9 @@ if TYPE_CHECKING:
 
 #: task name -> "module:class"
 TASKS: dict[str, str] = {
-    "diagnosis": "pxp_tui.tasks.diagnosis.task:DiagnosisTask",
     "drug": "pxp_tui.tasks.drug.task:DrugTask",
     "rad": "pxp_tui.tasks.rad.task:RadTask",
+    "diagnosis": "pxp_tui.tasks.diagnosis.task:DiagnosisTask",
 }
 
 _loaded: dict[str, Task] = {}

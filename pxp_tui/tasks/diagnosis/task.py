@@ -31,6 +31,9 @@ Adhere to the following output format strictly, no extra text:
 Diagnosis: <one of the candidate diagnoses>
 Explanation: <your reasons>"""
 
+#: the bundled demo's file under ``pxp_tui/assets/demo``
+DEMO = "diagnosis.csv"
+
 _ALIASES = {
     "prediction": ["diagnosis", "prediction", "condition", "disease"],
     "explanation": ["explanation", "reasons", "reasoning", "justification", "rationale"],
@@ -98,14 +101,15 @@ class DiagnosisTask(Task):
     def validate_prediction(self, prediction: str) -> str | None:
         return None if prediction.strip() else "name a diagnosis"
 
-    def demo_rows(self) -> list[DatasetRow]:
-        with as_file(files("pxp_tui.assets") / "demo" / "diagnosis.csv") as path:
-            return dataset.read(Path(path))
-
     def read_dataset(
         self, path: Path, *, images_dir: Path | None = None, encoding: str = "utf-8", progress: Any = None
     ) -> list[DatasetRow]:
         return dataset.read(path, encoding=encoding, progress=progress)
+
+    def demo_rows(self) -> list[DatasetRow]:
+        """The bundled demo: 24 invented cases (``pxp_tui/assets/demo/diagnosis.csv``, see DIAGNOSIS.md there)."""
+        with as_file(files("pxp_tui.assets") / "demo" / DEMO) as path:
+            return self.read_dataset(Path(path))
 
     def describe(self, instance: Instance) -> dict[str, str]:
         return {"name": instance.name, "split": instance.split, "candidates": str(len(labels_of(instance)))}
