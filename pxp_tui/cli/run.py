@@ -131,6 +131,9 @@ def main(args: argparse.Namespace) -> int:
             run = board.run(run_id)
             if run.finished:
                 raise ValueError(f"run {run_id} is already finished")
+            from pxp_tui.runs.copies import check_resumable
+
+            check_resumable(run)
         else:
             config = config_of(args)
             if config.human_kind.interactive and args.headless:
