@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from pxp_tui.app import desktop
-from pxp_tui.app.screens.summary import next_steps
+from pxp_tui.app.picture import desktop
+from pxp_tui.app.session.summary import next_steps
 from pxp_tui.blackboard import BlackboardError
 from pxp_tui.blackboard.records import Run
 from pxp_tui.runs.copies import check_resumable
