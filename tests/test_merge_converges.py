@@ -133,14 +133,20 @@ def test_a_paused_run_merged_then_resumed_where_it_was_written_and_merged_again(
     assert run_tables(out, uid) == written
 
 
-def test_a_copy_is_never_driven_even_by_the_engine_directly(capsys, tmp_path: Path) -> None:
-    source, out = tmp_path / "alice.db", tmp_path / "all.db"
+def paused_copy(capsys, tmp_path: Path, out: str = "all.db") -> tuple[Path, Path]:
+    """alice.db with a paused run, merged into ``out``."""
+    source = tmp_path / "alice.db"
     offline_run(capsys, source, "--limit", "2")
     conn = sqlite3.connect(source)
     with conn:
         conn.execute("UPDATE runs SET status = 'paused', finished_at = NULL")
     conn.close()
-    merge(capsys, out, source)
+    merge(capsys, tmp_path / out, source)
+    return source, tmp_path / out
+
+
+def test_a_copy_is_never_driven_even_by_the_engine_directly(capsys, tmp_path: Path) -> None:
+    source, out = paused_copy(capsys, tmp_path)
     with Blackboard.open(out) as board, pytest.raises(BlackboardError, match="is a copy merged from"):
         asyncio.run(execute(board, 1))
     assert status_in(out, uid_of(source))[0] == "paused"
@@ -202,13 +208,36 @@ def test_an_older_copy_leaves_the_newer_one_and_a_note_written_later_wins(capsys
 
 
 def test_merging_a_copy_chain_names_the_original(capsys, tmp_path: Path) -> None:
-    source, middle, out = tmp_path / "alice.db", tmp_path / "lab.db", tmp_path / "all.db"
-    offline_run(capsys, source, "--limit", "2")
-    conn = sqlite3.connect(source)
-    with conn:
-        conn.execute("UPDATE runs SET status = 'paused', finished_at = NULL")
-    conn.close()
-    merge(capsys, middle, source)
+    source, middle = paused_copy(capsys, tmp_path, "lab.db")
+    out = tmp_path / "all.db"
     merge(capsys, out, middle)
     code, _, err = pxp(capsys, "run", "--headless", "--resume", "1", "--db", out)
     assert code == 2 and f"merged from {source} (run 1 there)" in err
+
+
+async def test_the_start_screen_lists_a_copy_as_continued_elsewhere_and_ctrl_r_skips_it(
+    capsys, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from textual.widgets import OptionList
+
+    from pxp_tui.app.shell.pxp_app import PXPApp
+    from pxp_tui.app.start import screen as start
+
+    from .app_helpers import wait_for
+
+    monkeypatch.setenv("PXP_IMAGES", "none")
+    _, out = await asyncio.to_thread(paused_copy, capsys, tmp_path)  # run 1 of all.db: a copy
+    with Blackboard.open(out) as board:  # run 2: all.db's own, unfinished
+        from pxp_tui.runs.config import RunConfig
+        from pxp_tui.runs.create import create_run
+
+        create_run(board, RunConfig(limit=2))
+    app = PXPApp(out)
+    async with app.run_test(size=(160, 48)) as pilot:
+        screen = await wait_for(pilot, lambda: isinstance(app.screen, start.StartScreen) and app.screen, "the start screen")
+        runs = screen.query_one("#start-unfinished", OptionList)
+        await wait_for(pilot, lambda: runs.option_count == 2, "the unfinished runs")
+        own, copy = runs.get_option_at_index(0), runs.get_option_at_index(1)
+        assert (own.id, own.disabled) == ("2", False) and copy.disabled
+        assert "copy: continue it in alice.db" in str(copy.prompt)
+        assert runs.highlighted == 0
