@@ -9,10 +9,7 @@ from __future__ import annotations
 
 import errno
 import os
-import shutil
 import stat
-import subprocess
-import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -22,7 +19,7 @@ import pytest
 from pxp_tui.blackboard import Blackboard
 
 from .cli_helpers import offline_run, pxp
-from .conftest import ROOT
+from .full_disk import on_tmpfs
 
 
 @contextmanager
@@ -126,7 +123,6 @@ def test_a_report_that_fills_the_disk_says_so_in_one_line_and_writes_nothing(
 
 FULL_TMPFS = r"""
 set -u
-mount -t tmpfs -o size=2m tmpfs "$DISK" || exit 99
 mkdir "$DISK/export" && echo old > "$DISK/export/runs.csv"
 free=$(df -k "$DISK" | tail -1 | awk '{print $4}')
 dd if=/dev/zero of="$DISK/filler" bs=4k count=$(( free / 4 - 4 )) 2> /dev/null
@@ -144,20 +140,11 @@ cd "$DISK" && find . | sort > "$OUT/left" && cat export/runs.csv > "$OUT/old"
 
 @pytest.mark.slow
 def test_on_a_really_full_disk_export_and_report_say_so_and_leave_nothing(capsys, tmp_path: Path) -> None:
-    unshare = shutil.which("unshare")
-    if unshare is None or os.geteuid() != 0:
-        pytest.skip("a real full disk needs a tmpfs mounted in a private namespace: unshare, as root")
     db, disk, out = tmp_path / "sessions.db", tmp_path / "disk", tmp_path / "out"
-    disk.mkdir()
     out.mkdir()
     code, _, err = pxp(capsys, "run", "--headless", "--task", "rad", "--limit", "2", "--db", db, "--quiet")
     assert code == 0, err
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "DISK": str(disk), "OUT": str(out), "DB": str(db), "PY": sys.executable}
-    done = subprocess.run(
-        [unshare, "-m", "--propagation", "private", "sh", "-c", FULL_TMPFS], env=env, capture_output=True, text=True, timeout=300
-    )
-    if done.returncode == 99:
-        pytest.skip(f"tmpfs cannot be mounted here: {done.stderr.strip()}")
+    on_tmpfs(FULL_TMPFS, disk, SIZE="2m", OUT=str(out), DB=str(db))
     read = {name: (out / name).read_text() for name in os.listdir(out)}
     assert (read["export.code"], read["report.code"], read["metrics.code"]) == ("2\n", "2\n", "1\n"), read
     assert read["export.err"] == (
