@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from pxp_tui.blackboard import Blackboard, BlackboardError
+from pxp_tui.blackboard import Blackboard, BlackboardError, notes
 from pxp_tui.runs.execute import execute
 
 from .cli_helpers import digest, offline_run, pxp
@@ -123,13 +123,15 @@ def test_a_paused_run_merged_then_resumed_where_it_was_written_and_merged_again(
     code, _, err = pxp(capsys, "run", "--headless", "--resume", copy, "--db", out)
     assert code == 2 and len(err.strip().splitlines()) == 1
     assert f"run {copy} is a copy merged from {source}" in err and f"--resume 1 --db {source}" in err
+    with Blackboard.open(source) as board:  # the expert flags a session meanwhile
+        notes.save(board, notes.Annotation(1, flagged=True, note="the effusion: look again"))
     code, _, err = pxp(capsys, "run", "--headless", "--resume", "1", "--db", source, "--quiet")
     assert code == 0, err
     printed = merge(capsys, out, source)
     assert f"1 brought up to date (ids 1->{copy})" in printed
     assert status_in(out, uid)[0] == "done"
     written = run_tables(source, uid)
-    assert written["rounds"] and len(written["evaluations"]) > 2
+    assert written["rounds"] and written["annotations"] and len(written["evaluations"]) > 2
     assert run_tables(out, uid) == written
 
 
@@ -186,8 +188,6 @@ def test_copies_that_diverged_are_refused_and_the_file_is_unchanged(capsys, tmp_
 
 
 def test_an_older_copy_leaves_the_newer_one_and_a_note_written_later_wins(capsys, tmp_path: Path) -> None:
-    from pxp_tui.blackboard import notes
-
     source, early, out = tmp_path / "alice.db", tmp_path / "early.db", tmp_path / "all.db"
     offline_run(capsys, source, "--limit", "3")
     shutil.copy(source, early)
