@@ -65,7 +65,14 @@ def main(args: argparse.Namespace) -> int:
             for s in information.longest(sessions, max(0, args.cases))
         }
     debate = Debate(summary, sessions, evaluation.markdown(ranks), ranks, cases)
-    figure = _write(Path(args.out), args.db, runs, cols, measured, times, debate) if args.out else None
+    figure = None
+    if args.out:
+        from pxp_tui.common.files import describe
+
+        try:
+            figure = _write(Path(args.out), args.db, runs, cols, measured, times, debate)
+        except OSError as exc:
+            raise ValueError(f"cannot write the report to {args.out}: {describe(exc)}; nothing was written there") from None
     if args.format == "csv":
         print(render.csv_text(render.table_rows(cols)), end="")
     else:
@@ -94,11 +101,11 @@ class Debate:
 
 
 def _write(out: Path, source: str, runs: list, cols: list, measured: tuple | None, times: dict, debate: Debate) -> str:
+    from pxp_tui.common.files import output_folder
     from pxp_tui.report import answer_times, evaluation, evince_figures, figure, information, render
 
     if out.exists() and not out.is_dir():
         raise ValueError(f"--out {out} is a file, not a directory")
-    out.mkdir(parents=True, exist_ok=True)
     files = {
         "intelligibility.csv": render.csv_text(render.table_rows(cols)),
         "curves.csv": render.csv_text(render.curves_rows(cols)),
@@ -113,18 +120,19 @@ def _write(out: Path, source: str, runs: list, cols: list, measured: tuple | Non
         files["evaluation.csv"] = render.csv_text(evaluation.accuracy_rows(debate.ranks))
         files["confusion.csv"] = render.csv_text(evaluation.confusion_rows(debate.ranks))
     files["report.md"] = render.report_markdown(source, runs, cols, measured, "curves.png", times, debate.section(True))
-    for name, text in files.items():
-        (out / name).write_text(text, encoding="utf-8")
-    figure.draw(cols, out / "curves.png")
-    pictures = ["curves.png"]
-    if debate.summary:
-        information.draw(debate.summary, out / "information.png")
-        pictures.append("information.png")
-    for session_id, (key, label, rows) in debate.cases.items():
-        name = f"case-{session_id}.png"
-        title = f"Session {session_id} ({key}): each agent's distribution by round" + (f"; the label: {label}" if label else "")
-        evince_figures.draw_case(evince_figures.case_rounds(rows), out / name, title, label)
-        pictures.append(name)
+    pictures = ["curves.png", *(["information.png"] if debate.summary else [])]
+    pictures += [f"case-{session_id}.png" for session_id in debate.cases]
+    with output_folder(out) as partial:  # every file whole, or none (a full disk leaves out as it was)
+        for name, text in files.items():
+            (partial / name).write_text(text, encoding="utf-8")
+        figure.draw(cols, partial / "curves.png")
+        if debate.summary:
+            information.draw(debate.summary, partial / "information.png")
+        for session_id, (key, label, rows) in debate.cases.items():
+            title = f"Session {session_id} ({key}): each agent's distribution by round" + (
+                f"; the label: {label}" if label else ""
+            )
+            evince_figures.draw_case(evince_figures.case_rounds(rows), partial / f"case-{session_id}.png", title, label)
     import sys
 
     for name in [*files, *pictures]:
