@@ -27,7 +27,8 @@ def retro(capsys, shared_data: Path, db_path: Path) -> Path:
 @pytest.mark.slow
 def test_the_gate_keeps_a_sessions_context_only_if_validation_accuracy_does_not_drop(capsys, retro: Path) -> None:
     code, out, err = pxp(capsys, "run", "--headless", "--task", "drug", "--dataset", "retro", "--db", str(retro),
-                         "--limit", "8", "--learn-gate", "--evaluate")  # fmt: skip
+                         "--limit", "8", "--learn-gate", "--evaluate", "--learn-metric", "match",
+                         "--learn-rule", "does-not-drop")  # fmt: skip
     assert code == 0, err
     assert "val  start" in out and "context not kept" in out and "test end" in out
     with Blackboard.open(retro, create=False) as board:
@@ -157,3 +158,39 @@ def test_measurements_travel_with_their_runs_when_blackboards_are_merged(capsys,
             return [tuple(r) for r in board.db.execute(sql)]
 
     assert measured(out) == measured(retro) and len(measured(retro)) > 50
+
+
+def test_the_gates_decision_under_each_rule() -> None:
+    """The journal: kept only if the accuracy improves; the reference: kept unless it drops; nothing to compare
+    with (the reference's first session): kept."""
+    from pxp_tui.runs.learn import keeps
+
+    assert keeps(5, 4, "improves") and not keeps(4, 4, "improves") and not keeps(3, 4, "improves")
+    assert keeps(5, 4, "does-not-drop") and keeps(4, 4, "does-not-drop") and not keeps(3, 4, "does-not-drop")
+    assert keeps(0, None, "improves") and keeps(0, None, "does-not-drop")
+
+
+@pytest.mark.parametrize(
+    ("metric", "rule", "first"), [("match-and-agree", "improves", "measure"), ("match", "does-not-drop", "keep")]
+)
+def test_the_gate_applies_the_chosen_metric_rule_and_first_session(capsys, db_path: Path, metric, rule, first) -> None:
+    code, _, err = pxp(capsys, "run", "--headless", "--task", "rad", "--db", str(db_path), "--limit", "5", "--quiet",
+                       "--learn-gate", "--learn-metric", metric, "--learn-rule", rule, "--learn-first", first)  # fmt: skip
+    assert code == 0, err
+    score = "both" if metric == "match-and-agree" else "correct"
+    with Blackboard.open(db_path, create=False) as board:
+        rows = list(board.db.query("SELECT * FROM evaluations WHERE run_id = 1 AND split = 'val' ORDER BY id"))
+        kept = [r["context_kept"] for r in board.db.query("SELECT context_kept FROM data WHERE run_id = 1 ORDER BY ord")]
+        options = board.run(1).options
+    assert options["effective"]["learn"] == {"metric": metric, "rule": rule, "first": first}
+    starts = [r for r in rows if r["phase"] == "start"]
+    gates = [r for r in rows if r["phase"] == "session"]
+    assert len(starts) == (1 if first == "measure" else 0)  # the reference measures no start
+    baseline = starts[0][score] if starts else None
+    for gate, decided in zip(gates, kept, strict=True):
+        improved = baseline is None or (gate[score] > baseline if rule == "improves" else gate[score] >= baseline)
+        assert bool(gate["kept"]) == improved == bool(decided)
+        if gate["kept"]:
+            baseline = gate[score]
+    if first == "keep":
+        assert gates[0]["kept"] == 1

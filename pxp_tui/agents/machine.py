@@ -105,8 +105,8 @@ class MachineAgent:
         ask = self.task.ask_content(turn, self.other)
         level = self.debate.level(turn.j)
         if level is not None:
-            ask += "\n" + debate_instruction(level)
-        return _append_text(messages, ask)
+            ask = (ask + "\n" if ask else "") + debate_instruction(level)
+        return _append_text(messages, ask) if ask else messages
 
     async def ask(self, turn: Turn) -> tuple[tuple[str, str], Completion, list[Completion]]:
         """ASK_AGENT: the model's fresh (prediction, explanation); unreadable replies are asked again."""

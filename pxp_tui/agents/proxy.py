@@ -19,7 +19,7 @@ class ProxyHuman:
 
     async def respond(self, turn: Turn) -> Reply:
         instance = turn.instance
-        fresh = (instance.reference_prediction, instance.reference_explanation)
+        fresh = self.task.reference(instance)
         decision = await decide(turn, fresh, self.task.match, self.checker.agree)
         meta: dict[str, Any] = {**decision.guards, **check_meta(decision.checks)}
         if decision.checks:

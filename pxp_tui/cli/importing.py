@@ -4,17 +4,24 @@ from __future__ import annotations
 
 import argparse
 import codecs
+from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 from pxp_tui.cli.common import add_db
 from pxp_tui.tasks import TASKS
-from pxp_tui.tasks.csvdata import SPLITS
+from pxp_tui.tasks.csvdata import SHOTS, SPLITS
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_db(parser)
     parser.add_argument("task", choices=sorted(TASKS), help="the task the cases are for")
-    parser.add_argument("csv", type=Path, help="the dataset file (the papers' CSV format, or pxp's: see README)")
+    parser.add_argument(
+        "csv",
+        type=Path,
+        nargs="+",
+        help="the dataset file (the papers' CSV format, or pxp's: see README); several are read as one, in order",
+    )
     parser.add_argument(
         "--images",
         type=Path,
@@ -27,10 +34,28 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         default="utf-8",
         help="the CSV's text encoding, e.g. cp1252 for Excel's plain CSV on Windows (default: utf-8, byte-order mark or not)",
     )
-    parser.add_argument("--name", help="the dataset's name (default: the CSV's file name without .csv)")
+    parser.add_argument("--name", help="the dataset's name (default: the first CSV's file name without .csv)")
     splits = parser.add_mutually_exclusive_group()
     splits.add_argument("--split", choices=SPLITS, help="put every row of this file in one split")
     splits.add_argument("--seeded-split", metavar="SHARES", help="split at random, e.g. 60/20/20 (train/val/test), stratified")
+    splits.add_argument(
+        "--reference-split",
+        action="store_true",
+        help="DRUG: the reference scripts' split of retro.csv (shuffled with seed 42; train the first 10%%, val 60-80%%, "
+        "test 80-100%%; the rows between are left out, as the reference leaves them)",
+    )
+    parser.add_argument(
+        "--per-label",
+        type=int,
+        metavar="N",
+        help="keep the first N rows of each label, in file order (the papers' 20 X-rays, 4 per disease)",
+    )
+    parser.add_argument(
+        "--few-shot",
+        type=Path,
+        metavar="CSV",
+        help="DRUG: examples for the reference's prompts (--prompts reference), kept as the dataset's `shots` split",
+    )
     parser.add_argument("--seed", type=int, default=0, help="seed of --seeded-split (default: 0)")
     parser.add_argument("--append", action="store_true", help="add the rows to an existing dataset of the same task")
 
@@ -47,9 +72,9 @@ def main(args: argparse.Namespace) -> int:
     from pxp_tui.blackboard import Blackboard, BlackboardError, access
     from pxp_tui.cli.progress import progress_bar
     from pxp_tui.tasks import get_task
-    from pxp_tui.tasks.splits import assign, parse_ratios, set_split
+    from pxp_tui.tasks.splits import assign, parse_ratios, per_label, reference_split, set_split
 
-    name = (args.name if args.name is not None else args.csv.stem).strip()
+    name = (args.name if args.name is not None else args.csv[0].stem).strip()
     if not name:
         raise ValueError("the dataset name is empty")
     if args.images is not None and not args.images.is_dir():
@@ -58,21 +83,52 @@ def main(args: argparse.Namespace) -> int:
     refused = access.problem(Path(args.db), write=True)  # before a long check of the file, not after it
     if refused:
         raise BlackboardError(refused)
+    if (args.reference_split or args.few_shot) and args.task != "drug":
+        option = "--reference-split" if args.reference_split else "--few-shot"
+        raise ValueError(
+            f"{option} is for DRUG; the reference splits RAD by file: import train_xray_data.csv with --split train, "
+            "then val_xray_data.csv with --split val --append"
+        )
     task = get_task(args.task)
+    left_out = 0
     with progress_bar() as progress:
         # every problem, before anything is written
-        rows = task.read_dataset(args.csv, images_dir=args.images, encoding=args.encoding, progress=progress)
+        rows = read_all(task, args.csv, args.images, args.encoding, progress)
+        if args.per_label is not None:
+            rows = per_label(rows, args.per_label, lambda row: task.normalise(row.reference_prediction))
         if args.split:
             rows = set_split(rows, args.split)
         elif ratios:
             rows = assign(rows, ratios, args.seed, lambda row: task.normalise(row.reference_prediction))
+        elif args.reference_split:
+            rows, left_out = reference_split(rows)
+        if args.few_shot:
+            rows += shots(task.read_dataset(args.few_shot, encoding=args.encoding, progress=progress))
         with Blackboard.open(args.db) as board:
-            board.add_dataset(
-                name, args.task, rows, source=str(args.csv), description=task.title, append=args.append, progress=progress
-            )
-    counts = {s: sum(r.split == s for r in rows) for s in SPLITS}
+            source = " ".join(map(str, [*args.csv, *([args.few_shot] if args.few_shot else [])]))
+            board.add_dataset(name, args.task, rows, source=source, description=task.title, append=args.append, progress=progress)
+    counts = {s: sum(r.split == s for r in rows) for s in (*SPLITS, SHOTS)}
     images = sum(r.has_image for r in rows)
     verb = "added" if args.append else "imported"
     splits = ", ".join(f"{s} {n}" for s, n in counts.items() if n)
-    print(f"{verb} {len(rows)} {args.task} instances ({splits}; {images} images) into dataset {name!r} -> {args.db}")
+    out = f"; {left_out} rows left out, as the reference leaves them" if left_out else ""
+    print(f"{verb} {len(rows)} {args.task} instances ({splits}; {images} images{out}) into dataset {name!r} -> {args.db}")
     return 0
+
+
+def read_all(task: Any, paths: list[Path], images: Path | None, encoding: str, progress: Any) -> list[Any]:
+    """The rows of every file, in order; ValueError if a key is in two of them."""
+    rows: list[Any] = []
+    owner: dict[str, Path] = {}
+    for path in paths:
+        for row in task.read_dataset(path, images_dir=images, encoding=encoding, progress=progress):
+            if row.key in owner:
+                raise ValueError(f"key {row.key!r} is in both {owner[row.key]} and {path}; nothing imported")
+            owner[row.key] = path
+            rows.append(row)
+    return rows
+
+
+def shots(rows: list[Any]) -> list[Any]:
+    """Few-shot examples: the ``shots`` split, keyed ``shot-001``, ``shot-002``, ..."""
+    return [replace(row, key=f"shot-{number:03d}", split=SHOTS) for number, row in enumerate(rows, start=1)]

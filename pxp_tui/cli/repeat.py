@@ -10,7 +10,7 @@ from typing import Any
 from pxp_tui.cli.printing import SessionLines, resume_command, say
 
 
-def drive_experiment(board: Any, config: Any, args: argparse.Namespace) -> int:
+def drive_experiment(board: Any, config: Any, args: argparse.Namespace, repeat: int) -> int:
     from pxp_tui.blackboard import WriteError
     from pxp_tui.common.models import model_label
     from pxp_tui.engine import AgentError
@@ -18,7 +18,7 @@ def drive_experiment(board: Any, config: Any, args: argparse.Namespace) -> int:
     from pxp_tui.report import columns, render
     from pxp_tui.runs.repeat import create_experiment, execute_all
 
-    experiment, run_ids = create_experiment(board, config, args.repeat)
+    experiment, run_ids = create_experiment(board, config, repeat)
     first = board.run(run_ids[0])
     print(
         f"experiment {experiment}: runs {', '.join(map(str, run_ids))}: {first.task} on {first.dataset}, "

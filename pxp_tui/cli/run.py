@@ -15,7 +15,8 @@ from pxp_tui.cli.printing import SessionLines, evaluation_line, resume_command, 
 from pxp_tui.cli.repeat import drive_experiment
 from pxp_tui.common.kinds import HumanKind
 from pxp_tui.protocol import evince
-from pxp_tui.runs.config import DEFAULTS, GROUND_METRICS, RunConfig, parse_human
+from pxp_tui.runs import presets
+from pxp_tui.runs.config import CHOICES, DEFAULTS, GROUND_METRICS, RunConfig, parse_human
 from pxp_tui.tasks import TASKS
 
 #: runs of one configuration with --repeat, unless told
@@ -130,38 +131,97 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--checker-temperature", type=float, help=_default("the checker's temperature", CHECKER_SETTINGS["temperature"])
     )
     parser.add_argument(
-        "--learn-gate", action="store_true", help="keep a session's context only if validation accuracy does not drop"
+        "--learn-gate",
+        action=argparse.BooleanOptionalAction,
+        help="keep a session's context only if validation accuracy passes --learn-rule (default: off)",
     )
     parser.add_argument(
-        "--evaluate", action="store_true", help="measure the machine on the test split: start, after kept sessions, end"
+        "--learn-metric",
+        choices=CHOICES["learn_metric"],
+        help=_default("the gate's accuracy: prediction and explanation both right, or the prediction alone", d.learn_metric),
+    )
+    parser.add_argument(
+        "--learn-rule",
+        choices=CHOICES["learn_rule"],
+        help=_default(
+            "keep a session if the accuracy improves (the journal), or if it does not drop (the reference)", d.learn_rule
+        ),
+    )
+    parser.add_argument(
+        "--learn-first",
+        choices=CHOICES["learn_first"],
+        help=_default(
+            "the first session: measured against the machine with no context, or always kept (the reference)", d.learn_first
+        ),
+    )
+    parser.add_argument(
+        "--evaluate",
+        action=argparse.BooleanOptionalAction,
+        help="measure the machine on the test split: start, after kept sessions, end (default: off)",
+    )
+    parser.add_argument(
+        "--prompts",
+        choices=CHOICES["prompts"],
+        help=_default("the prompts' wording: pxp's, the papers' Examples 1 and 2, or the reference scripts'", d.prompts),
+    )
+    parser.add_argument(
+        "--rad-question",
+        choices=CHOICES["rad_question"],
+        help=_default("RAD: name one of five diseases, or say Yes/No to the case's disease (the conference)", d.rad_question),
+    )
+    parser.add_argument(
+        "--preset",
+        choices=presets.names(),
+        help="the settings of a paper's experiment (docs/FIDELITY.md); options given beside it win",
     )
     parser.add_argument(
         "--repeat",
         type=positive,
-        default=REPEAT,
         metavar="R",
         help=_default("R runs of this configuration as one experiment, concurrently", REPEAT),
     )
     parser.add_argument("--experiment", metavar="NAME", help="the experiment id of the run(s) (default: new with --repeat)")
     parser.add_argument("--quiet", action="store_true", help="no progress lines")
+    # An option left out is absent from the parsed arguments (RunConfig's default, or the preset's, applies), so
+    # that a preset knows which of its values the researcher replaced.
+    fields_ = {f.name for f in fields(RunConfig)} | {"repeat"}
+    for action in parser._actions:
+        if action.dest in fields_:
+            action.default = argparse.SUPPRESS
 
 
 def config_of(args: argparse.Namespace) -> RunConfig:
-    """The run ``pxp run``'s options describe: every RunConfig field is the option of the same name."""
+    """The run ``pxp run``'s options describe: every RunConfig field is the option of the same name; with
+    ``--preset``, the preset's values where no option was given."""
     human_kind, name = parse_human(args.human)
     options = {f.name: getattr(args, f.name) for f in fields(RunConfig) if hasattr(args, f.name)}
     who = {"human_model": name} if human_kind is HumanKind.MODEL else {"expert": name}
+    if getattr(args, "preset", None):
+        if hasattr(args, "repeat"):
+            options["repeat"] = args.repeat
+        values, overridden = presets.apply(args.preset, options)
+        args.repeat = values.pop("repeat", REPEAT)
+        options = {**values, "preset_overrides": overridden or None}
     return RunConfig(**{**options, "human_kind": human_kind, **who})
+
+
+def repeat_of(args: argparse.Namespace) -> int:
+    """How many runs: ``--repeat``, else the preset's, else one."""
+    return int(getattr(args, "repeat", REPEAT))
 
 
 def main(args: argparse.Namespace) -> int:
     from pxp_tui.blackboard import Blackboard
     from pxp_tui.runs.create import create_run
 
-    if args.resume and args.repeat > 1:
+    if args.resume and repeat_of(args) > 1:
         raise ValueError("--resume continues one run: leave out --repeat")
-    if args.repeat > 1 and not args.headless:
-        raise ValueError("--repeat runs an experiment headless: add --headless")
+    config = None if args.resume else config_of(args)  # with --preset, sets args.repeat
+    repeat = repeat_of(args)
+    if repeat > 1 and config is not None and config.human_kind.interactive:
+        raise ValueError(
+            f"an experiment of {repeat} runs goes on headless, without a live expert: use --human proxy or --repeat 1"
+        )
     board = Blackboard.open(args.db)
     with board:
         if args.resume:
@@ -173,11 +233,11 @@ def main(args: argparse.Namespace) -> int:
 
             check_resumable(run)
         else:
-            config = config_of(args)
+            assert config is not None
             if config.human_kind.interactive and args.headless:
                 raise ValueError("a live expert answers in the app: leave out --headless (or use --human proxy)")
-            if args.repeat > 1:
-                return drive_experiment(board, config, args)
+            if repeat > 1:  # an experiment runs headless: the app shows one run at a time
+                return drive_experiment(board, config, args, repeat)
             run_id = create_run(board, config)
         if args.headless:
             return _drive(board, run_id, args)

@@ -42,13 +42,29 @@ class RunConfig:
     max_tokens: int | None = None  # None: the task's
     temperature: float | None = None  # None: the task's
     experiment: str | None = None
-    learn_gate: bool = False  # keep a session's context only if validation accuracy does not drop
+    learn_gate: bool = False  # keep a session's context only if validation accuracy passes the rule below
+    #: the LEARN gate's accuracy: ``match-and-agree`` (a right prediction with an agreeing explanation: the
+    #: reference's "overall accuracy") or ``match`` (the prediction alone); docs/FIDELITY.md, row learn-metric
+    learn_metric: str = "match-and-agree"
+    #: ``improves`` (the journal's words: strictly better) or ``does-not-drop`` (the reference: equal is kept)
+    learn_rule: str = "improves"
+    #: ``measure`` (the first session is judged against the machine with no context, measured at the start) or
+    #: ``keep`` (the reference: the first session is always kept and sets the baseline)
+    learn_first: str = "measure"
     evaluate: bool = False  # measure the machine on the test split (start, after kept sessions, end)
     timeout: float | None = None  # seconds per model call (None: the client's default)
     retries: int | None = None  # retries of a failed model call (None: the client's default)
     checker_api_base: str | None = None
     checker_max_tokens: int | None = None  # None: the checker's default
     checker_temperature: float | None = None  # None: the checker's default
+    #: the prompts' wording: ``pxp`` (this project's), ``paper`` (the papers' Examples 1 and 2), ``reference``
+    #: (the reference scripts': the oracle sentence, DRUG's few-shot examples); docs/FIDELITY.md, row prompts
+    prompts: str = "pxp"
+    #: RAD's prediction: ``disease`` (one of five: the journal, the reference) or ``yes-no`` (the conference's
+    #: Example 1: is the case's disease present?)
+    rad_question: str = "disease"
+    preset: str | None = None  # the preset the run was made from (pxp run --preset)
+    preset_overrides: list[str] | None = None  # the preset's values the researcher's options replaced
     # machine-machine sessions and EVINCE (issue 10)
     human_model: str | None = None  # the model in the human's seat (--human model:<litellm model>)
     human_temperature: float | None = None  # None: the task's (the offline second reader ignores it)
@@ -113,6 +129,12 @@ class RunConfig:
                 raise ValueError(f"--ground-metric ordered: the {self.task} task's labels have no order")
         if self.stop != "pxp" and self.top_k is None:
             raise ValueError(f"--stop {self.stop} compares distributions: add --top-k")
+        for name, allowed in CHOICES.items():
+            if getattr(self, name) not in allowed:
+                flag = "--" + name.replace("_", "-")
+                raise ValueError(f"{flag} is one of {', '.join(allowed)}, got {getattr(self, name)!r}")
+        if self.rad_question != "disease" and self.task != "rad":
+            raise ValueError(f"--rad-question {self.rad_question} is a RAD option, not one of the {self.task} task")
         if self.timeout is not None and self.timeout <= 0:
             raise ValueError(f"--timeout must be more than 0 seconds, got {self.timeout}")
         if self.retries is not None and self.retries < 0:
@@ -151,6 +173,15 @@ class RunConfig:
 #: the Wasserstein distance's ground metrics: labels at positions 0, 1, ... in the task's order, or any two
 #: labels 1 apart (the total variation)
 GROUND_METRICS = ("ordered", "discrete")
+
+#: the values a field of a few words may take (pxp run's choices)
+CHOICES: dict[str, tuple[str, ...]] = {
+    "learn_metric": ("match-and-agree", "match"),
+    "learn_rule": ("improves", "does-not-drop"),
+    "learn_first": ("measure", "keep"),
+    "prompts": ("pxp", "paper", "reference"),
+    "rad_question": ("disease", "yes-no"),
+}
 
 #: every default, for the CLI's options and the start screen
 DEFAULTS = RunConfig()

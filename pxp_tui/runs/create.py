@@ -9,6 +9,8 @@ from pxp_tui.blackboard import Blackboard, BlackboardError
 from pxp_tui.engine import ContextPolicy
 from pxp_tui.runs import learn
 from pxp_tui.runs.config import RunConfig
+from pxp_tui.runs.seats import effective
+from pxp_tui.runs.variants import task_of
 from pxp_tui.tasks import get_task
 
 
@@ -26,6 +28,15 @@ def ensure_dataset(board: Blackboard, config: RunConfig) -> str:
             raise BlackboardError(f"dataset {name!r} is for the {held} task, not {config.task}")
         return name
     if config.dataset is not None:
+        from pxp_tui.runs.presets import IMPORTS
+
+        recipe = IMPORTS.get(name) if config.preset else None
+        if recipe:
+            commands = "; ".join(recipe)
+            raise BlackboardError(
+                f"no dataset {name!r} in the blackboard: preset {config.preset} runs on the papers' data; import it "
+                f"(DATA: the folder of the reference's data) with: {commands}; or name another with --dataset"
+            )
         raise BlackboardError(f"no dataset {name!r} in the blackboard (see `pxp datasets`, `pxp import`)")
     board.add_dataset(name, config.task, task.demo_rows(), source="bundled demo", description=task.title)
     return name
@@ -65,6 +76,6 @@ def _create_run(board: Blackboard, config: RunConfig) -> int:
         "checker": config.checker_model,
         "expert": config.expert.strip() if config.expert else None,
         "context": str(ContextPolicy.parse(config.context)),
-        "options": config.options(),
+        "options": {**config.options(), "effective": effective(task_of(config, board, dataset), config)},
     }
     return board.create_run(fields, plan(board, config, dataset))

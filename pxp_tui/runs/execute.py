@@ -11,7 +11,7 @@ from pxp_tui.runs.config import RunConfig
 from pxp_tui.runs.copies import check_resumable
 from pxp_tui.runs.humans import build_human
 from pxp_tui.runs.seats import Seat, build_machine
-from pxp_tui.tasks import get_task
+from pxp_tui.runs.variants import task_of
 
 
 def switch_model(board: Blackboard, run_id: int, model: str) -> None:
@@ -56,7 +56,7 @@ async def _execute(
         raise BlackboardError(f"run {run_id} is already finished")
     check_resumable(run)
     config = RunConfig.from_run(run)
-    task = get_task(config.task)
+    task = task_of(config, board, run.dataset)
     instances = board.instances(run.plan)
     machine, checker = build_machine(task, config)
     agent = build_human(run.human_kind, Seat(run, config, task, machine, checker, live=human))
@@ -76,7 +76,10 @@ async def _execute(
     weights = final.Weigher(board, task, judge, config)
     gate = None
     if config.learn_gate or config.evaluate:
-        gate = learn.Learn(board, run, machine, learn_gate=config.learn_gate, evaluate=config.evaluate, report=on_evaluation)
+        gate = learn.Learn(
+            board, run, machine, learn_gate=config.learn_gate, evaluate=config.evaluate, report=on_evaluation,
+            metric=config.learn_metric, rule=config.learn_rule, first=config.learn_first,
+        )  # fmt: skip
         progress = await gate.before(instances, progress)
     try:
         await weights.left_over(run_id, instances)  # sessions a crash left between their end and their judge

@@ -2,7 +2,9 @@
 
 - LEARN gate (``--learn-gate``): after each session, the machine is measured on the validation
   split with that session added to its context; the context is kept only if validation accuracy
-  does not drop below that of the context kept so far (measured at the start of the run).
+  passes the run's rule against the context kept so far (:func:`keeps`): ``--learn-metric`` says which
+  accuracy, ``--learn-rule`` whether it must improve or only not drop, ``--learn-first`` whether the first
+  session is judged against the machine with no context (measured at the start) or always kept.
 - Test measurement (``--evaluate``): prediction accuracy, explanation agreement and both, on the
   test split, at the start, after every kept session, and at the end.
 
@@ -27,6 +29,17 @@ from pxp_tui.engine.context import CarriedContext
 from pxp_tui.runs.measure import measure
 
 OnMeasurement = Callable[[dict[str, Any]], None]
+
+#: the stored count each ``--learn-metric`` compares
+SCORES = {"match": "correct", "match-and-agree": "both"}
+
+
+def keeps(score: int, baseline: int | None, rule: str) -> bool:
+    """The LEARN gate's decision: ``score`` (correct answers with the session added) against ``baseline`` (those of
+    the context kept so far; None: nothing to compare with, the first session under ``--learn-first keep``)."""
+    if baseline is None:
+        return True
+    return score > baseline if rule == "improves" else score >= baseline
 
 
 def check_held_out(board: Blackboard, dataset: str, split: str, *, learn_gate: bool, evaluate: bool, context: str) -> None:
@@ -57,6 +70,9 @@ class Learn:
         learn_gate: bool,
         evaluate: bool,
         report: OnMeasurement | None = None,
+        metric: str = "match-and-agree",
+        rule: str = "improves",
+        first: str = "measure",
     ) -> None:
         self.board = board
         self.run_id = run.id
@@ -65,6 +81,7 @@ class Learn:
         self.learn_gate = learn_gate
         self.evaluate = evaluate
         self.report = report
+        self.score, self.rule, self.first = SCORES[metric], rule, first
         self.summary = {"model": run.model, "checker": run.checker}
         self.held_out = {
             split: board.instances(board.instance_ids(run.dataset, split))
@@ -90,7 +107,8 @@ class Learn:
         items = await measure(self.machine, self.held_out[split], context)
         kept = None
         if gate:  # the same instances as the reference: compare counts
-            kept = reference is None or sum(bool(i["correct"]) for i in items) >= reference["correct"]
+            score = sum(bool(i["correct"]) and (self.score == "correct" or bool(i["agreed"])) for i in items)
+            kept = keeps(score, None if reference is None else reference[self.score], self.rule)
         row = stored.record(
             self.board, self.run_id, phase, split, items, session_id=session_id, kept=kept,
             sessions=sessions, context_sessions=len(context), **self.summary,
@@ -109,7 +127,7 @@ class Learn:
                 await self.settle(progress.done, progress.kept)
                 progress = self.board.progress(self.run_id, instances)
             if not progress.done and progress.open_session is None:
-                if self.learn_gate:
+                if self.learn_gate and self.first == "measure":
                     await self._measure("start", "val", (), 0)
                 if self.evaluate:
                     await self._measure("start", "test", (), 0)

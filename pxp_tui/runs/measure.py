@@ -25,13 +25,14 @@ async def judge(machine: MachineAgent, instance: Instance, prior: Sequence[Sessi
     """The machine's first answer on ``instance`` and how it compares with the reference."""
     turn = Turn(0, 0, instance, 0, 1, 1, 1, 1, (), prior)
     (prediction, explanation), completion, failures = await machine.ask(turn)
-    agreed, check = await machine.checker.agree(explanation, instance.reference_explanation)
+    reference_prediction, reference_explanation = machine.task.reference(instance)
+    agreed, check = await machine.checker.agree(explanation, reference_explanation)
     latency, cost = totals([completion, *failures, *([check] if check else [])])
     return {
         "instance_id": instance.id,
         "prediction": prediction,
         "explanation": explanation,
-        "correct": machine.task.match(prediction, instance.reference_prediction),
+        "correct": machine.task.match(prediction, reference_prediction),
         "agreed": agreed,
         "latency_ms": latency,
         "prompt_tokens": completion.prompt_tokens,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from pxp_tui.agents.checker import Checker
 from pxp_tui.agents.llm import LLMClient
@@ -29,27 +30,56 @@ def build_machine(task: Task, config: RunConfig) -> tuple[MachineAgent, Checker]
     another model uses ``--checker-api-base`` (or its provider's default).
     """
     checker_base = checker_api_base(config)
-    settings = {
-        k: v for k, v in (("max_tokens", config.checker_max_tokens), ("temperature", config.checker_temperature)) if v is not None
-    }
     checker = Checker(
-        client(checker_model(config.checker_model), config, checker_base), noun=task.explanation_noun, settings=settings
+        client(checker_model(config.checker_model), config, checker_base),
+        noun=task.explanation_noun,
+        settings=checker_settings(config),
     )
-    generation = dict(task.generation)
-    if config.max_tokens is not None:
-        generation["max_tokens"] = config.max_tokens
-    if config.temperature is not None:
-        generation["temperature"] = config.temperature
     other = OTHER_EXPERT if config.human_kind is HumanKind.MODEL else HUMAN
     machine = MachineAgent(
         task,
-        client(litellm_model(config.model, task.name), config, config.api_base),
+        client(litellm_model(config.model, task.offline_name), config, config.api_base),
         checker,
         other=other,
         debate=debate_of(config),
-        **generation,
+        **generation(task, config),
     )
     return machine, checker
+
+
+def generation(task: Task, config: RunConfig) -> dict[str, Any]:
+    """The machine's generation settings: the task's, then the run's ``--max-tokens`` and ``--temperature``.
+    A setting left out is the provider's default."""
+    settings = dict(task.generation)
+    if config.max_tokens is not None:
+        settings["max_tokens"] = config.max_tokens
+    if config.temperature is not None:
+        settings["temperature"] = config.temperature
+    return settings
+
+
+def checker_settings(config: RunConfig) -> dict[str, Any]:
+    """The run's overrides of the checker's settings (``CHECKER_SETTINGS``)."""
+    pairs = (("max_tokens", config.checker_max_tokens), ("temperature", config.checker_temperature))
+    return {k: v for k, v in pairs if v is not None}
+
+
+def effective(task: Task, config: RunConfig) -> dict[str, Any]:
+    """Every setting the models are called with, as the run records it ("provider default": not sent)."""
+    from pxp_tui.agents.checker import CHECKER_SETTINGS
+
+    machine = generation(task, config)
+    checker = {**CHECKER_SETTINGS, **checker_settings(config)}
+    default = "provider default"
+    return {
+        "machine": {"model": config.model, **{k: machine.get(k, default) for k in ("temperature", "max_tokens")}},
+        "checker": {"model": config.checker_model, **{k: checker.get(k, default) for k in ("temperature", "max_tokens")}},
+        "learn": {"metric": config.learn_metric, "rule": config.learn_rule, "first": config.learn_first}
+        if config.learn_gate
+        else None,
+        "prompts": config.prompts,
+        "rad_question": config.rad_question if config.task == "rad" else None,
+    }
 
 
 def checker_api_base(config: RunConfig) -> str | None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from importlib import import_module
 from typing import TYPE_CHECKING
 
@@ -33,3 +34,23 @@ def get_task(name: str) -> Task:
         offline.register(f"{name}{SECOND_SUFFIX}", task.offline_second_answer)
         _loaded[name] = task
     return _loaded[name]
+
+
+_variants: dict[tuple[str, str, str, tuple[tuple[str, str, str], ...]], Task] = {}
+
+
+def get_variant(
+    name: str, prompts: str = "pxp", rad_question: str = "disease", shots: Sequence[tuple[str, str, str]] = ()
+) -> Task:
+    """Task ``name`` worded by ``prompts`` (``pxp``, ``paper``, ``reference``), RAD asked ``rad_question``, with
+    DRUG's few-shot ``shots``; its offline baseline is registered as ``pxp-offline/<its offline_name>``."""
+    key = (name, prompts, rad_question, tuple(shots))
+    if key not in _variants:
+        task = get_task(name).variant(prompts, rad_question, shots)
+        if task.offline_name != name:
+            from pxp_tui.agents import offline
+
+            offline.register(task.offline_name, task.offline_answer)
+            offline.register(f"{task.offline_name}{SECOND_SUFFIX}", task.offline_second_answer)
+        _variants[key] = task
+    return _variants[key]

@@ -105,6 +105,23 @@ class Task(ABC):
     #: ``ordered`` (labels at positions 0, 1, ... of :attr:`label_order`); ``--ground-metric`` overrides it
     ground_metric: ClassVar[str] = "discrete"
 
+    @property
+    def offline_name(self) -> str:
+        """The offline baseline of this task as litellm knows it (``pxp-offline/<offline_name>``): the task's name;
+        a variant with other prompts has its own (:mod:`pxp_tui.tasks.variants`)."""
+        return self.name
+
+    def variant(self, prompts: str = "pxp", rad_question: str = "disease", shots: Sequence[tuple[str, str, str]] = ()) -> Task:
+        """This task worded as ``prompts`` says (``pxp``, ``paper``, ``reference``), RAD asked ``rad_question``, with
+        DRUG's few-shot ``shots`` (target, reactants, explanation); the task itself when all are pxp's."""
+        if prompts != "pxp":
+            raise ValueError(f"--prompts {prompts}: the papers word only RAD and DRUG, not {self.name}")
+        return self
+
+    def reference(self, instance: Instance) -> tuple[str, str]:
+        """The dataset's answer for ``instance`` as the proxy gives it: (prediction, explanation)."""
+        return instance.reference_prediction, instance.reference_explanation
+
     # -- prompt assembly (ASSEMBLE_PROMPT) -------------------------------------------------------
     @abstractmethod
     def system_prompt(self) -> str: ...

@@ -19,6 +19,8 @@ from pathlib import Path
 from typing import IO
 
 SPLITS = ("train", "val", "test")
+#: the split of a dataset's few-shot examples (``pxp import ... --few-shot``): in no session, only in prompts
+SHOTS = "shots"
 
 #: the longest cell read, in characters: longer ones are nearly always a quote left open
 MAX_CELL = 1 << 20

@@ -136,7 +136,8 @@ class SessionScreen(KeptParts, SessionNotes, PictureActions, EarlyKeys, Screen):
     async def open_run(self) -> None:
         await host(self.app).loaded()  # litellm, RDKit, the blackboard's modules: imported in a thread
         from pxp_tui.blackboard import BlackboardError
-        from pxp_tui.tasks import get_task
+        from pxp_tui.runs.config import RunConfig
+        from pxp_tui.runs.variants import task_of
 
         try:
             self.board = await host(self.app).blackboard()
@@ -146,7 +147,7 @@ class SessionScreen(KeptParts, SessionNotes, PictureActions, EarlyKeys, Screen):
             self.part(TagPicker).wait(f"Cannot open run {self.run_id}: {exc}")
             return
         self.stored_run = run
-        self.pxp_task = get_task(run.task)
+        self.pxp_task = task_of(RunConfig.from_run(run), self.board, run.dataset)  # the run's wording and question
         self.metrics = LiveMetrics(run.n, len(run.plan), finished, skipped)
         label = self.pxp_task.prediction_label
         human = run.human

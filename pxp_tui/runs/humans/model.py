@@ -21,7 +21,7 @@ from pxp_tui.tasks.base import OTHER_EXPERT
 def seat(seat: Seat) -> Agent:
     config = seat.config
     model = config.human_model or OFFLINE
-    name = f"{OFFLINE_PROVIDER}/{seat.task.name}{SECOND_SUFFIX}" if model == OFFLINE else model
+    name = f"{OFFLINE_PROVIDER}/{seat.task.offline_name}{SECOND_SUFFIX}" if model == OFFLINE else model
     generation = dict(seat.task.generation)
     if config.max_tokens is not None:
         generation["max_tokens"] = config.max_tokens

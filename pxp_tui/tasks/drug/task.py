@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from importlib.resources import as_file, files
 from pathlib import Path
 from typing import Any
@@ -39,11 +40,18 @@ class DrugTask(Task):
     title = "DRUG: single-step retrosynthesis"
     prediction_label = "Pathway"
     explanation_noun = "retrosynthetic pathways"
-    generation = {"max_tokens": 1024, "temperature": 0.3}
+    generation = {"max_tokens": 1024}  # the journal and the reference: the provider's temperature (docs/FIDELITY.md)
     slow_modules = ("pxp_tui.tasks.drug.draw",)  # RDKit's drawing code
 
     def system_prompt(self) -> str:
         return SYSTEM_PROMPT
+
+    def variant(self, prompts: str = "pxp", rad_question: str = "disease", shots: Sequence[tuple[str, str, str]] = ()) -> Task:
+        if prompts == "pxp":
+            return self
+        from pxp_tui.tasks.drug.variant import variant
+
+        return variant(prompts, shots)
 
     def instance_content(self, instance: Instance, *, in_context: bool = False) -> str:
         return instance_text(instance.name, instance.input)

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from importlib.resources import as_file, files
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from pxp_tui.common.instance import Instance
 from pxp_tui.engine import ParseError
@@ -34,7 +35,7 @@ class RadTask(Task):
     name = "rad"
     title = "RAD: chest X-ray diagnosis"
     prediction_label = "Prediction"
-    prediction_choices = LABELS
+    prediction_choices: ClassVar[tuple[str, ...]] = LABELS
     explanation_noun = "radiology reports"
     generation = {"max_tokens": 300}  # the papers' setting for RAD
     #: the order of labels.py, then OTHER (a condition outside the five), for --ground-metric ordered; the
@@ -44,6 +45,13 @@ class RadTask(Task):
 
     def system_prompt(self) -> str:
         return SYSTEM_PROMPT
+
+    def variant(self, prompts: str = "pxp", rad_question: str = "disease", shots: Sequence[tuple[str, str, str]] = ()) -> Task:
+        if (prompts, rad_question) == ("pxp", "disease"):
+            return self
+        from pxp_tui.tasks.rad.variant import variant
+
+        return variant(prompts, rad_question)
 
     def instance_content(self, instance: Instance, *, in_context: bool = False) -> list[dict[str, Any]]:
         """The case's text and its image as a data URL: shrunk for this session, a thumbnail in the context."""

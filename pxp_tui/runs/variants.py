@@ -1,0 +1,19 @@
+"""The task of a run as its configuration words it: ``--prompts``, ``--rad-question``, and DRUG's few-shot examples
+(the dataset's ``shots`` split, read for the reference's prompts)."""
+
+from __future__ import annotations
+
+from pxp_tui.blackboard import Blackboard
+from pxp_tui.runs.config import RunConfig
+from pxp_tui.tasks import get_variant
+from pxp_tui.tasks.base import Task
+from pxp_tui.tasks.csvdata import SHOTS
+
+
+def task_of(config: RunConfig, board: Blackboard, dataset: str) -> Task:
+    """The run's task: the registered one, or its variant for the run's prompts and question."""
+    shots: tuple[tuple[str, str, str], ...] = ()
+    if config.prompts == "reference" and config.task == "drug":
+        found = board.instances(board.instance_ids(dataset, SHOTS))
+        shots = tuple((i.input, i.reference_prediction, i.reference_explanation) for i in found)
+    return get_variant(config.task, config.prompts, config.rad_question, shots)
