@@ -35,7 +35,7 @@ class Tmux:
     def tmux(self, *args: str) -> str:
         return subprocess.run(["tmux", "-L", self.socket, *args], capture_output=True, text=True, check=False).stdout
 
-    def start(self, name: str, command: list[str]) -> None:
+    def start(self, name: str, command: list[str], size: tuple[int, int] = (160, 48)) -> None:
         env = {
             "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
             "HOME": str(self.tmp_path),
@@ -48,12 +48,17 @@ class Tmux:
         exports = " ".join(f"{k}={shlex.quote(v)}" for k, v in env.items())
         rc = self.tmp_path / f"{name}.rc"
         shell = (
-            f"cd {shlex.quote(str(self.tmp_path))} && env -i {exports} {shlex.join(command)}; echo $? > {shlex.quote(str(rc))}"
+            f'cd {shlex.quote(str(self.tmp_path))} && env -i TMUX="$TMUX" {exports} {shlex.join(command)}; '
+            f"echo $? > {shlex.quote(str(rc))}"
         )
-        self.tmux("new-session", "-d", "-s", name, "-x", "160", "-y", "48", shell)
+        self.tmux("new-session", "-d", "-s", name, "-x", str(size[0]), "-y", str(size[1]), shell)
 
     def screen(self, name: str) -> str:
         return self.tmux("capture-pane", "-p", "-t", name)
+
+    def title(self, name: str) -> str:
+        """The pane's title: what OSC 0 and OSC 2 sequences written to the terminal set."""
+        return self.tmux("display-message", "-p", "-t", name, "#{pane_title}").strip()
 
     def keys(self, name: str, *keys: str) -> None:
         for key in keys:

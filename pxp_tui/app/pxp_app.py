@@ -18,6 +18,7 @@ from textual.screen import Screen
 from pxp_tui.app.goodbye import bound_goodbye
 from pxp_tui.app.keys import key_rows
 from pxp_tui.app.look import Look
+from pxp_tui.app.visible_text import VisibleText
 
 if TYPE_CHECKING:
     from pxp_tui.blackboard import Blackboard
@@ -25,7 +26,7 @@ if TYPE_CHECKING:
 T = TypeVar("T")
 
 
-class PXPApp(Look, App[int]):
+class PXPApp(VisibleText, Look, App[int]):
     """``PXPApp(db_path)`` opens on the start screen; ``PXPApp(db_path, run_id=ID)`` on that run."""
 
     TITLE = "PXP"

@@ -6,6 +6,7 @@ import argparse
 from pathlib import Path
 
 from pxp_tui.cli.common import add_db, open_existing, positive
+from pxp_tui.cli.output import data_stream
 
 FORMATS = ("markdown", "csv")
 
@@ -52,7 +53,7 @@ def main(args: argparse.Namespace) -> int:
         sessions = rounds.session_rows(board.db, [r.id for r in runs])
     figure = _write(Path(args.out), args.db, runs, cols, measured, times, summary, sessions) if args.out else None
     if args.format == "csv":
-        print(render.csv_text(render.table_rows(cols)), end="")
+        print(render.csv_text(render.table_rows(cols)), end="", file=data_stream())
     else:
         drawn = "information.png" if args.out and summary else None
         section = information.markdown(summary, sessions, drawn) if summary else None

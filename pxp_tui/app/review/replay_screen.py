@@ -24,6 +24,7 @@ from pxp_tui.app.widgets.instance_view import InstanceView, PictureActions, pict
 from pxp_tui.blackboard import Blackboard, review
 from pxp_tui.blackboard.finals import FinalWeights
 from pxp_tui.common.models import model_label
+from pxp_tui.common.visible import visible
 from pxp_tui.protocol import session_flags
 
 if TYPE_CHECKING:
@@ -89,9 +90,12 @@ class ReplayScreen(PictureActions, Screen):
         run, session = replay.run, replay.session
         self.sub_title = f"run {run.id} · session {session['ord'] + 1}"
         self.query_one("#replay-title", Static).update(
-            Content(  # the instance's name as stored (a SMILES is no markup)
-                f"Run {run.id} · {run.task.upper()} · session {session['ord'] + 1} of {len(run.plan)} · "
-                f"{replay.instance.name} · machine {model_label(run.model)} · human {run.human}"
+            Content(  # the instance's name as stored (a SMILES is no markup), its control characters escaped
+                visible(
+                    f"Run {run.id} · {run.task.upper()} · session {session['ord'] + 1} of {len(run.plan)} · "
+                    f"{replay.instance.name} · machine {model_label(run.model)} · human {run.human}",
+                    one_line=True,
+                )
             )
         )
         note = self.query_one("#replay-note", Static)
@@ -118,7 +122,7 @@ class ReplayScreen(PictureActions, Screen):
             if final is not None:
                 pane.mount(final)
         pane.call_after_refresh(pane.scroll_end, animate=False)
-        self.query_one("#replay-status", Static).update(self._status(shown))
+        self.query_one("#replay-status", Static).update(Content(visible(self._status(shown), one_line=True)))
         if shown:  # what the latest message shown proposes (for DRUG, its reaction)
             latest = self.replay.messages[shown - 1]
             self.query_one(InstanceView).show_prediction(latest.prediction, f"message {latest.j}: {latest.sender.value}'s answer")

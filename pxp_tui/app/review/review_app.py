@@ -10,9 +10,10 @@ from textual.binding import Binding
 from pxp_tui.app.goodbye import bound_goodbye
 from pxp_tui.app.look import Look
 from pxp_tui.app.review.runs_screen import ReviewScreen
+from pxp_tui.app.visible_text import VisibleText
 
 
-class ReviewApp(Look, App):
+class ReviewApp(VisibleText, Look, App):
     """Runs -> a run's sessions -> one session replayed; never writes to the blackboard."""
 
     TITLE = "PXP review"

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 from pxp_tui.app.screens.note import NoteScreen
 from pxp_tui.app.screens.session_notes import note_heading
 from pxp_tui.blackboard import Blackboard, BlackboardError, notes
+from pxp_tui.common.visible import visible
 
 if TYPE_CHECKING:
     from pxp_tui.blackboard import review
@@ -21,7 +22,7 @@ NOTE_CELL = 24
 
 def note_cell(flagged: bool, note: str) -> str:
     """``⚑`` for a flagged session, then the note's first words."""
-    text = " ".join(note.split())
+    text = visible(" ".join(note.split()), one_line=True)
     if len(text) > NOTE_CELL:
         text = text[: NOTE_CELL - 1] + "…"
     return ("⚑ " if flagged else "") + text
@@ -32,7 +33,7 @@ def replay_note(replay: review.Replay) -> str:
     found = replay.annotation
     if found is None or found.empty:
         return ""
-    return ("⚑ flagged for later" if found.flagged else "Note") + (f": {found.note}" if found.note else "")
+    return ("⚑ flagged for later" if found.flagged else "Note") + (f": {visible(found.note)}" if found.note else "")
 
 
 class ReviewNotes:
@@ -72,7 +73,7 @@ class ReviewNotes:
                 with Blackboard.open(self.board.path, create=False) as writer:
                     notes.save(writer, annotation)
         except (BlackboardError, ValueError) as exc:
-            self.notify(f"The note was not saved: {exc}", severity="error")
+            self.notify(f"The note was not saved: {exc}", severity="error", markup=False)
             return
         self.notify("Flagged for later, note saved." if annotation.flagged else "Note saved.")
         self.load()

@@ -5,9 +5,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
+from textual.content import Content
 from textual.screen import Screen
 from textual.widgets import DataTable, Header, Static
 
@@ -15,6 +17,7 @@ from pxp_tui.app.widgets.fitting_footer import FittingFooter
 from pxp_tui.blackboard import Blackboard, BlackboardError, review
 from pxp_tui.blackboard.records import RunSummary
 from pxp_tui.common.models import model_label
+from pxp_tui.common.visible import visible
 from pxp_tui.engine import RunStatus
 
 #: (column key, header) of the runs list: the counts first, so that they show at 80 columns
@@ -60,7 +63,10 @@ def cells(summary: RunSummary) -> list[Any]:
         "experiment": run.experiment or "",
         "model": model_label(run.model),
     }
-    return [values[key] for key, _ in COLUMNS]
+    # text as stored, shown as text: a str cell would be read as markup, and a name may hold terminal escapes
+    return [
+        Text(visible(value, one_line=True)) if isinstance(value, str) else value for value in (values[key] for key, _ in COLUMNS)
+    ]
 
 
 class ReviewScreen(Screen):
@@ -81,7 +87,7 @@ class ReviewScreen(Screen):
 
     def compose(self) -> ComposeResult:
         yield Header()
-        yield Static(f"Runs in {self.db_path}", id="runs-title")
+        yield Static(Content(visible(f"Runs in {self.db_path}", one_line=True)), id="runs-title")
         table: DataTable = DataTable(id="runs-table", cursor_type="row", zebra_stripes=True)
         for key, label in COLUMNS:
             table.add_column(label, key=key)
@@ -94,7 +100,7 @@ class ReviewScreen(Screen):
         try:
             self.board = open_board(self.db_path)
         except BlackboardError as exc:
-            self.query_one("#runs-status", Static).update(f"cannot open: {exc}")
+            self.query_one("#runs-status", Static).update(Content(visible(f"cannot open: {exc}")))
             return
         self.load()
         self.set_interval(LIVE_REFRESH, self._live_refresh)

@@ -20,6 +20,7 @@ from textual.widgets import Footer, Header, Static
 
 from pxp_tui.app.host import host
 from pxp_tui.common.models import model_label
+from pxp_tui.common.visible import visible
 
 if TYPE_CHECKING:
     from pxp_tui.blackboard.records import RunSummary
@@ -53,7 +54,7 @@ def endings_text(endings: dict[str, int]) -> str:
 
 
 def next_steps(run_id: int, db_path: Path) -> Content:
-    db = "" if db_path.name == "sessions.db" and db_path.parent == Path() else f" --db {db_path}"
+    db = "" if db_path.name == "sessions.db" and db_path.parent == Path() else visible(f" --db {db_path}", one_line=True)
     lines = [
         Content.styled("What next", "bold"),
         Content.assemble(("  r", "bold $accent"), "  review this run, session by session"),
@@ -115,7 +116,7 @@ class SummaryScreen(Screen[None]):
         try:
             summary = await host(self.app).read_board(_read, self.run_id)
         except (BlackboardError, ValueError) as exc:
-            self.query_one("#summary-sessions", Static).update(f"Cannot read run {self.run_id}: {exc}")
+            self.query_one("#summary-sessions", Static).update(Content(visible(f"Cannot read run {self.run_id}: {exc}")))
             return
         self.show(summary)
 
@@ -128,7 +129,7 @@ class SummaryScreen(Screen[None]):
         self.query_one("#summary-title", Static).update(
             Content.assemble(
                 (f"{state}: run {run.id}", "bold $success" if run.finished else "bold $warning"),
-                f" · {run.task.upper()} · {model_label(run.model)} · {run.human}",
+                visible(f" · {run.task.upper()} · {model_label(run.model)} · {run.human}", one_line=True),
             )
         )
         self.query_one("#summary-sessions", Static).update(
@@ -152,7 +153,7 @@ class SummaryScreen(Screen[None]):
             if self._review_board is None:
                 self._review_board = open_board(self.db_path)
         except BlackboardError as exc:
-            self.notify(str(exc), severity="error")
+            self.notify(str(exc), severity="error", markup=False)
             return
         self.app.push_screen(SessionsScreen(self._review_board, self.run_id))
 

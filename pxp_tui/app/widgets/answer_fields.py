@@ -18,10 +18,11 @@ from textual.widgets.option_list import Option
 from textual.widgets.text_area import Selection
 
 from pxp_tui.app.css import beside
+from pxp_tui.app.visible_text import VisiblePaste
 from pxp_tui.app.widgets.lockable import Lockable
 
 
-class PredictionInput(Lockable, Input):
+class PredictionInput(VisiblePaste, Lockable, Input):
     """The prediction, as text; ``ctrl+a`` selects it all."""
 
     keys_where = "prediction field"  # where the help lists its keys
@@ -41,7 +42,7 @@ class PredictionInput(Lockable, Input):
         self.post_message(self.Step(step))
 
 
-class ExplanationArea(Lockable, TextArea):
+class ExplanationArea(VisiblePaste, Lockable, TextArea):
     """The explanation, a paragraph editor that takes the room the answer pane has.
 
     At the first focus of a turn (while it still holds the prefilled text) its text is selected, so
