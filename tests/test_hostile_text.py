@@ -17,10 +17,10 @@ from pathlib import Path
 import pytest
 from textual.widgets import DataTable, Input, TextArea
 
-from pxp_tui.app.pxp_app import PXPApp
 from pxp_tui.app.review import ReviewApp
-from pxp_tui.app.screens.failure import FailureScreen
-from pxp_tui.app.screens.note import NoteScreen
+from pxp_tui.app.session.failure import FailureScreen
+from pxp_tui.app.shared.note import NoteScreen
+from pxp_tui.app.shell.pxp_app import PXPApp
 from pxp_tui.blackboard import Blackboard
 from pxp_tui.tasks import get_task
 
