@@ -123,6 +123,9 @@ async def test_a_live_session_shows_the_escapes_as_text_and_sends_what_was_shown
         await pilot.press("f")  # the instance's picture, full-screen, its name above
         await pilot.pause()
         assert shown("name") in clean(app)
+        await pilot.press("tab")  # the machine's proposal, full-screen
+        await pilot.pause()
+        assert app.screen.which == "prediction" and shown("name") in clean(app)
         await pilot.press("escape")
         await pilot.press("n")  # a note: the heading names the instance
         await wait_for(pilot, lambda: isinstance(app.screen, NoteScreen), "the note")

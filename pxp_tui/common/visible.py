@@ -31,10 +31,13 @@ from __future__ import annotations
 
 import re
 
-#: characters a terminal may act on (see the module's text); ``\n`` and ``\t`` are handled apart
-_UNSAFE = "\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\u2028\u2029\ud800-\udfff"
-_ANY_UNSAFE = re.compile(f"\r\n|[{_UNSAFE}]")
-_ANY_UNSAFE_LINE = re.compile(f"[{_UNSAFE}\t\n]")
+#: characters a terminal may act on (see the module's text), ASCII and beyond; ``\n`` and ``\t`` are handled apart
+_ASCII_UNSAFE = "\x00-\x08\x0b-\x1f\x7f"
+_WIDE_UNSAFE = "\x80-\x9f\u202a-\u202e\u2066-\u2069\u2028\u2029\ud800-\udfff"
+#: (multi-line, one line) for ASCII text (``str.isascii`` is known at once: most text takes the smaller pattern)
+#: and for the rest
+_ASCII = (re.compile(f"\r\n|[{_ASCII_UNSAFE}]"), re.compile(f"[{_ASCII_UNSAFE}\t\n]"))
+_ANY = (re.compile(f"\r\n|[{_ASCII_UNSAFE}{_WIDE_UNSAFE}]"), re.compile(f"[{_ASCII_UNSAFE}{_WIDE_UNSAFE}\t\n]"))
 _NAMED = {"\t": "\\t", "\n": "\\n", "\r": "\\r"}
 #: tab stops of multi-line text, as terminals and Textual set them
 TAB = 8
@@ -56,13 +59,6 @@ def visible(text: str, *, one_line: bool = False) -> str:
     With ``one_line``, line breaks and tabs are escaped too; otherwise ``\\n`` stays, ``\\r\\n`` becomes ``\\n``
     and tabs become spaces. Ordinary text, in any script, comes back unchanged.
     """
-    if one_line:
-        return _ANY_UNSAFE_LINE.sub(_escape, text)
-    shown = _ANY_UNSAFE.sub(_escape, text)
-    return shown.expandtabs(TAB) if "\t" in shown else shown
-
-
-def is_visible(text: str, *, one_line: bool = False) -> bool:
-    """Whether ``text`` would be shown unchanged by :func:`visible` (nothing in it needs escaping)."""
-    pattern = _ANY_UNSAFE_LINE if one_line else _ANY_UNSAFE
-    return "\t" not in text and pattern.search(text) is None
+    pattern = (_ASCII if text.isascii() else _ANY)[one_line]
+    shown = pattern.sub(_escape, text)
+    return shown.expandtabs(TAB) if not one_line and "\t" in shown else shown
