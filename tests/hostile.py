@@ -79,11 +79,13 @@ def hostile_csv(folder: Path) -> Path:
     return path
 
 
+#: the stub model's reply as the machine: a valid pathway, a hostile explanation
+REPLY = f"Reactants: {PATHWAY}\nExplanation: {hostile('reply')}"
+
+
 def machine_reply(request: Request) -> str:
-    """The stub model: "Yes" as the checker; a valid pathway with a hostile explanation as the machine."""
-    if request.is_checker:
-        return "Yes"
-    return f"Reactants: {PATHWAY}\nExplanation: {hostile('reply')}"
+    """The stub model: "Yes" as the checker; :data:`REPLY` as the machine."""
+    return "Yes" if request.is_checker else REPLY
 
 
 def poison(db: Path) -> None:

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from .hostile import ESCAPES, hostile, hostile_board, leaks, machine_reply, shown, stored
+from .hostile import ESCAPES, REPLY, hostile, hostile_board, leaks, machine_reply, shown, stored
 from .stub import StubServer
 from .terminal import PXP, Tmux, expert_turn
 
@@ -82,10 +82,9 @@ def test_the_live_app_and_the_review_show_the_escapes_as_text(tmux: Tmux, board:
     tmux.keys("app", "q")
     assert tmux.exit_code("app") == 0
 
-    reply = f"Reactants: CCO.CC(=O)Cl\nExplanation: {hostile('reply')}"
     sql = "SELECT explanation FROM messages m JOIN data d USING (session_id) WHERE d.run_id = 2 AND m.j <= 2 ORDER BY m.j"
     machine, expert = stored(board, sql)
-    assert ESCAPES in machine and machine in reply  # stored as the model sent it
+    assert ESCAPES in machine and machine in REPLY  # stored as the model sent it
     assert expert == machine  # the expert ratified what was stored, shown as text
 
     tmux.start("review", [str(PXP), "review", "--db", str(board)], size=TALL)  # every card of the replay

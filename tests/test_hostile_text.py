@@ -1,8 +1,8 @@
 """Terminal escape sequences from a model's reply, a dataset and a blackboard are shown as text, everywhere.
 
-One blackboard holds them all (``hostile_board``): a DRUG dataset imported from a CSV whose names and explanations hold every
-escape sequence of ``tests/hostile.py``, runs whose machine (the stub server, through litellm's HTTP path)
-explains with them, and fields written afterwards with ``sqlite3`` (notes, an expert's name, an experiment,
+One blackboard holds them all (``hostile_board``): a DRUG dataset imported from a CSV whose names and
+explanations hold every escape sequence of ``tests/hostile.py``, runs whose machine (the stub server,
+through litellm's HTTP path) explains with them, and fields written afterwards with ``sqlite3`` (notes, an expert's name, an experiment,
 a prediction, a distribution's label, an error). Every screen of the app and of the review is drawn from it,
 and every line of every command printed; what reaches the terminal is read back: no character a terminal
 acts on, the escapes there as text, and the stored text unchanged.
@@ -26,7 +26,7 @@ from pxp_tui.tasks import get_task
 
 from .app_helpers import expert_turn, outcome_shown, wait_for
 from .cli_helpers import pxp
-from .hostile import DATASET, ESCAPES, hostile, hostile_board, leaks, machine_reply, screen_text, shown, stored
+from .hostile import DATASET, ESCAPES, REPLY, hostile, hostile_board, leaks, machine_reply, screen_text, shown, stored
 from .stub import StubServer
 
 
@@ -57,9 +57,8 @@ async def settle(pilot) -> None:
 
 def test_the_blackboard_holds_what_was_sent_exactly(board: Path) -> None:
     """Nothing is made visible on the way in: the reply, the dataset's fields and the notes are stored as sent."""
-    reply = f"Reactants: CCO.CC(=O)Cl\nExplanation: {hostile('reply')}"
-    assert set(stored(board, "SELECT raw FROM messages WHERE sender = 'machine' AND raw IS NOT NULL")) == {reply}
-    explanation = get_task("drug").parse(reply)[1]
+    assert set(stored(board, "SELECT raw FROM messages WHERE sender = 'machine' AND raw IS NOT NULL")) == {REPLY}
+    explanation = get_task("drug").parse(REPLY)[1]
     assert ESCAPES in explanation
     assert explanation in stored(board, "SELECT explanation FROM messages WHERE sender = 'machine'")
     assert hostile("dataset") in stored(board, "SELECT explanation FROM messages WHERE sender = 'human'")  # the proxy's

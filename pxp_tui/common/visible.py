@@ -36,8 +36,8 @@ _ASCII_UNSAFE = "\x00-\x08\x0b-\x1f\x7f"
 _WIDE_UNSAFE = "\x80-\x9f\u202a-\u202e\u2066-\u2069\u2028\u2029\ud800-\udfff"
 #: (multi-line, one line) for ASCII text (``str.isascii`` is known at once: most text takes the smaller pattern)
 #: and for the rest
-_ASCII = (re.compile(f"\r\n|[{_ASCII_UNSAFE}]"), re.compile(f"[{_ASCII_UNSAFE}\t\n]"))
-_ANY = (re.compile(f"\r\n|[{_ASCII_UNSAFE}{_WIDE_UNSAFE}]"), re.compile(f"[{_ASCII_UNSAFE}{_WIDE_UNSAFE}\t\n]"))
+_ASCII = (re.compile(f"[{_ASCII_UNSAFE}]"), re.compile(f"[{_ASCII_UNSAFE}\t\n]"))
+_ANY = (re.compile(f"[{_ASCII_UNSAFE}{_WIDE_UNSAFE}]"), re.compile(f"[{_ASCII_UNSAFE}{_WIDE_UNSAFE}\t\n]"))
 _NAMED = {"\t": "\\t", "\n": "\\n", "\r": "\\r"}
 #: tab stops of multi-line text, as terminals and Textual set them
 TAB = 8
@@ -45,8 +45,6 @@ TAB = 8
 
 def _escape(found: re.Match[str]) -> str:
     char = found.group()
-    if char == "\r\n":  # a line break written the Windows way (a CSV from Excel): a line break
-        return "\n"
     if char in _NAMED:
         return _NAMED[char]
     code = ord(char)
@@ -59,6 +57,8 @@ def visible(text: str, *, one_line: bool = False) -> str:
     With ``one_line``, line breaks and tabs are escaped too; otherwise ``\\n`` stays, ``\\r\\n`` becomes ``\\n``
     and tabs become spaces. Ordinary text, in any script, comes back unchanged.
     """
+    if not one_line and "\r\n" in text:  # a line break written the Windows way (a CSV from Excel): a line break
+        text = text.replace("\r\n", "\n")
     pattern = (_ASCII if text.isascii() else _ANY)[one_line]
     shown = pattern.sub(_escape, text)
     return shown.expandtabs(TAB) if not one_line and "\t" in shown else shown
