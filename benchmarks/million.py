@@ -4,7 +4,7 @@
 
 The file is written directly (bulk inserts, no engine), with sessions of every intelligibility
 class drawn at random. Then each view is timed on a fresh read-only connection, as the review
-screens and ``pxp metrics`` / ``pxp report`` open it: the timings are the ones in the README.
+screens and ``pxp metrics`` / ``pxp report`` open it: its figures are in docs/performance.md (``--docs`` writes them).
 """
 
 from __future__ import annotations
