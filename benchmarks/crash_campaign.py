@@ -138,7 +138,7 @@ def main() -> int:
             f"Load average {load:.1f} at the start, {os.getloadavg()[0]:.1f} at the end.",
             "Every trial passed." if not failed else "**Some trials failed**: see the script's output.",
         ]
-        write_section("crash_campaign", "The crash campaign", table(results, seconds) + "\n\n" + " ".join(notes))
+        write_section("crash_campaign", "Trials per scenario", table(results, seconds) + "\n\n" + " ".join(notes))
     return 1 if failed else 0
 
 

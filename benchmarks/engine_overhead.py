@@ -300,7 +300,7 @@ def main() -> None:
 
         body = "\n".join(rows) + "\n\n" + "\n".join(f"- {line[0].upper()}{line[1:]}." for line in lines)
         body += f"\n\nLoad average {load:.1f} at the start, {os.getloadavg()[0]:.1f} at the end."
-        write_section("engine_overhead", "Engine overhead per message", body)
+        write_section("engine_overhead", "Overhead per message, beside one durable commit", body)
 
 
 if __name__ == "__main__":

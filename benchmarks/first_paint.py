@@ -219,7 +219,7 @@ def main() -> int:
                 f"Load average {load:.1f} at the start, {os.getloadavg()[0]:.1f} at the end.",
             ]
         )
-        write_section("first_paint", "First paint", body)
+        write_section("first_paint", "pxp and its floor, launched in turn", body)
     if args.imports:
         with tempfile.TemporaryDirectory() as tmp:
             print(imports_before_first_frame(tmp))

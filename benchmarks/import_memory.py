@@ -71,7 +71,7 @@ def main() -> int:
         from docs_section import write_section
 
         note = f"Load average {load:.1f} at the start and {os.getloadavg()[0]:.1f} at the end: the seconds move with the machine, the memory does not."
-        write_section("import_memory", "Import: memory and time", "\n".join(rows) + "\n\n" + note)
+        write_section("import_memory", "Peak memory and time per file", "\n".join(rows) + "\n\n" + note)
     return 0
 
 

@@ -227,11 +227,8 @@ def main() -> int:
     if args.docs:
         from docs_section import write_section
 
-        name, title = (
-            ("million", "A million messages in 100 runs")
-            if args.runs > 1
-            else ("million-one-run", "A million messages in one run")
-        )
+        name = "million" if args.runs > 1 else "million-one-run"
+        title = f"{args.runs:,} run{'s' if args.runs > 1 else ''} of {args.sessions:,} sessions"
         write_section(name, title, "\n".join(rows))
     if workdir is not None and not args.keep:
         shutil.rmtree(workdir)

@@ -151,7 +151,7 @@ def main() -> None:
             *(f"| {task.upper()} | {size} | " + " | ".join(values) + " |" for (task, size), values in cells.items()),
         ]
         note = f"Function calls, the median of {args.steps} steps (and their range), pictures: PXP_IMAGES={args.images}."
-        write_section("turn_calls", "The app's work per turn, counted", "\n".join(rows) + "\n\n" + note)
+        write_section("turn_calls", "Function calls per step", "\n".join(rows) + "\n\n" + note)
 
 
 if __name__ == "__main__":

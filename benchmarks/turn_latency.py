@@ -873,7 +873,7 @@ def main(argv: list[str] | None = None) -> int:
             "and (c) counts from the n that leaves it. ref ms is the machine's speed (a fixed pure-Python loop; "
             "smaller is faster) before and after each configuration."
         )
-        write_section("turn_latency", "The expert's wait per turn", docs_table(results) + "\n\n" + note)
+        write_section("turn_latency", "Medians per configuration", docs_table(results) + "\n\n" + note)
     if args.first_paint:
         print()
         print(first_paint_section(args.first_paint))
