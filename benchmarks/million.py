@@ -10,6 +10,7 @@ screens and ``pxp metrics`` / ``pxp report`` open it: its figures are in docs/pe
 from __future__ import annotations
 
 import argparse
+import os
 import random
 import shutil
 import statistics
@@ -149,7 +150,10 @@ def measure(path: Path, rows: list[str] | None = None) -> dict[str, float]:
     sessions = board.db.execute("SELECT COUNT(*) FROM data").fetchone()[0]
     runs = board.run_ids()
     rows = [] if rows is None else rows
-    rows.append(f"{count:,} messages, {sessions:,} sessions, {len(runs)} runs; page cache warm:\n")
+    rows.append(
+        f"{count:,} messages, {sessions:,} sessions, {len(runs)} run{'s' if len(runs) > 1 else ''}; page cache warm; "
+        f"load average {os.getloadavg()[0]:.1f} at the start:\n"
+    )
     print(f"{path}: {rows[0]}")
     rows.append("| view | first | median of 5 |\n|---|---:|---:|")
     print(rows[-1])
