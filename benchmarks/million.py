@@ -176,7 +176,9 @@ def measure(path: Path, rows: list[str] | None = None) -> dict[str, float]:
         "review: one run's row": timed("review: one run's row", lambda: review.runs_row(board, last), rows),
         "review: sorted by tag sequence, last page": timed(
             "review: sorted by tag sequence, last page",
-            lambda: review.sessions(board, last, review.Query(sort="tags", descending=True, offset=sessions // len(runs) - 50)),
+            lambda: review.sessions(
+                board, last, review.Query(sort="tags", descending=True, offset=max(0, sessions // len(runs) - 50))
+            ),
             rows,
         ),
         "review: filter two-way": timed(
