@@ -104,16 +104,17 @@ def test_a_schema_1_file_is_migrated_with_the_same_counts(tmp_path: Path) -> Non
 
 def _downgrade_to_schema_1(board: Blackboard) -> None:
     """What a file written before the firsts looks like: no such columns, triggers or new views."""
-    from pxp_tui.blackboard import firsts
+    from pxp_tui.blackboard import firsts, rounds, schema
 
     db = board.db
-    for name in ("run_intelligibility", "session_intelligibility"):
-        db.execute(f"DROP VIEW {name}")
+    # the later views and schema 5's trigger read runs, which the rebuild below renames (SQLite checks them)
+    db.execute(f"DROP TRIGGER {rounds.TRIGGER}")
+    for name in schema.VIEWS:
+        db.execute(f"DROP VIEW IF EXISTS {name}")
     for event in ("insert", "delete"):
         db.execute(f"DROP TRIGGER messages_firsts_{event}")
     for column in firsts.COLUMNS:
         db.execute(f"ALTER TABLE data DROP COLUMN {column}")
-    db.execute("DROP VIEW session_performance")
     db.execute("ALTER TABLE runs ADD COLUMN human TEXT")  # schema 3's expert was schema 1's human
     db.execute("UPDATE runs SET human = COALESCE(expert, human_kind)")
     db.table("runs").transform(drop={"expert"})
