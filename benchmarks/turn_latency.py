@@ -184,9 +184,11 @@ def press(app: Any, key: str) -> None:
     """A key as the terminal driver delivers it (no Pilot waits, which would force frames)."""
     from textual import events
 
+    from tests.internals import send_to_driver
+
     event = events.Key(key, key if len(key) == 1 else None)
     event.set_sender(app)
-    app._driver.send_message(event)
+    send_to_driver(app, event)
 
 
 async def until(condition: Any, timeout: float = 60.0, what: str = "the app") -> Any:

@@ -23,6 +23,7 @@ from pxp_tui.tasks import get_task
 from pxp_tui.tasks.pictures import Surface
 
 from .app_helpers import expert_turn, make_run, outcome_shown, wait_for
+from .internals import ChopsUpdate, FooterKey, LayoutUpdate, on_terminal_writes
 
 MESSAGES = [{"role": "user", "content": "Target: CCO\nPropose reactants."}]
 
@@ -233,8 +234,6 @@ def test_nothing_is_drawn_ahead_when_pictures_are_off(monkeypatch) -> None:
 
 # -- the footer, updated in place ------------------------------------------------------------------------
 async def test_the_footer_shows_the_keys_of_each_turn_without_mounting_them_again(db_path: Path, monkeypatch) -> None:
-    from textual.widgets._footer import FooterKey
-
     monkeypatch.setenv("PXP_IMAGES", "none")
     monkeypatch.setenv("PXP_OFFLINE_LATENCY", "0")
     run_id = make_run(db_path, limit=3)
@@ -261,8 +260,6 @@ async def test_the_footer_shows_the_keys_of_each_turn_without_mounting_them_agai
 async def test_the_footers_keys_keep_their_places_from_turn_to_turn_across_an_outcome(db_path: Path, monkeypatch) -> None:
     """The keys an outcome hides (g Guards, n Note, x Skip instance) came back at the footer's end after it: a
     keyboard user's keys moved once a run."""
-    from textual.widgets._footer import FooterKey
-
     monkeypatch.setenv("PXP_IMAGES", "none")
     monkeypatch.setenv("PXP_OFFLINE_LATENCY", "0")
     app = PXPApp(db_path, run_id=make_run(db_path, limit=3))
@@ -297,10 +294,9 @@ async def test_the_machine_s_reply_is_painted_before_the_footer_changes_its_keys
     run_id = make_run(db_path, limit=3)
     app = PXPApp(db_path, run_id=run_id)
     events: list[str] = []
-    display, recorded, update = PXPApp._display, SessionScreen.on_message_recorded, QuickFooter._update_keys
+    recorded, update = SessionScreen.on_message_recorded, QuickFooter._update_keys
 
-    def frame(self: Any, screen: Any, renderable: Any) -> None:
-        display(self, screen, renderable)
+    def frame(screen: Any, renderable: Any) -> None:
         if renderable is not None:
             events.append("frame")
 
@@ -314,7 +310,7 @@ async def test_the_machine_s_reply_is_painted_before_the_footer_changes_its_keys
         if [(k.display, k.disabled) for k in self.query("FooterKey")] != before:
             events.append("keys changed")
 
-    monkeypatch.setattr(PXPApp, "_display", frame)
+    on_terminal_writes(monkeypatch, PXPApp, frame)
     monkeypatch.setattr(SessionScreen, "on_message_recorded", shown)
     monkeypatch.setattr(QuickFooter, "_update_keys", keys)
     async with app.run_test(size=(160, 48)) as pilot:
@@ -334,8 +330,6 @@ async def test_a_turn_does_not_send_the_x_ray_to_the_terminal_again(db_path: Pat
     """The picture does not change between turns: the frames of a REFUTE step leave its cells alone (over
     ssh each half-cell X-ray is tens of kilobytes; the screen's own repaint, on a focus change or the header's
     title, used to send every cell again)."""
-    from textual._compositor import ChopsUpdate, LayoutUpdate
-
     from pxp_tui.app.picture.halfcell import HalfcellView
 
     monkeypatch.setenv("PXP_IMAGES", "halfcell")
@@ -343,14 +337,12 @@ async def test_a_turn_does_not_send_the_x_ray_to_the_terminal_again(db_path: Pat
     run_id = make_run(db_path, task="rad", limit=3)
     app = PXPApp(db_path, run_id=run_id)
     sent: list[Any] = []
-    display = PXPApp._display
 
-    def frame(self: Any, screen: Any, renderable: Any) -> None:
-        display(self, screen, renderable)
+    def frame(screen: Any, renderable: Any) -> None:
         if renderable is not None:
             sent.append(renderable)
 
-    monkeypatch.setattr(PXPApp, "_display", frame)
+    on_terminal_writes(monkeypatch, PXPApp, frame)
     async with app.run_test(size=(160, 48)) as pilot:
         screen = await expert_turn(pilot, app, j=2)
         await wait_for(pilot, lambda: bool(screen.query(HalfcellView)), "the X-ray drawn")
