@@ -28,9 +28,9 @@ os.environ.setdefault("PXP_OFFLINE_LATENCY", "0")
 
 from pxp_tui.agents.proxy import ProxyHuman
 from pxp_tui.blackboard import Blackboard, now
+from pxp_tui.config import RunConfig
 from pxp_tui.engine import Observer, Reply, RunSpec, interact
 from pxp_tui.protocol import Tag
-from pxp_tui.runs.config import RunConfig
 from pxp_tui.runs.create import create_run, ensure_dataset
 from pxp_tui.runs.seats import build_machine
 from pxp_tui.tasks import get_task

@@ -142,7 +142,7 @@ def make_run(db: Path, task: str, instances: int, context: str) -> int:
     """A live run on ``instances`` copies of the task's demo training instances (in order, repeated)."""
     from pxp_tui.blackboard import Blackboard
     from pxp_tui.common.kinds import HumanKind
-    from pxp_tui.runs.config import RunConfig
+    from pxp_tui.config import RunConfig
     from pxp_tui.runs.create import create_run
     from pxp_tui.tasks import get_task
 
@@ -507,8 +507,8 @@ def litellm_baseline(task: str, calls: int) -> str:
     """The offline model through ``LLMClient.complete`` (litellm) against its ``answer()`` alone, no app."""
     from pxp_tui.agents import offline
     from pxp_tui.blackboard import Blackboard
+    from pxp_tui.config import RunConfig
     from pxp_tui.engine import Turn
-    from pxp_tui.runs.config import RunConfig
     from pxp_tui.runs.seats import build_machine
     from pxp_tui.tasks import get_task
 

@@ -69,7 +69,7 @@ def test_every_module_of_the_app_is_in_a_group() -> None:
         ("engine/interact.py", "from pxp_tui import app", "Layers"),
         ("engine/interact.py", "from ..cli import main", "Layers"),
         ("protocol/rules.py", "from pxp_tui.common import models", "Layers"),  # siblings at the bottom
-        ("blackboard/store.py", "from pxp_tui.runs.config import RunConfig", "Layers"),
+        ("blackboard/store.py", "from pxp_tui.runs.create import create_run", "Layers"),
         ("tasks/base.py", "from textual.widgets import Static", "Textual"),
         ("engine/types.py", "import sqlite_utils", "no storage, model, UI or chemistry"),
         ("common/models.py", "from rdkit import Chem", "no storage, model, UI or chemistry"),

@@ -10,8 +10,8 @@ from pxp_tui.agents.machine import Debate, MachineAgent
 from pxp_tui.blackboard.records import Run
 from pxp_tui.common.kinds import HumanKind
 from pxp_tui.common.models import checker_model, litellm_model
+from pxp_tui.config import RunConfig
 from pxp_tui.engine import Agent
-from pxp_tui.runs.config import RunConfig
 from pxp_tui.tasks.base import HUMAN, OTHER_EXPERT, Task
 
 
@@ -68,11 +68,15 @@ class Seat:
     """What the agent in the human's seat of a run is built from (see :mod:`pxp_tui.runs.humans`)."""
 
     run: Run
-    config: RunConfig
     task: Task
     machine: MachineAgent
     checker: Checker  # AGREE, shared with the machine
     live: Agent | None = None  # the expert's agent, when the app drives the run
+
+    @property
+    def config(self) -> RunConfig:
+        """The run's configuration (``run.config``)."""
+        return self.run.config
 
     def client(self, model: str, api_base: str | None = None) -> LLMClient:
         """A client for another model, with the run's limits (a model in the human's seat)."""

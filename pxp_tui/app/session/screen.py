@@ -120,7 +120,7 @@ class SessionScreen(KeptParts, PictureActions, Screen):
     @property
     def watched(self) -> bool:
         """Whether the human's seat answers by itself (the proxy): the expert watches."""
-        return self.stored_run is not None and not self.stored_run.human_kind.interactive and not self.joined
+        return self.stored_run is not None and not self.stored_run.config.human_kind.interactive and not self.joined
 
     def compose(self) -> ComposeResult:
         apply_breakpoints(self)  # its layout from the first frame
@@ -156,8 +156,8 @@ class SessionScreen(KeptParts, PictureActions, Screen):
             self.part(TagPicker).wait(f"Cannot open run {self.run_id}: {exc}")
             return
         self.stored_run = run
-        self.pxp_task = get_task(run.task)
-        self.metrics = LiveMetrics(run.n, len(run.plan), finished, skipped)
+        self.pxp_task = get_task(run.config.task)
+        self.metrics = LiveMetrics(run.config.n, len(run.plan), finished, skipped)
         label = self.pxp_task.prediction_label
         human = run.human
         self.part(MachinePane).prediction_label = label
@@ -211,9 +211,9 @@ class SessionScreen(KeptParts, PictureActions, Screen):
             event.instance,
             event.order,
             event.total,
-            run.n,
-            run.k,
-            rule=run.stop,
+            run.config.n,
+            run.config.k,
+            rule=run.config.stop,
             labels=self.pxp_task.label_order,
         )
         self.part(Conversation).clear()
@@ -256,7 +256,7 @@ class SessionScreen(KeptParts, PictureActions, Screen):
         if nxt is Sender.MACHINE:
             self._set_state(SessionState.MACHINE)
         elif nxt is Sender.HUMAN and self.watched and self.stored_run is not None:
-            self._set_state(SessionState.MACHINE, f"{self.stored_run.human_kind.phrase} is answering…")
+            self._set_state(SessionState.MACHINE, f"{self.stored_run.config.human_kind.phrase} is answering…")
         elif nxt is Sender.HUMAN:
             self.part(MachinePane).idle()
         self.reply_wait.after_frame(self._title)
@@ -352,7 +352,7 @@ class SessionScreen(KeptParts, PictureActions, Screen):
             self._stopped("Cancelled: nothing pending was written. Press r to continue.")
         else:
             self._stopped(f"Stopped: {event.cause}. Press r to retry.")
-            model = self.stored_run.model if self.stored_run is not None else ""
+            model = self.stored_run.config.model if self.stored_run is not None else ""
             self.app.push_screen(FailureScreen(event.cause, model, event.retryable), self._recover)
 
     def _recover(self, recovery: Recovery | None) -> None:
@@ -456,7 +456,7 @@ class SessionScreen(KeptParts, PictureActions, Screen):
         if state is not SessionState.MACHINE:
             self._release()  # the wait is over: what it brought is painted with this
         if state is SessionState.MACHINE:
-            model = model_label(self.stored_run.model) if self.stored_run is not None else "the machine"
+            model = model_label(self.stored_run.config.model) if self.stored_run is not None else "the machine"
             label = note or f"{model} is thinking… escape cancels"
             machine.thinking(label)
             if shown and not self.reply_wait.active:
@@ -485,7 +485,7 @@ class SessionScreen(KeptParts, PictureActions, Screen):
         run, ex = self.stored_run, self.exchange
         if run is None:
             return
-        parts = [f"run {self.run_id}", run.task.upper(), model_label(run.model)]
+        parts = [f"run {self.run_id}", run.config.task.upper(), model_label(run.config.model)]
         if ex is not None:
             j = ex.next_j if ex.stop is None else len(ex.messages)
             parts += [f"session {ex.order + 1} / {ex.total}", f"message {j} / {ex.n}"]
@@ -513,7 +513,7 @@ class SessionScreen(KeptParts, PictureActions, Screen):
         if action == "annotate":  # n is the next instance's key while an outcome is shown; b still opens the note
             return self.exchange is not None and not (self.state is SessionState.OUTCOME and parameters == (False,))
         if action == "take_seat":  # a second machine's seat; handed back only between the expert's turns
-            machines = self.stored_run is not None and self.stored_run.human_kind is HumanKind.MODEL
+            machines = self.stored_run is not None and self.stored_run.config.human_kind is HumanKind.MODEL
             return machines and not (self.joined and self.state is SessionState.HUMAN)
         return True
 
