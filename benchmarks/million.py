@@ -65,15 +65,11 @@ def build(path: Path, runs: int, sessions: int, seed: int = 0) -> int:
         humans = ("proxy", "alice", "bob")
         run_id = board.create_run(
             RunConfig(
-                task="drug",
                 dataset="bench",
                 model="offline",
                 checker="offline",
                 human_kind=HumanKind.PROXY if r % 3 == 0 else HumanKind.LIVE,
                 expert=None if r % 3 == 0 else humans[r % 3],
-                n=10,
-                k=3,
-                context="all",
                 experiment=f"exp{r // 5}",
             ),
             ids,

@@ -51,15 +51,12 @@ async def scripted_run(
     ids = board.instance_ids(dataset)[: len(scripts)]
     run_id = board.create_run(
         RunConfig(
-            task="drug",
             dataset=dataset,
             model="script",
             checker="script",
             human_kind=HumanKind.PROXY if human == "proxy" else HumanKind.LIVE,
             expert=None if human == "proxy" else human,
             n=n,
-            k=3,
-            context="all",
             experiment=experiment,
         ),
         ids,

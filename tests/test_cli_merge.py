@@ -91,16 +91,7 @@ def test_a_dataset_that_differs_is_copied_under_a_new_name(tmp_path: Path, capsy
         with Blackboard.open(path) as board:
             board.add_dataset("mine", "drug", [DatasetRow("k", "train", "CCO", reference, "e")])
             board.create_run(
-                RunConfig(
-                    task="drug",
-                    dataset="mine",
-                    model="m",
-                    human_kind=HumanKind.LIVE,
-                    expert=name,
-                    n=10,
-                    k=3,
-                    context="all",
-                ),
+                RunConfig(dataset="mine", model="m", human_kind=HumanKind.LIVE, expert=name),
                 board.instance_ids("mine"),
             )
         paths.append(path)

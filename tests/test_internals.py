@@ -18,8 +18,6 @@ import ast
 import asyncio
 import os
 import platform
-import subprocess
-import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from importlib.metadata import version
@@ -41,6 +39,7 @@ from pxp_tui.app.shared import textual_internals
 
 from . import internals
 from .conftest import ROOT
+from .outside import python_output
 
 TEXTUAL_DOOR = "pxp_tui/app/shared/textual_internals.py"
 IMAGE_DOOR = "pxp_tui/app/picture/textual_image_internals.py"
@@ -141,7 +140,7 @@ def test_the_terminal_reader_is_light() -> None:
         "print(sorted(m for m in ('numpy', 'PIL.Image', 'textual_image.renderable') if m in sys.modules))"
     )
     with relied_on("textual-image", "textual_image._terminal, importable without numpy or Pillow", IMAGE_DOOR):
-        assert _python(script) == "[]"
+        assert python_output(script) == "[]"
 
 
 def test_the_terminal_reader_reads_and_times_out() -> None:
@@ -187,7 +186,7 @@ with i.answers_replayed(answer):
 """
     what = "textual_image._terminal.capture_terminal_response, through which its renderers ask DA1 and kitty's query"
     with relied_on("textual-image", what, IMAGE_DOOR):
-        assert _python(script) == f"True False {[graphics.DA1[1], graphics.KITTY[1]]!r}"
+        assert python_output(script) == f"True False {[graphics.DA1[1], graphics.KITTY[1]]!r}"
 
 
 def test_an_image_is_fitted_to_cells_as_textual_image_s_widget_fits_it() -> None:
@@ -420,19 +419,6 @@ def _source(function: Any) -> str:
     import inspect
 
     return inspect.getsource(function)
-
-
-def _python(script: str) -> str:
-    done = subprocess.run(
-        [sys.executable, "-c", script],
-        capture_output=True,
-        text=True,
-        cwd=ROOT,
-        env={**os.environ, "PYTHONPATH": str(ROOT)},
-        timeout=120,
-        check=True,
-    )
-    return done.stdout.strip()
 
 
 async def _until(pilot: Any, condition: Any, tries: int = 200) -> None:

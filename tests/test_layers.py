@@ -74,6 +74,8 @@ def test_every_module_of_the_app_is_in_a_group() -> None:
         ("engine/types.py", "import sqlite_utils", "no storage, model, UI or chemistry"),
         ("common/models.py", "from rdkit import Chem", "no storage, model, UI or chemistry"),
         ("blackboard/review.py", "from ..agents.llm import LLMClient", "call no model"),
+        ("tasks/__init__.py", "from pxp_tui.agents import offline", "call no model"),  # registered by runs.seats
+        ("config.py", "from pxp_tui.blackboard import Blackboard", "Layers"),
         ("agents/proxy.py", "import sqlite3", "neither store nor draw"),
         ("app/review/glyphs.py", "from pxp_tui.app.session import screen", "app's groups"),
         ("app/picture/zoom.py", "from ..session.screen import SessionScreen", "app's groups"),

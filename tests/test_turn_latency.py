@@ -19,6 +19,7 @@ from pxp_tui.app.picture import cache as picture_cache
 from pxp_tui.app.picture.cache import CACHE, PictureCache, instance_key
 from pxp_tui.app.session.widgets.machine_pane import latency_text
 from pxp_tui.app.shell.pxp_app import PXPApp
+from pxp_tui.runs.seats import register_offline_models
 from pxp_tui.tasks import get_task
 from pxp_tui.tasks.pictures import Surface
 
@@ -48,7 +49,7 @@ def fixed_answer_time(monkeypatch: pytest.MonkeyPatch, ms: float) -> list[int]:
 # -- the model's own time ---------------------------------------------------------------------------
 async def test_an_offline_call_reports_the_models_own_time_and_the_apps_overhead_apart(monkeypatch) -> None:
     monkeypatch.setenv("PXP_OFFLINE_LATENCY", "0")
-    get_task("drug")  # registers pxp-offline/drug
+    register_offline_models(get_task("drug"))  # pxp-offline/drug
     fixed_answer_time(monkeypatch, 7.0)
     completion = await LLMClient("pxp-offline/drug").complete(MESSAGES)
     assert completion.latency_ms == 7.0  # what the model measured, not litellm's round trip
@@ -58,7 +59,7 @@ async def test_an_offline_call_reports_the_models_own_time_and_the_apps_overhead
 
 async def test_a_simulated_latency_is_part_of_the_models_own_time(monkeypatch) -> None:
     monkeypatch.setenv("PXP_OFFLINE_LATENCY", "0.2")
-    get_task("drug")
+    register_offline_models(get_task("drug"))
     fixed_answer_time(monkeypatch, 3.0)
     completion = await LLMClient("pxp-offline/drug").complete(MESSAGES)
     assert completion.latency_ms == pytest.approx(203.0)
@@ -89,11 +90,11 @@ FIRST_CALL = """
 import asyncio, cProfile, json, pstats, sys
 from pxp_tui.agents.llm import LLMClient
 from pxp_tui.app.shell import preload
+from pxp_tui.runs.seats import register_offline_models
+from pxp_tui.tasks import get_task
 if sys.argv[1] == "preload":
     preload.load(["drug"])
-else:
-    from pxp_tui.tasks import get_task
-    get_task("drug")
+register_offline_models(get_task("drug"))  # as a run's wiring does
 
 async def calls():
     counts = []
