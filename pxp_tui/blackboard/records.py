@@ -13,6 +13,14 @@ from pxp_tui.common.kinds import HumanKind
 from pxp_tui.config import RunConfig
 from pxp_tui.engine import RunStatus
 from pxp_tui.protocol import RunCounts
+from pxp_tui.protocol.evince import OLD_TOLERANCE, PLATEAU, WEIGHTED
+from pxp_tui.protocol.information import SMOOTHING
+
+#: RAD's five conditions: the label order its runs measured the Wasserstein distance with before schema 6
+_RAD_ORDER = ("Atelectasis", "Pneumonia", "Pleural Effusion", "Cardiomegaly", "Pneumothorax")
+
+#: the key of ``runs.options`` that marks a run copied by ``pxp merge``: where its original was written
+MERGED_FROM = "merged_from"
 
 
 def _json(value: Any, empty: Any) -> Any:
@@ -40,6 +48,10 @@ class Run:
     created_at: str = ""
     updated_at: str = ""
     finished_at: str | None = None
+    #: the ordered ground metric's labels, positions 0, 1, ... as the run measures its rounds (None: the 0/1
+    #: metric): the task's order when the run was made, kept with it (RAD's older runs kept an older one)
+    label_order: tuple[str, ...] | None = None
+    merged_from: Mapping[str, Any] | None = None  # where ``pxp merge`` copied it from (``file``, ``path``, ``run_id``)
 
     @classmethod
     def from_row(cls, row: Mapping[str, Any]) -> Run:
@@ -55,6 +67,8 @@ class Run:
             created_at=row["created_at"] or "",
             updated_at=row["updated_at"] or "",
             finished_at=row["finished_at"],
+            label_order=_measuring(row)["label_order"],
+            merged_from=_merged_from(_json(row["options"], {})),
         )
 
     @property
@@ -72,6 +86,41 @@ class Run:
     def finished(self) -> bool:
         return self.status is RunStatus.DONE
 
+    @property
+    def copy_of(self) -> Mapping[str, Any] | None:
+        """Where the original of this unfinished copy is (see :attr:`merged_from`): it is continued there, never
+        here, since two processes would drive one run. None for an original, or a finished run."""
+        return None if self.finished else self.merged_from
+
+
+def _merged_from(options: Mapping[str, Any]) -> Mapping[str, Any] | None:
+    found = options.get(MERGED_FROM)
+    return found if isinstance(found, Mapping) else None
+
+
+def _measuring(row: Mapping[str, Any]) -> dict[str, Any]:
+    """How a run measures and stops its debates; a row of a file older than schema 6 (read as it is) as the
+    code of its time did (schema.DERIVED's rules)."""
+    if row.get("evince_rule") is None:
+        rad = row["task"] == "rad"
+        return {
+            "evince_rule": PLATEAU,
+            "stop_tolerance": OLD_TOLERANCE,
+            "smoothing": SMOOTHING,
+            "ground_metric": "ordered" if rad else "discrete",
+            "label_order": _RAD_ORDER if rad else None,
+            "aggregation": WEIGHTED,
+        }
+    order = _json(row.get("label_order"), None)
+    return {
+        "evince_rule": row["evince_rule"],
+        "stop_tolerance": OLD_TOLERANCE if row.get("stop_tolerance") is None else row["stop_tolerance"],
+        "smoothing": SMOOTHING if row.get("smoothing") is None else row["smoothing"],
+        "ground_metric": row.get("ground_metric") or ("ordered" if order else "discrete"),
+        "label_order": tuple(order) if order else None,
+        "aggregation": row.get("aggregation") or WEIGHTED,
+    }
+
 
 #: the fields of :class:`RunConfig`, by name
 _FIELDS = {f.name for f in fields(RunConfig)}
@@ -88,10 +137,13 @@ def stored(config: RunConfig, columns: Collection[str]) -> dict[str, Any]:
 
 def config_of(row: Mapping[str, Any]) -> RunConfig:
     """The :class:`RunConfig` stored in a ``runs`` row (the reverse of :func:`stored`). A column that is NULL, or
-    absent from an older file, reads as the field's default; options a newer pxp stored are left out."""
+    absent from an older file, reads as the field's default, but for how a debate is measured and stopped,
+    which reads as the code of the file's time ran it (:func:`_measuring`); options a newer pxp stored are
+    left out."""
     options = _json(row["options"], {})
     values = {k: v for k, v in options.items() if k in _FIELDS}
     values.update({k: row[k] for k in _FIELDS if k in row and row[k] is not None})
+    values.update({k: v for k, v in _measuring(row).items() if k in _FIELDS})
     if "expert" not in row:
         values["expert"] = _expert_of_schema_2(row)
     values["human_kind"] = HumanKind(values["human_kind"])

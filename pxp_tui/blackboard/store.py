@@ -17,11 +17,13 @@ import sqlite_utils
 from pxp_tui.blackboard import access, finals, schema, writers
 from pxp_tui.blackboard.errors import BlackboardError, WriteError
 from pxp_tui.blackboard.records import Run, stored
+from pxp_tui.common.files import make_folder
 from pxp_tui.common.instance import Instance
 from pxp_tui.common.redaction import redact
 from pxp_tui.config import RunConfig
 from pxp_tui.engine import Message, RunProgress, RunStatus, SessionRecord
 from pxp_tui.protocol import Sender, StopReason, Tag
+from pxp_tui.protocol.evince import WEIGHTED
 from pxp_tui.tasks.base import DatasetRow
 from pxp_tui.tasks.csvdata import ImportProgress
 
@@ -102,7 +104,7 @@ class Blackboard:
         if refused:
             raise BlackboardError(refused)
         if not where.exists():
-            where.parent.mkdir(parents=True, exist_ok=True)
+            make_folder(where.parent)  # never writable by everyone: SQLite makes the -wal and -shm there
         conn = None
         try:
             if readonly:
@@ -300,12 +302,14 @@ class Blackboard:
         return [found[i] for i in ids]
 
     # -- runs -------------------------------------------------------------------------------------
-    def create_run(self, config: RunConfig, plan: Sequence[int]) -> int:
+    def create_run(self, config: RunConfig, plan: Sequence[int], *, label_order: Sequence[str] | None = None) -> int:
         """Store a new run (status ``created``) made with ``config`` and this plan; its id. Each field of
         ``config`` goes to the column of its name, or to ``options`` (:func:`records.stored`); :meth:`run`
-        gives it back as :attr:`Run.config`."""
+        gives it back as :attr:`Run.config`. ``label_order``: the ordered ground metric's labels, kept with
+        the run (:attr:`Run.label_order`; None for the 0/1 metric)."""
         row = {
             **stored(config, schema.TABLES["runs"]["columns"]),
+            "label_order": json.dumps(list(label_order), ensure_ascii=False) if label_order else None,
             "uid": uuid.uuid4().hex,
             "status": RunStatus.CREATED.value,
             "plan": json.dumps(list(plan)),
@@ -433,13 +437,26 @@ class Blackboard:
         return {Sender(sender): _message(row) for sender, row in finals.latest(self.db, session_id).items()}
 
     def store_final(
-        self, session_id: int, machine_weight: float, human_weight: float, method: str, reply: str | None = None
+        self,
+        session_id: int,
+        machine_weight: float,
+        human_weight: float,
+        method: str,
+        reply: str | None = None,
+        *,
+        aggregation: str = WEIGHTED,
+        k: int | None = None,
     ) -> dict[str, float] | None:
-        """Replace session ``session_id``'s final distribution by its agents' latest distributions weighted so,
-        with how (``method``: ``crit:<model>``, ``equal``, ``equal (judge failed: ...)``) and the judge's reply;
-        None (nothing written) if either agent gave no distribution. See :mod:`pxp_tui.blackboard.finals`."""
+        """Replace session ``session_id``'s final distribution by its agents' latest distributions combined by
+        ``aggregation`` with these weights, with how (``method``: ``crit:<model>``, ``equal``, ``equal (judge
+        failed: ...)``) and the judge's reply; None (nothing written) if either agent gave no distribution.
+        See :mod:`pxp_tui.blackboard.finals`."""
         with self.db.atomic():
-            return finals.store(self.db, session_id, machine_weight, human_weight, method, reply)
+            return finals.store(self.db, session_id, machine_weight, human_weight, method, reply, aggregation, k)
+
+    def latest_crit(self, session_id: int) -> dict[str, Any] | None:
+        """The CRIT verdict of session ``session_id``'s latest judged round, or None."""
+        return finals.latest_crit(self.db, session_id)
 
     def unjudged_sessions(self, run_id: int) -> list[tuple[int, int]]:
         """(session id, instance id) of run ``run_id``'s ended sessions whose final distribution still has the

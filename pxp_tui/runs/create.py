@@ -56,11 +56,13 @@ def _create_run(board: Blackboard, config: RunConfig) -> int:
         learn.check_held_out(
             board, dataset, config.split, learn_gate=config.learn_gate, evaluate=config.evaluate, context=config.context
         )
-    stored = replace(  # as it is stored: its dataset, checker and expert named, its context normalised
+    order = config.label_order()
+    stored = replace(  # as it is stored: its dataset, checker, expert and ground metric named, its context normalised
         config,
         dataset=dataset,
         checker=config.checker_model,
         expert=config.expert.strip() if config.expert else None,
         context=str(ContextPolicy.parse(config.context)),
+        ground_metric="ordered" if order else "discrete",
     )
-    return board.create_run(stored, plan(board, config, dataset))
+    return board.create_run(stored, plan(board, config, dataset), label_order=order)

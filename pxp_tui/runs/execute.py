@@ -7,6 +7,7 @@ import sqlite3
 from pxp_tui.blackboard import Blackboard, BlackboardError, WriteError, access
 from pxp_tui.engine import Agent, Observer, RunSpec, interact
 from pxp_tui.runs import final, learn
+from pxp_tui.runs.copies import check_resumable
 from pxp_tui.runs.humans import build_human
 from pxp_tui.runs.seats import Seat, build_machine
 from pxp_tui.tasks import get_task
@@ -52,14 +53,26 @@ async def _execute(
     run = board.run(run_id)
     if run.finished:
         raise BlackboardError(f"run {run_id} is already finished")
+    check_resumable(run)
     config = run.config
     task = get_task(config.task)
     instances = board.instances(run.plan)
     machine, checker = build_machine(task, config)
     agent = build_human(config.human_kind, Seat(run, task, machine, checker, live=human))
-    spec = RunSpec(run_id=run_id, n=config.n, k=config.k, context=config.context, stop=config.stop, order=task.label_order)
+    spec = RunSpec(
+        run_id=run_id,
+        n=config.n,
+        k=config.k,
+        context=config.context,
+        stop=config.stop,
+        order=run.label_order,
+        evince_rule=config.evince_rule,
+        tolerance=config.stop_tolerance,
+        smoothing=config.smoothing,
+    )
     progress = board.progress(run_id, instances)
-    weights = final.Weigher(board, task, final.judge_of(task, config))
+    judge = final.judge_of(task, config)
+    weights = final.Weigher(board, task, judge, config)
     gate = None
     if config.learn_gate or config.evaluate:
         gate = learn.Learn(board, run, machine, learn_gate=config.learn_gate, evaluate=config.evaluate, report=on_evaluation)
@@ -67,7 +80,16 @@ async def _execute(
     try:
         await weights.left_over(run_id, instances)  # sessions a crash left between their end and their judge
         await interact(
-            spec, instances, machine, agent, board, progress=progress, observer=observer, gate=gate, ended=weights.session_ended
+            spec,
+            instances,
+            machine,
+            agent,
+            board,
+            progress=progress,
+            observer=observer,
+            gate=gate,
+            ended=weights.session_ended,
+            judge=weights.round_judge(),
         )
     except sqlite3.Error as exc:  # the blackboard refused a write: its transaction was rolled back whole
         raise _write_failed(board, run_id, exc) from None

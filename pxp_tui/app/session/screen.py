@@ -214,7 +214,10 @@ class SessionScreen(KeptParts, PictureActions, Screen):
             run.config.n,
             run.config.k,
             rule=run.config.stop,
-            labels=self.pxp_task.label_order,
+            labels=run.label_order,
+            evince_rule=run.config.evince_rule,
+            tolerance=run.config.stop_tolerance,
+            smoothing=run.config.smoothing,
         )
         self.part(Conversation).clear()
         self.part(MachinePane).clear("waiting for the machine's first message")
@@ -248,7 +251,7 @@ class SessionScreen(KeptParts, PictureActions, Screen):
 
     def _show_metrics(self, tags: list[Any], messages: list[Any]) -> None:
         self.part(MetricsPane).show_session(tags)
-        self.part(MetricsPane).show_information(messages, self.pxp_task.label_order)
+        self.part(MetricsPane).show_information(messages, self.stored_run.label_order if self.stored_run else None)
 
     def _after_message(self) -> None:
         assert self.exchange is not None
