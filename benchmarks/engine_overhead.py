@@ -29,9 +29,9 @@ os.environ.setdefault("PXP_OFFLINE_LATENCY", "0")
 
 from pxp_tui.agents.proxy import ProxyHuman
 from pxp_tui.blackboard import Blackboard, now
+from pxp_tui.config import RunConfig
 from pxp_tui.engine import Observer, Reply, RunSpec, interact
 from pxp_tui.protocol import Tag
-from pxp_tui.runs.config import RunConfig
 from pxp_tui.runs.create import create_run, ensure_dataset
 from pxp_tui.runs.seats import build_machine
 from pxp_tui.tasks import get_task
@@ -58,15 +58,7 @@ def prefill(board: Blackboard, sessions: int) -> None:
     board.add_dataset("prefill", "drug", [DatasetRow("p", "train", "C", "C", "e")])
     (instance,) = board.instance_ids("prefill")
     run_id = board.create_run(
-        {
-            "task": "drug",
-            "dataset": "prefill",
-            "model": "x",
-            "human_kind": "proxy",
-            "n": 10,
-            "k": 3,
-            "context": "all",
-        },
+        RunConfig(dataset="prefill", model="x"),
         [instance] * sessions,
     )
     stamp = now()
@@ -185,15 +177,7 @@ def long_run(path: Path, sessions: int, distributions: bool = False) -> tuple[fl
     board.add_dataset("long", "drug", [DatasetRow("x", "train", "C", "C", "e")])
     (instance,) = board.instance_ids("long")
     run_id = board.create_run(
-        {
-            "task": "drug",
-            "dataset": "long",
-            "model": "instant",
-            "human_kind": "proxy",
-            "n": 10,
-            "k": 3,
-            "context": "all",
-        },
+        RunConfig(dataset="long", model="instant"),
         [instance] * sessions,
     )
     instances = board.instances([instance]) * sessions

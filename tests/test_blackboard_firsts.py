@@ -12,6 +12,7 @@ from pxp_tui.blackboard import Blackboard
 from pxp_tui.blackboard.curves import run_curves
 from pxp_tui.blackboard.metrics import counts_of, run_rows
 from pxp_tui.blackboard.schema import CLASSES
+from pxp_tui.config import RunConfig
 from pxp_tui.engine import Message
 from pxp_tui.protocol import Sender, StopReason, Tag, curve, run_counts, session_flags
 from pxp_tui.tasks.base import DatasetRow
@@ -31,15 +32,7 @@ def record(board: Blackboard, runs: list[list[list[Tag]]], *, unfinished_last: b
     ids = []
     for sessions in runs:
         run_id = board.create_run(
-            {
-                "task": "drug",
-                "dataset": "d",
-                "model": "m",
-                "human_kind": "proxy",
-                "n": 10,
-                "k": 3,
-                "context": "all",
-            },
+            RunConfig(dataset="d", model="m"),
             [1] * len(sessions),
         )
         ids.append(run_id)

@@ -20,7 +20,7 @@ import pytest
 from pxp_tui.app.review.runs_screen import open_board
 from pxp_tui.blackboard import Blackboard
 from pxp_tui.blackboard.writers import lock_file
-from pxp_tui.runs.config import RunConfig
+from pxp_tui.config import RunConfig
 from pxp_tui.runs.create import create_run
 
 from . import crash_scenarios

@@ -26,7 +26,7 @@ from pxp_tui.app.start import screen as start
 from pxp_tui.blackboard import Blackboard, BlackboardError, review
 from pxp_tui.blackboard.writers import lock_file
 from pxp_tui.common.kinds import HumanKind
-from pxp_tui.runs.config import RunConfig
+from pxp_tui.config import RunConfig
 from pxp_tui.runs.create import create_run
 
 from .app_helpers import wait_for

@@ -99,8 +99,8 @@ def test_a_schema_5_file_merges_into_a_current_one(tmp_path: Path, v5_file: Path
     target = tmp_path / "target.db"
     with Blackboard.open(target) as board:
         merge(board, [v5_file])
-        rad = next(r for r in board.runs() if r.task == "rad")
-    assert (rad.evince_rule, rad.stop_tolerance, rad.label_order) == (PLATEAU, OLD_TOLERANCE, LABELS)
+        rad = next(r for r in board.runs() if r.config.task == "rad")
+    assert (rad.config.evince_rule, rad.config.stop_tolerance, rad.label_order) == (PLATEAU, OLD_TOLERANCE, LABELS)
     original = [r[0] for r in sql(v5_file, "SELECT wasserstein FROM rounds ORDER BY session_id, round")]
     assert [r[0] for r in sql(target, "SELECT wasserstein FROM rounds ORDER BY session_id, round")] == pytest.approx(original)
 

@@ -9,7 +9,6 @@ import uuid
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager
 from datetime import datetime, timezone
-from enum import Enum
 from pathlib import Path
 from typing import Any
 
@@ -17,10 +16,11 @@ import sqlite_utils
 
 from pxp_tui.blackboard import access, finals, schema, writers
 from pxp_tui.blackboard.errors import BlackboardError, WriteError
-from pxp_tui.blackboard.records import Run
+from pxp_tui.blackboard.records import Run, stored
 from pxp_tui.common.files import make_folder
 from pxp_tui.common.instance import Instance
 from pxp_tui.common.redaction import redact
+from pxp_tui.config import RunConfig
 from pxp_tui.engine import Message, RunProgress, RunStatus, SessionRecord
 from pxp_tui.protocol import Sender, StopReason, Tag
 from pxp_tui.protocol.evince import WEIGHTED
@@ -302,24 +302,20 @@ class Blackboard:
         return [found[i] for i in ids]
 
     # -- runs -------------------------------------------------------------------------------------
-    def create_run(self, fields: Mapping[str, Any], plan: Sequence[int]) -> int:
-        """Store a new run (status ``created``) with these column values and this plan; its id.
-
-        ``fields`` are columns of ``runs`` (enums stored as their values, ``options`` as JSON).
-        """
-        unknown = sorted(set(fields) - set(schema.TABLES["runs"]["columns"]))
-        if unknown:
-            raise BlackboardError(f"runs has no column {unknown[0]!r}")
+    def create_run(self, config: RunConfig, plan: Sequence[int], *, label_order: Sequence[str] | None = None) -> int:
+        """Store a new run (status ``created``) made with ``config`` and this plan; its id. Each field of
+        ``config`` goes to the column of its name, or to ``options`` (:func:`records.stored`); :meth:`run`
+        gives it back as :attr:`Run.config`. ``label_order``: the ordered ground metric's labels, kept with
+        the run (:attr:`Run.label_order`; None for the 0/1 metric)."""
         row = {
-            **{k: v.value if isinstance(v, Enum) else v for k, v in fields.items()},
+            **stored(config, schema.TABLES["runs"]["columns"]),
+            "label_order": json.dumps(list(label_order), ensure_ascii=False) if label_order else None,
             "uid": uuid.uuid4().hex,
             "status": RunStatus.CREATED.value,
             "plan": json.dumps(list(plan)),
             "created_at": now(),
             "updated_at": now(),
         }
-        if isinstance(row.get("options"), Mapping):
-            row["options"] = json.dumps(row["options"], sort_keys=True)
         with self.db.atomic():
             return insert_id(self.db.table("runs"), row)
 

@@ -14,8 +14,8 @@ from pxp_tui.cli.common import add_db, positive
 from pxp_tui.cli.printing import SessionLines, evaluation_line, resume_command, say
 from pxp_tui.cli.repeat import drive_experiment
 from pxp_tui.common.kinds import HumanKind
+from pxp_tui.config import DEFAULTS, GROUND_METRICS, RunConfig, parse_human
 from pxp_tui.protocol import evince
-from pxp_tui.runs.config import DEFAULTS, GROUND_METRICS, RunConfig, parse_human
 from pxp_tui.tasks import TASKS
 
 #: runs of one configuration with --repeat, unless told
@@ -197,8 +197,8 @@ def _drive(board: Any, run_id: int, args: argparse.Namespace) -> int:
 
     run = board.run(run_id)
     print(
-        f"run {run_id}: {run.task} on {run.dataset}, machine {model_label(run.model)}, human {run.human}, "
-        f"n={run.n} k={run.k}, {len(run.plan)} session{'s' if len(run.plan) != 1 else ''} -> {args.db}",
+        f"run {run_id}: {run.config.task} on {run.config.dataset}, machine {model_label(run.config.model)}, human {run.human}, "
+        f"n={run.config.n} k={run.config.k}, {len(run.plan)} session{'s' if len(run.plan) != 1 else ''} -> {args.db}",
         flush=True,
     )
     observer = None if args.quiet else SessionLines()
@@ -220,5 +220,5 @@ def _drive(board: Any, run_id: int, args: argparse.Namespace) -> int:
         return 130
     rows = run_rows(board, [run_id])
     print()
-    print(table.text([f"run {run_id} {run.task.upper()}"], [counts_of(rows[0])]))
+    print(table.text([f"run {run_id} {run.config.task.upper()}"], [counts_of(rows[0])]))
     return 0

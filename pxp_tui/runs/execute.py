@@ -7,7 +7,6 @@ import sqlite3
 from pxp_tui.blackboard import Blackboard, BlackboardError, WriteError, access
 from pxp_tui.engine import Agent, Observer, RunSpec, interact
 from pxp_tui.runs import final, learn
-from pxp_tui.runs.config import RunConfig
 from pxp_tui.runs.copies import check_resumable
 from pxp_tui.runs.humans import build_human
 from pxp_tui.runs.seats import Seat, build_machine
@@ -26,7 +25,7 @@ def switch_model(board: Blackboard, run_id: int, model: str) -> None:
     if run.finished:
         raise BlackboardError(f"run {run_id} is already finished")
     fields = {"model": model}
-    if run.checker == run.model:
+    if run.config.checker == run.config.model:
         fields["checker"] = model
     board.update_run(run_id, fields)
 
@@ -55,11 +54,11 @@ async def _execute(
     if run.finished:
         raise BlackboardError(f"run {run_id} is already finished")
     check_resumable(run)
-    config = RunConfig.from_run(run)
+    config = run.config
     task = get_task(config.task)
     instances = board.instances(run.plan)
     machine, checker = build_machine(task, config)
-    agent = build_human(run.human_kind, Seat(run, config, task, machine, checker, live=human))
+    agent = build_human(config.human_kind, Seat(run, task, machine, checker, live=human))
     spec = RunSpec(
         run_id=run_id,
         n=config.n,
@@ -67,9 +66,9 @@ async def _execute(
         context=config.context,
         stop=config.stop,
         order=run.label_order,
-        evince_rule=run.evince_rule,
-        tolerance=run.stop_tolerance,
-        smoothing=run.smoothing,
+        evince_rule=config.evince_rule,
+        tolerance=config.stop_tolerance,
+        smoothing=config.smoothing,
     )
     progress = board.progress(run_id, instances)
     judge = final.judge_of(task, config)

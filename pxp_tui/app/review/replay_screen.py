@@ -82,7 +82,7 @@ class ReplayScreen(PictureActions, Screen):
         from pxp_tui.tasks import get_task
 
         replay = review.replay(self.board, self.session_id)
-        return replay, get_task(replay.run.task)  # RDKit for DRUG: loaded here, off the UI loop
+        return replay, get_task(replay.run.config.task)  # RDKit for DRUG: loaded here, off the UI loop
 
     async def _show(self, replay: review.Replay, task: Task) -> None:
         self.replay = replay
@@ -90,8 +90,8 @@ class ReplayScreen(PictureActions, Screen):
         self.sub_title = f"run {run.id} · session {session['ord'] + 1}"
         self.query_one("#replay-title", Static).update(
             Content(  # the instance's name as stored (a SMILES is no markup)
-                f"Run {run.id} · {run.task.upper()} · session {session['ord'] + 1} of {len(run.plan)} · "
-                f"{replay.instance.name} · machine {model_label(run.model)} · human {run.human}"
+                f"Run {run.id} · {run.config.task.upper()} · session {session['ord'] + 1} of {len(run.plan)} · "
+                f"{replay.instance.name} · machine {model_label(run.config.model)} · human {run.human}"
             )
         )
         note = self.query_one("#replay-note", Static)

@@ -46,10 +46,10 @@ def cells(summary: RunSummary) -> list[Any]:
     run, counts = summary.run, summary.counts
     values = {
         "id": run.id,
-        "task": run.task.upper(),
+        "task": run.config.task.upper(),
         "human": run.human,
         "status": str(run.status),
-        "dataset": run.dataset,
+        "dataset": run.config.dataset,
         "date": run.created_at[:16].replace("T", " "),
         "progress": f"{counts.sessions}/{summary.planned}",
         "two_way": counts.two_way,
@@ -57,8 +57,8 @@ def cells(summary: RunSummary) -> list[Any]:
             kind: f"{getattr(counts, kind + '_human')} · {getattr(counts, kind + '_machine')}"
             for kind in ("one_way", "strong", "ultra_strong")
         },
-        "experiment": run.experiment or "",
-        "model": model_label(run.model),
+        "experiment": run.config.experiment or "",
+        "model": model_label(run.config.model),
     }
     return [values[key] for key, _ in COLUMNS]
 

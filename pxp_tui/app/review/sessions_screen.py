@@ -112,8 +112,8 @@ class SessionsScreen(ReviewNotes, Screen):
             f"ultra h {c.ultra_strong_human} m {c.ultra_strong_machine}"
         )
         self.query_one("#sessions-title", Static).update(
-            f"Run {self.run_id} · {run.task.upper()} on {run.dataset} · machine {model_label(run.model)} · "
-            f"human {run.human} · n={run.n} k={run.k} · {run.status}\n"
+            f"Run {self.run_id} · {run.config.task.upper()} on {run.config.dataset} · machine {model_label(run.config.model)} · "
+            f"human {run.human} · n={run.config.n} k={run.config.k} · {run.status}\n"
             f"{c.sessions}/{line.planned} finished{self._skipped_text()} · {summary}"
         )
         table = self.query_one("#sessions-table", DataTable)
