@@ -17,6 +17,7 @@ from pxp_tui.blackboard import Blackboard
 from pxp_tui.common.instance import Instance
 from pxp_tui.common.models import judge_model
 from pxp_tui.engine import Message, SessionRecord
+from pxp_tui.engine.interact import stored
 from pxp_tui.engine.types import distribution_of
 from pxp_tui.protocol import Sender
 from pxp_tui.protocol.evince import EQUAL
@@ -68,11 +69,11 @@ class Weigher:
         if Sender.MACHINE not in found or Sender.HUMAN not in found:
             return  # no final distribution to weigh
         if self.judge is None:
-            self.board.store_final(session_id, 1.0, 1.0, EQUAL)
+            await stored(self.board.store_final, session_id, 1.0, 1.0, EQUAL)
             return
         machine, other = (argument(self.task, found[s]) for s in (Sender.MACHINE, Sender.HUMAN))
         verdict = await self.judge.judge(case_text(self.task, instance), machine, other)
-        self.board.store_final(session_id, *verdict.weights, verdict.method, verdict.reply)
+        await stored(self.board.store_final, session_id, *verdict.weights, verdict.method, verdict.reply)
 
     async def left_over(self, run_id: int, instances: Sequence[Instance]) -> int:
         """Weigh the sessions of run ``run_id`` that ended without (a crash before the judge); how many."""

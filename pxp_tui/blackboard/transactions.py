@@ -1,0 +1,253 @@
+"""Many writers, one file: every write transaction waits its turn as a writer, and never fails because another writes.
+
+Several pxp processes write one blackboard at once (headless runs, the app, an import, a merge), and in a process
+the app's UI loop and its threads share one connection. How each write gets its turn:
+
+* **Every write transaction starts ``BEGIN IMMEDIATE``.** A deferred transaction (``BEGIN``, a read, then a write)
+  holds a read snapshot when it first writes; SQLite then refuses its upgrade to a writer at once, without calling
+  the busy handler (``SQLITE_BUSY``: two readers waiting for each other to finish would deadlock), if another
+  connection is writing or has written since the snapshot. ``BEGIN IMMEDIATE`` takes the write lock before reading
+  anything, and waits for it under the busy timeout. :class:`WriterDatabase` is sqlite-utils' ``Database`` whose
+  ``atomic()`` (which its ``insert``, ``upsert``, ``insert_all`` and ``transform`` use) starts so, and which wraps a
+  write statement run outside a transaction in one.
+* **A writer that still meets a lock waits, with backoff.** SQLite's busy handler waits up to
+  :data:`BUSY_TIMEOUT_MS`; if another program holds the file longer (a ``sqlite3`` shell with a transaction open, an
+  older pxp importing), the writer sleeps (doubling from 10 ms to 1 s, with jitter) and asks again, for
+  :func:`wait_limit` seconds in all (``PXP_LOCK_WAIT``, 60 by default). Only then does the write fail, saying how long
+  it waited; the engine then pauses the run, and nothing committed is lost.
+* **One writer per file and process.** Every connection of this process to one file shares a :class:`Writer`, whose
+  re-entrant lock is held for each statement and for the whole of a transaction. A statement from another thread
+  therefore never lands inside a transaction (nor opens a savepoint inside another's), and two connections of one
+  process queue on the lock instead of polling SQLite's. The rows of a query are fetched after the lock is let go
+  (sqlite-utils' cursors are lazy): the blackboard's readers fetch them at once, and a transaction started meanwhile by
+  another thread waits, as :func:`begin` retries, until the cursor is done.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import re
+import sqlite3
+import threading
+import time
+import weakref
+from collections import deque
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, TypeVar
+
+import sqlite_utils
+
+T = TypeVar("T")
+
+#: SQLite's own wait for a lock, each time it is asked (``PRAGMA busy_timeout``)
+BUSY_TIMEOUT_MS = 5000
+#: seconds a write waits in all for another program's lock, unless ``PXP_LOCK_WAIT`` says otherwise
+WAIT_LIMIT = 60.0
+_FIRST_PAUSE, _LONGEST_PAUSE = 0.01, 1.0
+#: SQLite's result codes (the primary ones, the low byte of an extended code) for a lock held elsewhere
+_SQLITE_BUSY, _SQLITE_LOCKED = 5, 6
+#: the first words of statements that only read (the rest run in a write transaction)
+_READS = frozenset({"SELECT", "PRAGMA", "EXPLAIN", "VALUES", "WITH", "ATTACH", "DETACH"})
+_CONTROL = frozenset({"BEGIN", "COMMIT", "END", "ROLLBACK", "SAVEPOINT", "RELEASE"})
+_FIRST_WORD = re.compile(r"(?:\s|;|--[^\n]*(?:\n|$)|/\*.*?\*/)*([A-Za-z]+)", re.DOTALL)
+
+
+def wait_limit() -> float:
+    """Seconds a write waits in all for a lock held elsewhere: ``PXP_LOCK_WAIT``, or :data:`WAIT_LIMIT`."""
+    given = os.environ.get("PXP_LOCK_WAIT", "").strip()
+    try:
+        return max(0.0, float(given)) if given else WAIT_LIMIT
+    except ValueError:
+        return WAIT_LIMIT
+
+
+def is_busy(exc: BaseException) -> bool:
+    """Whether ``exc`` is SQLite saying that another connection holds the lock it needs."""
+    if not isinstance(exc, sqlite3.OperationalError):
+        return False
+    code = getattr(exc, "sqlite_errorcode", None)
+    if code is not None:
+        return code & 0xFF in (_SQLITE_BUSY, _SQLITE_LOCKED)
+    return "is locked" in str(exc)
+
+
+def _first_word(sql: str) -> str:
+    """The statement's first keyword, upper-cased, past white space and comments ("" if none)."""
+    found = _FIRST_WORD.match(sql)
+    return found.group(1).upper() if found else ""
+
+
+class Writer:
+    """The one writer of a blackboard file in this process: its lock, and transactions that wait their turn.
+
+    ``Writer.of(path)`` is shared by every connection of this process to that file (an in-memory blackboard has one
+    of its own). :attr:`waits` keeps how long the latest transactions waited for the write lock, in seconds.
+    """
+
+    _shared: weakref.WeakValueDictionary[tuple[int, int], Writer] = weakref.WeakValueDictionary()
+    _guard = threading.Lock()
+
+    def __init__(self) -> None:
+        self.lock = threading.RLock()
+        self.waits: deque[float] = deque(maxlen=100_000)
+        #: threads of this process waiting for :attr:`lock` now
+        self.waiting = 0
+        self._count = threading.Lock()
+
+    @contextmanager
+    def held(self) -> Iterator[None]:
+        """The lock, held for the block (re-entrant: a thread holding it takes it again at once)."""
+        if not self.lock.acquire(blocking=False):
+            with self._count:
+                self.waiting += 1
+            try:
+                self.lock.acquire()
+            finally:
+                with self._count:
+                    self.waiting -= 1
+        try:
+            yield
+        finally:
+            self.lock.release()
+
+    @classmethod
+    def of(cls, path: Path | None) -> Writer:
+        """The writer of the file at ``path`` in this process (made on first use); a new one for None (in memory)."""
+        if path is None:
+            return cls()
+        info = os.stat(path)
+        key = (info.st_dev, info.st_ino)
+        with cls._guard:
+            found = cls._shared.get(key)
+            if found is None:
+                found = cls._shared[key] = cls()
+            return found
+
+    @contextmanager
+    def transaction(self, conn: sqlite3.Connection, limit: float | None = None) -> Iterator[None]:
+        """A write transaction on ``conn``, begun ``IMMEDIATE`` (a savepoint inside one already open): all of it is
+        committed, or none. The lock is held throughout. ``limit``: seconds to wait in all for another program's lock
+        (default :func:`wait_limit`; 0: SQLite's busy timeout once)."""
+        asked = time.monotonic()
+        with self.held():
+            if conn.in_transaction:
+                yield from _savepoint(conn)
+                return
+            begin(conn, asked, limit)
+            self.waits.append(time.monotonic() - asked)
+            try:
+                yield
+            except BaseException:
+                if conn.in_transaction:
+                    conn.execute("ROLLBACK")
+                raise
+            try:
+                conn.execute("COMMIT")
+            except BaseException:
+                if conn.in_transaction:
+                    conn.execute("ROLLBACK")
+                raise
+
+
+def _savepoint(conn: sqlite3.Connection) -> Iterator[None]:
+    name = f"pxp_{threading.get_ident()}_{time.monotonic_ns()}"
+    conn.execute(f'SAVEPOINT "{name}"')
+    try:
+        yield
+    except BaseException:
+        if conn.in_transaction:  # an error such as a trigger's RAISE(ROLLBACK) may have ended it already
+            conn.execute(f'ROLLBACK TO "{name}"')
+            conn.execute(f'RELEASE "{name}"')
+        raise
+    conn.execute(f'RELEASE "{name}"')
+
+
+def begin(conn: sqlite3.Connection, asked: float | None = None, limit: float | None = None) -> None:
+    """``BEGIN IMMEDIATE`` on ``conn``, asked again with backoff while another program holds the file, for ``limit``
+    (:func:`wait_limit`) seconds from ``asked`` (now); then the lock error, saying how long it waited. An attempt
+    waits in SQLite no longer than what is left of ``limit``."""
+    asked = time.monotonic() if asked is None else asked
+    limit = wait_limit() if limit is None else limit
+
+    def attempt() -> None:
+        left = limit - (time.monotonic() - asked)
+        if left * 1000 >= BUSY_TIMEOUT_MS:
+            conn.execute("BEGIN IMMEDIATE")
+            return
+        conn.execute(f"PRAGMA busy_timeout = {max(0, int(left * 1000))}")
+        try:
+            conn.execute("BEGIN IMMEDIATE")
+        finally:
+            conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+
+    retrying(attempt, asked, limit)
+
+
+def retrying(step: Callable[[], T], asked: float | None = None, limit: float | None = None) -> T:
+    """``step()``, done again with backoff while SQLite says another connection holds the lock it needs (see :func:`begin`)."""
+    asked = time.monotonic() if asked is None else asked
+    limit = wait_limit() if limit is None else limit
+    pause = _FIRST_PAUSE
+    while True:
+        try:
+            return step()
+        except sqlite3.OperationalError as exc:
+            if not is_busy(exc):
+                raise
+            waited = time.monotonic() - asked
+            if waited + pause > limit:
+                raise _waited_too_long(exc, waited) from None
+        time.sleep(pause * random.uniform(0.5, 1.0))  # jitter, so that waiters do not ask in step
+        pause = min(pause * 2, _LONGEST_PAUSE)
+
+
+def _waited_too_long(exc: sqlite3.OperationalError, waited: float) -> sqlite3.OperationalError:
+    """SQLite's lock error, its text saying how long pxp waited (its code and name kept, for ``access.describe_error``)."""
+    error = sqlite3.OperationalError(f"{exc}; pxp waited {waited:.1f} s for it")
+    for name in ("sqlite_errorcode", "sqlite_errorname"):
+        if hasattr(exc, name):
+            setattr(error, name, getattr(exc, name))
+    return error
+
+
+class WriterDatabase(sqlite_utils.Database):
+    """sqlite-utils' ``Database`` on a writer's connection: every statement under the :class:`Writer`'s lock, every
+    transaction ``BEGIN IMMEDIATE`` (see the module's note)."""
+
+    def __init__(self, conn: sqlite3.Connection, writer: Writer) -> None:
+        self.writer = writer
+        super().__init__(conn)
+
+    @contextmanager
+    def atomic(self) -> Iterator[WriterDatabase]:
+        with self.writer.transaction(self.conn):
+            yield self
+
+    def begin(self) -> None:
+        raise TypeError("a blackboard's transactions are begun by atomic() (BEGIN IMMEDIATE, under the writer's lock)")
+
+    def execute(self, sql: str, parameters: Sequence | dict[str, Any] | None = None) -> sqlite3.Cursor:
+        word = _first_word(sql)
+        if word in _CONTROL:
+            raise TypeError(f"{word}: a blackboard's transactions are begun by atomic() (BEGIN IMMEDIATE)")
+        with self.writer.held():
+            if word in _READS or self.conn.in_transaction:
+                return super().execute(sql, parameters)
+            with self.atomic():
+                return super().execute(sql, parameters)
+
+    def executescript(self, sql: str) -> sqlite3.Cursor:
+        with self.atomic():  # in a transaction, sqlite-utils runs the statements one by one (no implicit COMMIT)
+            return super().executescript(sql)
+
+    def close(self) -> None:
+        """Close the connection once no statement of another thread runs on it (closing under one crashes SQLite)."""
+        with self.writer.held():
+            super().close()
+
+    def query(self, sql: str, params: Sequence | dict[str, Any] | None = None) -> Iterator[dict]:  # type: ignore[override]
+        with self.writer.held():
+            return super().query(sql, params)
