@@ -7,6 +7,7 @@ processes write it, and the loop (the app's screen, its keys) goes on meanwhile.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any, TypeVar
 
@@ -110,8 +111,10 @@ async def interact(
                 carried.add(record)
             observer.session_ended(record, kept)
     except BaseException as exc:
-        # at once, before the exception goes on (a cancelled app closes its blackboard next); a pause waits little
-        recorder.set_status(spec.run_id, RunStatus.PAUSED, describe_error(exc))
+        # at once, before the exception goes on (a cancelled app closes its blackboard next); a pause waits little. If
+        # even that write fails (the file is still locked, the disk full), the first error is the one that counts.
+        with contextlib.suppress(Exception):
+            recorder.set_status(spec.run_id, RunStatus.PAUSED, describe_error(exc))
         raise
     await stored(recorder.set_status, spec.run_id, RunStatus.DONE)
 
