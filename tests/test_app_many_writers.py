@@ -10,8 +10,8 @@ import pytest
 from textual.widgets import Static
 
 from pxp_tui.app.review import ReviewApp
-from pxp_tui.app.screens.failure import FailureScreen
-from pxp_tui.app.widgets.tag_picker import TagPicker
+from pxp_tui.app.session.failure import FailureScreen
+from pxp_tui.app.session.widgets.tag_picker import TagPicker
 from pxp_tui.blackboard import review
 from pxp_tui.protocol import Tag
 

@@ -18,6 +18,7 @@ from pxp_tui.blackboard import access, dataset_import, finals, schema, transacti
 from pxp_tui.blackboard.errors import BlackboardError
 from pxp_tui.blackboard.records import Run
 from pxp_tui.blackboard.transactions import Writer, WriterDatabase, is_busy, retrying
+from pxp_tui.common.files import make_folder
 from pxp_tui.common.instance import Instance
 from pxp_tui.common.redaction import redact
 from pxp_tui.engine import Message, RunProgress, RunStatus, SessionRecord
@@ -100,7 +101,7 @@ class Blackboard:
         if refused:
             raise BlackboardError(refused)
         if not where.exists():
-            where.parent.mkdir(parents=True, exist_ok=True)
+            make_folder(where.parent)  # never writable by everyone: SQLite makes the -wal and -shm there
         conn, board = None, None
         try:
             if readonly:

@@ -7,9 +7,9 @@ from pathlib import Path
 from textual.app import App
 from textual.binding import Binding
 
-from pxp_tui.app.goodbye import bound_goodbye
-from pxp_tui.app.look import Look
 from pxp_tui.app.review.runs_screen import ReviewScreen
+from pxp_tui.app.shared.goodbye import bound_goodbye
+from pxp_tui.app.shared.look import Look
 
 
 class ReviewApp(Look, App):
@@ -17,7 +17,7 @@ class ReviewApp(Look, App):
     (``b``, ``n``: :mod:`pxp_tui.app.review.review_notes`)."""
 
     TITLE = "PXP review"
-    CSS_PATH = "../pxp_app.tcss"  # the same look as the app's (dialogs, header)
+    CSS_PATH = "../shell/pxp_app.tcss"  # the same look as the app's (dialogs, header)
     BINDINGS = [Binding("q", "quit", "Quit", id="review.quit")]
 
     def __init__(self, db_path: Path | str) -> None:
