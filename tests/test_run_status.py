@@ -109,7 +109,9 @@ def test_deleting_files_beside_the_blackboard_lets_no_second_process_drive_the_r
     board_with_runs(db_path)
     process = holder(db_path)
     try:
-        beside = [p for p in db_path.parent.iterdir() if p.name not in (db_path.name, f"{db_path.name}-wal", f"{db_path.name}-shm")]
+        beside = [
+            p for p in db_path.parent.iterdir() if p.name not in (db_path.name, f"{db_path.name}-wal", f"{db_path.name}-shm")
+        ]
         for path in [*beside, db_path.with_name(db_path.name + ".lock")]:  # what an older pxp locked
             with contextlib.suppress(FileNotFoundError):
                 path.unlink()

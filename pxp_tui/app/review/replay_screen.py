@@ -76,7 +76,8 @@ class ReplayScreen(PictureActions, Screen):
     @work(exclusive=True, group="replay")
     async def load(self) -> None:
         replay, task = await self.board.read(_read, self.session_id)
-        await self._show(replay, task)
+        if self in self.app.screen_stack:  # not closed while the read was on its way
+            await self._show(replay, task)
 
     async def _show(self, replay: review.Replay, task: Task) -> None:
         self.replay = replay

@@ -107,7 +107,9 @@ class ReviewScreen(Screen):
     @work(group="runs")  # reads queue on the reader's one thread: shown in the order asked, the last one last
     async def load(self) -> None:
         assert self.board is not None
-        self._show(await self.board.read(review.runs))
+        runs = await self.board.read(review.runs)
+        if self in self.app.screen_stack:  # not closed while the read was on its way
+            self._show(runs)
 
     def _show(self, runs: list[RunSummary]) -> None:
         table = self.query_one("#runs-table", DataTable)

@@ -99,7 +99,8 @@ class SessionsScreen(ReviewNotes, Screen):
     @work(group="sessions")  # reads queue on the reader's one thread: shown in the order asked, the last one last
     async def load(self) -> None:
         run, page, self.skipped = await self.board.read(_read, self.run_id, self.query_state)
-        self._show(run, page)
+        if self in self.app.screen_stack:  # not closed while the read was on its way
+            self._show(run, page)
 
     def _show(self, line: RunSummary, page: review.Page) -> None:
         self.summary, self.page = line, page
