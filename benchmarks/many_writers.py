@@ -1,13 +1,19 @@
 """Many writers, one file: messages committed per second, and each write's wait for the write lock, with 1, 4 and 12
 writer processes on one blackboard.
 
-Each writer is a process of its own running a headless run as ``pxp run --headless`` does (the offline machine, the
-human proxy, the DRUG demo): it makes its run, says it is ready, and drives the run when every writer is ready. The
-throughput is every message committed over the time from the start to the last writer's end; the waits are each write
-transaction's time from asking to holding the write lock (``Writer.waits``: in the process, then SQLite's), over every
-writer. A writer that fails (SQLite's "database is locked", say) is counted.
+Each writer is a process of its own that loads what its run needs, makes its run, says it is ready, and drives the
+run when every writer is ready, with one of two kinds of agents:
 
-    python benchmarks/many_writers.py [--writers 1,4,12] [--sessions 6] [--docs]
+- ``offline``: a headless run as ``pxp run --headless`` drives it (the offline machine, the human proxy, the DRUG demo,
+  ``--sessions`` sessions, 6 by default): the machine's own work (RDKit) is most of the time;
+- ``instant``: agents that answer at once (INIT, RATIFY, RATIFY: three messages a session, ``--instant-sessions``
+  sessions, 100 by default), so that the file is the limit: every writer commits as fast as it is let in.
+
+The throughput is every message committed over the time from the start to the last writer's end; the waits are each
+write transaction's time from asking to holding the write lock (``Writer.waits``: in the process, then SQLite's),
+over every writer. A writer that fails (SQLite's "database is locked", say) is counted.
+
+    python benchmarks/many_writers.py [--writers 1,4,12] [--agents offline,instant] [--sessions 6] [--docs]
 
 ``--docs`` writes the table into docs/performance.md (benchmarks/docs_section.py).
 """
@@ -30,15 +36,12 @@ os.environ.setdefault("PXP_OFFLINE_LATENCY", "0")
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
 
-def worker(db: Path, sessions: int, out: Path) -> int:
+def worker(db: Path, agents: str, sessions: int, out: Path) -> int:
     """One writer: make a run, say "ready", wait for "go" on stdin, drive the run, write what it measured to ``out``."""
     from pxp_tui.blackboard import Blackboard
-    from pxp_tui.runs.config import RunConfig
-    from pxp_tui.runs.create import create_run
-    from pxp_tui.runs.execute import execute
 
     with Blackboard.open(db) as board:
-        run_id = create_run(board, RunConfig(limit=sessions))
+        drive = _offline(board, sessions) if agents == "offline" else _instant(board, sessions)
         writer = board.writer
         assert writer is not None
         print("ready", flush=True)
@@ -47,9 +50,9 @@ def worker(db: Path, sessions: int, out: Path) -> int:
         started = time.monotonic()
         failure = ""
         try:
-            asyncio.run(execute(board, run_id))
+            run_id = asyncio.run(drive())
         except Exception as exc:  # noqa: BLE001 - counted and reported, as pxp run would print it
-            failure = f"{type(exc).__name__}: {exc}"
+            failure, run_id = f"{type(exc).__name__}: {exc}", getattr(drive, "run_id", 0)
         ended = time.monotonic()
         sql = "SELECT COUNT(*) FROM messages m JOIN data d ON d.session_id = m.session_id WHERE d.run_id = ?"
         messages = board.db.execute(sql, [run_id]).fetchone()[0]
@@ -59,19 +62,59 @@ def worker(db: Path, sessions: int, out: Path) -> int:
     return 0
 
 
-def trial(writers: int, sessions: int, folder: Path) -> dict:
+def _offline(board, sessions: int):
+    """A headless run of the offline machine and the human proxy, its modules loaded (not measured)."""
+    from pxp_tui.agents import offline
+    from pxp_tui.agents.llm import load_litellm
+    from pxp_tui.runs.config import RunConfig
+    from pxp_tui.runs.create import create_run
+    from pxp_tui.runs.execute import execute
+    from pxp_tui.tasks import get_task
+
+    for module in get_task("drug").slow_modules:  # what the run imports on first use
+        __import__(module)
+    offline.warm_up(load_litellm())
+    run_id = create_run(board, RunConfig(limit=sessions))
+
+    async def drive() -> int:
+        await execute(board, run_id)
+        return run_id
+
+    drive.run_id = run_id  # type: ignore[attr-defined]
+    return drive
+
+
+def _instant(board, sessions: int):
+    """A run of agents that answer at once, every session on the demo's first instance."""
+    from benchmarks.engine_overhead import Instant
+    from pxp_tui.engine import RunSpec, interact
+
+    (instance,) = board.instance_ids("demo-drug")[:1]
+    fields = {"task": "drug", "dataset": "demo-drug", "model": "instant", "human_kind": "proxy", "n": 10, "k": 3}
+    run_id = board.create_run({**fields, "context": "none"}, [instance] * sessions)
+    instances = board.instances([instance]) * sessions
+
+    async def drive() -> int:
+        await interact(RunSpec(run_id, n=10, k=3, context="none"), instances, Instant(), Instant(), board)
+        return run_id
+
+    drive.run_id = run_id  # type: ignore[attr-defined]
+    return drive
+
+
+def trial(writers: int, agents: str, sessions: int, folder: Path) -> dict:
     """``writers`` processes on one new file (the demo imported first); what they measured, together."""
     from pxp_tui.blackboard import Blackboard
     from pxp_tui.runs.config import RunConfig
     from pxp_tui.runs.create import ensure_dataset
 
-    db = folder / f"writers-{writers}.db"
+    db = folder / f"{agents}-{writers}.db"
     with Blackboard.open(db) as board:
         ensure_dataset(board, RunConfig())
-    outs = [folder / f"writer-{writers}-{i}.json" for i in range(writers)]
+    outs = [folder / f"{agents}-{writers}-{i}.json" for i in range(writers)]
     processes = [
         subprocess.Popen(
-            [sys.executable, __file__, "--worker", str(db), str(sessions), str(out)],
+            [sys.executable, __file__, "--worker", str(db), agents, str(sessions), str(out)],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             text=True,
@@ -93,6 +136,7 @@ def trial(writers: int, sessions: int, folder: Path) -> dict:
     messages = sum(f["messages"] for f in found)
     failed = writers - len(found) + sum(bool(f["failure"]) for f in found)
     return {
+        "agents": agents,
         "writers": writers,
         "messages": messages,
         "seconds": seconds,
@@ -116,12 +160,12 @@ def percentile(values: list[float], share: float) -> float:
 
 def table(results: list[dict]) -> str:
     lines = [
-        "| writers | messages | seconds | messages / s | lock wait p50 | p95 | max | write transactions | writers failed |",
-        "|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+        "| agents | writers | messages | seconds | messages / s | lock wait p50 | p95 | max | write transactions | writers failed |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for r in results:
         lines.append(
-            f"| {r['writers']} | {r['messages']} | {r['seconds']:.1f} | {r['per_second']:.1f} | "
+            f"| {r['agents']} | {r['writers']} | {r['messages']} | {r['seconds']:.1f} | {r['per_second']:.1f} | "
             f"{r['p50'] * 1000:.1f} ms | {r['p95'] * 1000:.1f} ms | {r['max'] * 1000:.0f} ms | {r['transactions']} | "
             f"{r['failed']} |"
         )
@@ -130,38 +174,46 @@ def table(results: list[dict]) -> str:
 
 def main() -> None:
     if len(sys.argv) > 1 and sys.argv[1] == "--worker":
-        sys.exit(worker(Path(sys.argv[2]), int(sys.argv[3]), Path(sys.argv[4])))
+        sys.exit(worker(Path(sys.argv[2]), sys.argv[3], int(sys.argv[4]), Path(sys.argv[5])))
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--writers", default="1,4,12", help="writer processes per trial, comma-separated (default: 1,4,12)")
-    parser.add_argument("--sessions", type=int, default=6, help="sessions of each writer's run (default: 6)")
+    parser.add_argument("--agents", default="offline,instant", help="offline, instant, or both (default: offline,instant)")
+    parser.add_argument("--sessions", type=int, default=6, help="sessions of each offline writer's run (default: 6)")
+    parser.add_argument("--instant-sessions", type=int, default=100, help="sessions of each instant writer's run (default: 100)")
     parser.add_argument("--docs", action="store_true", help="write the table into docs/performance.md")
     args = parser.parse_args()
     counts = [int(part) for part in args.writers.split(",") if part.strip()]
+    kinds = [part.strip() for part in args.agents.split(",") if part.strip()]
+    if not set(kinds) <= {"offline", "instant"}:
+        parser.error("--agents: offline, instant, or both")
     results = []
     with tempfile.TemporaryDirectory(prefix="pxp-many-writers-") as folder:
-        for count in counts:
-            result = trial(count, args.sessions, Path(folder))
-            results.append(result)
-            print(
-                f"{count:>3} writers: {result['messages']} messages in {result['seconds']:.1f} s "
-                f"({result['per_second']:.1f}/s); lock wait p50 {result['p50'] * 1000:.1f} ms, "
-                f"p95 {result['p95'] * 1000:.1f} ms, max {result['max'] * 1000:.0f} ms; {result['failed']} failed",
-                flush=True,
-            )
-            for failure in result["failures"]:
-                print(f"    {failure}", flush=True)
+        for agents in kinds:
+            sessions = args.sessions if agents == "offline" else args.instant_sessions
+            for count in counts:
+                result = trial(count, agents, sessions, Path(folder))
+                results.append(result)
+                print(
+                    f"{agents:>7}, {count:>3} writers: {result['messages']} messages in {result['seconds']:.1f} s "
+                    f"({result['per_second']:.1f}/s); lock wait p50 {result['p50'] * 1000:.1f} ms, "
+                    f"p95 {result['p95'] * 1000:.1f} ms, max {result['max'] * 1000:.0f} ms; {result['failed']} failed",
+                    flush=True,
+                )
+                for failure in result["failures"]:
+                    print(f"    {failure}", flush=True)
     print()
     print(table(results))
     if args.docs:
         from benchmarks.docs_section import write_section
 
         body = (
-            "Each writer is a process running a headless run (the offline machine, the human proxy, the DRUG demo, "
-            f"{args.sessions} sessions) on one blackboard; all start together. *Messages / s*: every message committed, "
-            "over the time from the start to the last writer's end (the offline machine's own work included: on a few "
-            "cores the writers share the processors as much as the file). *Lock wait*: each write transaction's time "
-            "from asking for the write lock to holding it. *Writers failed*: runs that stopped on a write "
-            "(none should).\n\n" + table(results)
+            "Each writer is a process driving a run of its own on one blackboard; all start together. *offline*: a "
+            f"headless run (the offline machine, the human proxy, the DRUG demo, {args.sessions} sessions), whose "
+            "machine's own work (RDKit) is most of the time, so the writers share the processors more than the file. "
+            f"*instant*: agents that answer at once ({args.instant_sessions} sessions of three messages each), so that "
+            "the file is the limit. *Messages / s*: every message committed, over the time from the start to the last "
+            "writer's end. *Lock wait*: each write transaction's time from asking for the write lock to holding it. "
+            "*Writers failed*: runs that stopped on a write (none should).\n\n" + table(results)
         )
         page = write_section("many-writers", "Many writers, one file", body)
         print(f"\nwritten to {page}")

@@ -90,7 +90,7 @@ def test_a_transaction_that_reads_then_writes_waits_its_turn_behind_another_writ
 
 
 def test_a_write_waits_past_the_busy_timeout_asking_again(db_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(transactions, "BUSY_TIMEOUT_MS", 100)  # SQLite's own wait: a tenth of the other's hold
+    monkeypatch.setattr(transactions, "ATTEMPT_MS", 50)  # SQLite's own wait in one attempt: a twentieth of the hold
     board_with_run(db_path)
     with Blackboard.open(db_path) as board:
         outside = holder(db_path, "1.0")

@@ -19,25 +19,14 @@ from pathlib import Path
 
 import pytest
 
-from .conftest import ROOT
 from .outside import Readers, env
 from .terminal import PATIENCE, PXP, Tmux, expert_turn, needs_tmux, run_finished
+from .test_run_status import headless
 
 HEADLESS = 12
 LIMIT = 3  # sessions of each headless run
 APP_LIMIT = 3  # sessions the expert answers
 SESSION = re.compile(r"^session +(\d+)/(\d+) +.*? {2}(\w+) +((?:[A-Z]+_[hm] ?)+)$")
-
-
-def headless(db: Path, *extra: str, latency: float = 0.02) -> subprocess.Popen:
-    command = [sys.executable, "-m", "pxp_tui", "run", "--headless", "--db", str(db), *extra]
-    return subprocess.Popen(
-        command,
-        env={**env(), "PYTHONPATH": str(ROOT), "PXP_OFFLINE_LATENCY": str(latency)},
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
 
 
 def reported(out: str) -> tuple[int, list[tuple[int, str, list[str]]]]:
@@ -88,7 +77,7 @@ def messages_of(db: Path, run_id: int) -> int:
 def test_a_dozen_headless_runs_the_live_app_a_reader_and_a_kill_9_on_one_new_file(tmp_path: Path) -> None:
     db = tmp_path / "shared.db"
     tmux = Tmux(tmp_path)
-    runs = [headless(db, "--limit", str(LIMIT)) for _ in range(HEADLESS)]
+    runs = [headless(db, "--limit", str(LIMIT), latency=0.02) for _ in range(HEADLESS)]
     victim = headless(db, "--limit", "6", latency=0.5)  # slower: killed in the middle of its run
     try:
         tmux.start("app", [str(PXP), "run", "--task", "drug", "--human", "alice", "--limit", str(APP_LIMIT), "--db", str(db)])

@@ -10,11 +10,12 @@ the app's UI loop and its threads share one connection. How each write gets its 
   anything, and waits for it under the busy timeout. :class:`WriterDatabase` is sqlite-utils' ``Database`` whose
   ``atomic()`` (which its ``insert``, ``upsert``, ``insert_all`` and ``transform`` use) starts so, and which wraps a
   write statement run outside a transaction in one.
-* **A writer that still meets a lock waits, with backoff.** SQLite's busy handler waits up to
-  :data:`BUSY_TIMEOUT_MS`; if another program holds the file longer (a ``sqlite3`` shell with a transaction open, an
-  older pxp importing), the writer sleeps (doubling from 10 ms to 1 s, with jitter) and asks again, for
-  :func:`wait_limit` seconds in all (``PXP_LOCK_WAIT``, 60 by default). Only then does the write fail, saying how long
-  it waited; the engine then pauses the run, and nothing committed is lost.
+* **A writer that meets a lock waits, with backoff, and keeps its place.** SQLite's busy handler waits with its own
+  backoff (sleeps from 1 ms to 25 ms) for :data:`ATTEMPT_MS`; then :func:`begin` asks again, so that a writer that
+  has waited long is not outrun by those that ask later. While another program holds the file (a ``sqlite3`` shell
+  with a transaction open, an older pxp importing), it goes on asking for :func:`wait_limit` seconds in all
+  (``PXP_LOCK_WAIT``, 60 by default). Only then does the write fail, saying how long it waited; the engine then pauses
+  the run, and nothing committed is lost.
 * **One writer per file and process.** Every connection of this process to one file shares a :class:`Writer`, whose
   re-entrant lock is held for each statement and for the whole of a transaction. A statement from another thread
   therefore never lands inside a transaction (nor opens a savepoint inside another's), and two connections of one
@@ -46,11 +47,14 @@ T = TypeVar("T")
 BUSY_TIMEOUT_MS = 5000
 #: seconds a write waits in all for another program's lock, unless ``PXP_LOCK_WAIT`` says otherwise
 WAIT_LIMIT = 60.0
-_FIRST_PAUSE, _LONGEST_PAUSE = 0.01, 1.0
+#: milliseconds SQLite waits for the write lock in one attempt of :func:`begin` (then it is asked again)
+ATTEMPT_MS = 100
+_PAUSE, _LONGEST_PAUSE = 0.002, 1.0
 #: SQLite's result codes (the primary ones, the low byte of an extended code) for a lock held elsewhere
 _SQLITE_BUSY, _SQLITE_LOCKED = 5, 6
-#: the first words of statements that only read (the rest run in a write transaction)
-_READS = frozenset({"SELECT", "PRAGMA", "EXPLAIN", "VALUES", "WITH", "ATTACH", "DETACH"})
+#: the first words of statements run as they are: reads, and what cannot run in a transaction (the rest, writes, run
+#: in a write transaction of their own when none is open)
+_BARE = frozenset({"SELECT", "PRAGMA", "EXPLAIN", "VALUES", "WITH", "ATTACH", "DETACH"})
 _CONTROL = frozenset({"BEGIN", "COMMIT", "END", "ROLLBACK", "SAVEPOINT", "RELEASE"})
 _FIRST_WORD = re.compile(r"(?:\s|;|--[^\n]*(?:\n|$)|/\*.*?\*/)*([A-Za-z]+)", re.DOTALL)
 
@@ -166,31 +170,33 @@ def _savepoint(conn: sqlite3.Connection) -> Iterator[None]:
 
 
 def begin(conn: sqlite3.Connection, asked: float | None = None, limit: float | None = None) -> None:
-    """``BEGIN IMMEDIATE`` on ``conn``, asked again with backoff while another program holds the file, for ``limit``
-    (:func:`wait_limit`) seconds from ``asked`` (now); then the lock error, saying how long it waited. An attempt
-    waits in SQLite no longer than what is left of ``limit``."""
-    asked = time.monotonic() if asked is None else asked
-    limit = wait_limit() if limit is None else limit
+    """``BEGIN IMMEDIATE`` on ``conn``, asked again while another connection holds the write lock, for ``limit``
+    (:func:`wait_limit`) seconds from ``asked`` (now); then the lock error, saying how long it waited.
+
+    Each attempt lets SQLite wait with its own backoff (its sleeps grow from 1 ms to 25 ms) for :data:`ATTEMPT_MS`,
+    then asks again at once. Left to SQLite for longer, a waiter's sleeps grow to 100 ms, and writers that ask later,
+    sleeping 1 or 2 ms, take the lock before it: under a steady stream of writers its wait grew to seconds.
+    """
 
     def attempt() -> None:
-        left = limit - (time.monotonic() - asked)
-        if left * 1000 >= BUSY_TIMEOUT_MS:
-            conn.execute("BEGIN IMMEDIATE")
-            return
-        conn.execute(f"PRAGMA busy_timeout = {max(0, int(left * 1000))}")
+        left = limit_ - (time.monotonic() - asked_)
+        conn.execute(f"PRAGMA busy_timeout = {max(0, min(ATTEMPT_MS, int(left * 1000)))}")
         try:
             conn.execute("BEGIN IMMEDIATE")
         finally:
             conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
 
-    retrying(attempt, asked, limit)
+    asked_ = time.monotonic() if asked is None else asked
+    limit_ = wait_limit() if limit is None else limit
+    retrying(attempt, asked_, limit_, pause=_PAUSE)
 
 
-def retrying(step: Callable[[], T], asked: float | None = None, limit: float | None = None) -> T:
-    """``step()``, done again with backoff while SQLite says another connection holds the lock it needs (see :func:`begin`)."""
+def retrying(step: Callable[[], T], asked: float | None = None, limit: float | None = None, *, pause: float = 0.01) -> T:
+    """``step()``, done again while SQLite says another connection holds the lock it needs, for ``limit``
+    (:func:`wait_limit`) seconds from ``asked`` (now), ``pause`` seconds apart (doubling up to 1 s unless it is
+    :data:`_PAUSE`, with jitter); then the lock error, saying how long it waited."""
     asked = time.monotonic() if asked is None else asked
     limit = wait_limit() if limit is None else limit
-    pause = _FIRST_PAUSE
     while True:
         try:
             return step()
@@ -201,7 +207,8 @@ def retrying(step: Callable[[], T], asked: float | None = None, limit: float | N
             if waited + pause > limit:
                 raise _waited_too_long(exc, waited) from None
         time.sleep(pause * random.uniform(0.5, 1.0))  # jitter, so that waiters do not ask in step
-        pause = min(pause * 2, _LONGEST_PAUSE)
+        if pause != _PAUSE:
+            pause = min(pause * 2, _LONGEST_PAUSE)
 
 
 def _waited_too_long(exc: sqlite3.OperationalError, waited: float) -> sqlite3.OperationalError:
@@ -234,7 +241,7 @@ class WriterDatabase(sqlite_utils.Database):
         if word in _CONTROL:
             raise TypeError(f"{word}: a blackboard's transactions are begun by atomic() (BEGIN IMMEDIATE)")
         with self.writer.held():
-            if word in _READS or self.conn.in_transaction:
+            if word in _BARE or self.conn.in_transaction:
                 return super().execute(sql, parameters)
             with self.atomic():
                 return super().execute(sql, parameters)
