@@ -13,6 +13,8 @@ The throughput is every message committed over the time from the start to the la
 write transaction's time from asking to holding the write lock (``Writer.waits``: in the process, then SQLite's),
 over every writer. A writer that fails (SQLite's "database is locked", say) is counted.
 
+A last trial runs 4 instant writers beside a ``pxp import`` of ``--import-pictures`` noisy pictures of 1 MB each.
+
     python benchmarks/many_writers.py [--writers 1,4,12] [--agents offline,instant] [--sessions 6] [--docs]
 
 ``--docs`` writes the table into docs/performance.md (benchmarks/docs_section.py).
@@ -62,6 +64,21 @@ def worker(db: Path, agents: str, sessions: int, out: Path) -> int:
     return 0
 
 
+def importer(db: Path, csv: Path, out: Path) -> int:
+    """``pxp import`` of ``csv`` (RAD pictures) beside the writers: read and checked first, stored on "go"."""
+    from pxp_tui.blackboard import Blackboard
+    from pxp_tui.tasks import get_task
+
+    rows = get_task("rad").read_dataset(csv)
+    print("ready", flush=True)
+    sys.stdin.readline()
+    started = time.monotonic()
+    with Blackboard.open(db) as board:
+        board.add_dataset("beside", "rad", rows, source=str(csv))
+    out.write_text(json.dumps({"seconds": time.monotonic() - started, "rows": len(rows)}))
+    return 0
+
+
 def _offline(board, sessions: int):
     """A headless run of the offline machine and the human proxy, its modules loaded (not measured)."""
     from pxp_tui.agents import offline
@@ -102,25 +119,23 @@ def _instant(board, sessions: int):
     return drive
 
 
-def trial(writers: int, agents: str, sessions: int, folder: Path) -> dict:
-    """``writers`` processes on one new file (the demo imported first); what they measured, together."""
+def trial(writers: int, agents: str, sessions: int, folder: Path, beside: Path | None = None) -> dict:
+    """``writers`` processes on one new file (the demo imported first), and ``pxp import`` of ``beside`` (a CSV of
+    pictures) if given; what they measured, together."""
     from pxp_tui.blackboard import Blackboard
     from pxp_tui.runs.config import RunConfig
     from pxp_tui.runs.create import ensure_dataset
 
-    db = folder / f"{agents}-{writers}.db"
+    name = f"{agents}-{writers}{'-import' if beside else ''}"
+    db = folder / f"{name}.db"
     with Blackboard.open(db) as board:
         ensure_dataset(board, RunConfig())
-    outs = [folder / f"{agents}-{writers}-{i}.json" for i in range(writers)]
-    processes = [
-        subprocess.Popen(
-            [sys.executable, __file__, "--worker", str(db), agents, str(sessions), str(out)],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            text=True,
-        )
-        for out in outs
-    ]
+    outs = [folder / f"{name}-{i}.json" for i in range(writers)]
+    commands = [[sys.executable, __file__, "--worker", str(db), agents, str(sessions), str(out)] for out in outs]
+    imported = folder / f"{name}-import.json"
+    if beside is not None:
+        commands.append([sys.executable, __file__, "--importer", str(db), str(beside), str(imported)])
+    processes = [subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True) for command in commands]
     for process in processes:
         assert process.stdout is not None and process.stdout.readline().strip() == "ready", "a writer did not start"
     started = time.monotonic()
@@ -135,6 +150,10 @@ def trial(writers: int, agents: str, sessions: int, folder: Path) -> dict:
     waits = sorted(w for f in found for w in f["waits"])
     messages = sum(f["messages"] for f in found)
     failed = writers - len(found) + sum(bool(f["failure"]) for f in found)
+    if beside is not None:
+        found_import = json.loads(imported.read_text()) if imported.exists() else None
+        failed += found_import is None
+        agents += f", an import beside ({found_import['rows'] if found_import else 0} pictures)"
     return {
         "agents": agents,
         "writers": writers,
@@ -175,11 +194,19 @@ def table(results: list[dict]) -> str:
 def main() -> None:
     if len(sys.argv) > 1 and sys.argv[1] == "--worker":
         sys.exit(worker(Path(sys.argv[2]), sys.argv[3], int(sys.argv[4]), Path(sys.argv[5])))
+    if len(sys.argv) > 1 and sys.argv[1] == "--importer":
+        sys.exit(importer(Path(sys.argv[2]), Path(sys.argv[3]), Path(sys.argv[4])))
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--writers", default="1,4,12", help="writer processes per trial, comma-separated (default: 1,4,12)")
     parser.add_argument("--agents", default="offline,instant", help="offline, instant, or both (default: offline,instant)")
     parser.add_argument("--sessions", type=int, default=6, help="sessions of each offline writer's run (default: 6)")
     parser.add_argument("--instant-sessions", type=int, default=100, help="sessions of each instant writer's run (default: 100)")
+    parser.add_argument(
+        "--import-pictures",
+        type=int,
+        default=60,
+        help="pictures (1 MB each) of a pxp import beside 4 instant writers, a last trial (0: none; default: 60)",
+    )
     parser.add_argument("--docs", action="store_true", help="write the table into docs/performance.md")
     args = parser.parse_args()
     counts = [int(part) for part in args.writers.split(",") if part.strip()]
@@ -201,6 +228,15 @@ def main() -> None:
                 )
                 for failure in result["failures"]:
                     print(f"    {failure}", flush=True)
+        if args.import_pictures:
+            from tests.big_files import rad_csv
+
+            csv = rad_csv(Path(folder) / "pictures", args.import_pictures, side=1000, noise=True)
+            result = trial(4, "instant", args.instant_sessions, Path(folder), beside=csv)
+            results.append(result)
+            print(
+                f"{result['agents']}: lock wait p95 {result['p95'] * 1000:.1f} ms, max {result['max'] * 1000:.0f} ms", flush=True
+            )
     print()
     print(table(results))
     if args.docs:
@@ -211,7 +247,9 @@ def main() -> None:
             f"headless run (the offline machine, the human proxy, the DRUG demo, {args.sessions} sessions), whose "
             "machine's own work (RDKit) is most of the time, so the writers share the processors more than the file. "
             f"*instant*: agents that answer at once ({args.instant_sessions} sessions of three messages each), so that "
-            "the file is the limit. *Messages / s*: every message committed, over the time from the start to the last "
+            "the file is the limit; the last row has a `pxp import` of noisy 1 MB pictures (written 4 MB per "
+            "transaction) beside four of them (its pictures are not counted as messages, its transactions not as "
+            "waits). *Messages / s*: every message committed, over the time from the start to the last "
             "writer's end. *Lock wait*: each write transaction's time from asking for the write lock to holding it. "
             "*Writers failed*: runs that stopped on a write (none should).\n\n" + table(results)
         )

@@ -134,7 +134,9 @@ class Blackboard:
 
     def _prepare(self, *, create: bool, readonly: bool = False) -> None:
         db = self.db
-        db.execute(f"PRAGMA busy_timeout = {transactions.BUSY_TIMEOUT_MS}")
+        # a writer's statements wait a short while in SQLite, then are asked again (transactions.begin, retrying)
+        busy = transactions.ATTEMPT_MS if isinstance(db, WriterDatabase) else transactions.BUSY_TIMEOUT_MS
+        db.execute(f"PRAGMA busy_timeout = {busy}")
         app_id, version = self._check_schema()
         if self.path is not None and create:
             retrying(lambda: db.execute("PRAGMA journal_mode = WAL"))  # the first writer of a new file changes it

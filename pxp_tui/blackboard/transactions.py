@@ -43,11 +43,12 @@ import sqlite_utils
 
 T = TypeVar("T")
 
-#: SQLite's own wait for a lock, each time it is asked (``PRAGMA busy_timeout``)
+#: SQLite's own wait for a lock on a read-only connection (``PRAGMA busy_timeout``); a writer's is :data:`ATTEMPT_MS`
 BUSY_TIMEOUT_MS = 5000
 #: seconds a write waits in all for another program's lock, unless ``PXP_LOCK_WAIT`` says otherwise
 WAIT_LIMIT = 60.0
-#: milliseconds SQLite waits for the write lock in one attempt of :func:`begin` (then it is asked again)
+#: milliseconds SQLite waits for a lock in one attempt on a writer's connection (its busy timeout): then the statement
+#: is asked again (:func:`begin`, :func:`retrying`), up to :func:`wait_limit`
 ATTEMPT_MS = 100
 _PAUSE, _LONGEST_PAUSE = 0.002, 1.0
 #: SQLite's result codes (the primary ones, the low byte of an extended code) for a lock held elsewhere
@@ -101,22 +102,6 @@ class Writer:
         self.waiting = 0
         self._count = threading.Lock()
 
-    @contextmanager
-    def held(self) -> Iterator[None]:
-        """The lock, held for the block (re-entrant: a thread holding it takes it again at once)."""
-        if not self.lock.acquire(blocking=False):
-            with self._count:
-                self.waiting += 1
-            try:
-                self.lock.acquire()
-            finally:
-                with self._count:
-                    self.waiting -= 1
-        try:
-            yield
-        finally:
-            self.lock.release()
-
     @classmethod
     def of(cls, path: Path | None) -> Writer:
         """The writer of the file at ``path`` in this process (made on first use); a new one for None (in memory)."""
@@ -130,64 +115,92 @@ class Writer:
                 found = cls._shared[key] = cls()
             return found
 
+    def acquire(self) -> None:
+        """Take the lock (re-entrant: a thread holding it takes it again at once); :meth:`release` it after."""
+        if self.lock.acquire(blocking=False):
+            return
+        with self._count:
+            self.waiting += 1
+        try:
+            self.lock.acquire()
+        finally:
+            with self._count:
+                self.waiting -= 1
+
+    def release(self) -> None:
+        self.lock.release()
+
+    @contextmanager
+    def held(self) -> Iterator[None]:
+        """The lock, held for the block."""
+        self.acquire()
+        try:
+            yield
+        finally:
+            self.release()
+
     @contextmanager
     def transaction(self, conn: sqlite3.Connection, limit: float | None = None) -> Iterator[None]:
         """A write transaction on ``conn``, begun ``IMMEDIATE`` (a savepoint inside one already open): all of it is
         committed, or none. The lock is held throughout. ``limit``: seconds to wait in all for another program's lock
-        (default :func:`wait_limit`; 0: SQLite's busy timeout once)."""
+        (default :func:`wait_limit`; 0: one attempt of :data:`ATTEMPT_MS`)."""
         asked = time.monotonic()
-        with self.held():
+        self.acquire()
+        try:
             if conn.in_transaction:
-                yield from _savepoint(conn)
+                name = f"pxp_{threading.get_ident()}_{time.monotonic_ns()}"
+                conn.execute(f'SAVEPOINT "{name}"')
+                try:
+                    yield
+                except BaseException:
+                    if conn.in_transaction:  # an error such as a trigger's RAISE(ROLLBACK) may have ended it already
+                        conn.execute(f'ROLLBACK TO "{name}"')
+                        conn.execute(f'RELEASE "{name}"')
+                    raise
+                conn.execute(f'RELEASE "{name}"')
                 return
             begin(conn, asked, limit)
             self.waits.append(time.monotonic() - asked)
             try:
                 yield
-            except BaseException:
-                if conn.in_transaction:
-                    conn.execute("ROLLBACK")
-                raise
-            try:
                 conn.execute("COMMIT")
             except BaseException:
                 if conn.in_transaction:
                     conn.execute("ROLLBACK")
                 raise
-
-
-def _savepoint(conn: sqlite3.Connection) -> Iterator[None]:
-    name = f"pxp_{threading.get_ident()}_{time.monotonic_ns()}"
-    conn.execute(f'SAVEPOINT "{name}"')
-    try:
-        yield
-    except BaseException:
-        if conn.in_transaction:  # an error such as a trigger's RAISE(ROLLBACK) may have ended it already
-            conn.execute(f'ROLLBACK TO "{name}"')
-            conn.execute(f'RELEASE "{name}"')
-        raise
-    conn.execute(f'RELEASE "{name}"')
+        finally:
+            self.release()
 
 
 def begin(conn: sqlite3.Connection, asked: float | None = None, limit: float | None = None) -> None:
-    """``BEGIN IMMEDIATE`` on ``conn``, asked again while another connection holds the write lock, for ``limit``
-    (:func:`wait_limit`) seconds from ``asked`` (now); then the lock error, saying how long it waited.
+    """``BEGIN IMMEDIATE`` on ``conn`` (a writer's connection: its busy timeout is :data:`ATTEMPT_MS`), asked again
+    while another connection holds the write lock, for ``limit`` (:func:`wait_limit`) seconds from ``asked`` (now);
+    then the lock error, saying how long it waited.
 
     Each attempt lets SQLite wait with its own backoff (its sleeps grow from 1 ms to 25 ms) for :data:`ATTEMPT_MS`,
     then asks again at once. Left to SQLite for longer, a waiter's sleeps grow to 100 ms, and writers that ask later,
     sleeping 1 or 2 ms, take the lock before it: under a steady stream of writers its wait grew to seconds.
     """
+    try:
+        conn.execute("BEGIN IMMEDIATE")
+        return
+    except sqlite3.OperationalError as exc:
+        if not is_busy(exc):
+            raise
+    asked_ = time.monotonic() if asked is None else asked
+    limit_ = wait_limit() if limit is None else limit
 
     def attempt() -> None:
-        left = limit_ - (time.monotonic() - asked_)
-        conn.execute(f"PRAGMA busy_timeout = {max(0, min(ATTEMPT_MS, int(left * 1000)))}")
+        left = int((limit_ - (time.monotonic() - asked_)) * 1000)
+        if left >= ATTEMPT_MS:
+            conn.execute("BEGIN IMMEDIATE")
+            return
+        conn.execute(f"PRAGMA busy_timeout = {max(0, left)}")  # the last attempt ends at the limit
         try:
             conn.execute("BEGIN IMMEDIATE")
         finally:
-            conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+            conn.execute(f"PRAGMA busy_timeout = {ATTEMPT_MS}")
 
-    asked_ = time.monotonic() if asked is None else asked
-    limit_ = wait_limit() if limit is None else limit
     retrying(attempt, asked_, limit_, pause=_PAUSE)
 
 
@@ -237,14 +250,20 @@ class WriterDatabase(sqlite_utils.Database):
         raise TypeError("a blackboard's transactions are begun by atomic() (BEGIN IMMEDIATE, under the writer's lock)")
 
     def execute(self, sql: str, parameters: Sequence | dict[str, Any] | None = None) -> sqlite3.Cursor:
-        word = _first_word(sql)
-        if word in _CONTROL:
-            raise TypeError(f"{word}: a blackboard's transactions are begun by atomic() (BEGIN IMMEDIATE)")
-        with self.writer.held():
-            if word in _BARE or self.conn.in_transaction:
+        writer = self.writer
+        writer.acquire()
+        try:
+            if self.conn.in_transaction:
                 return super().execute(sql, parameters)
+            word = _first_word(sql)
+            if word in _CONTROL:
+                raise TypeError(f"{word}: a blackboard's transactions are begun by atomic() (BEGIN IMMEDIATE)")
+            if word in _BARE:  # a read meeting a lock (another's recovery of the WAL, say) is asked again too
+                return retrying(lambda: sqlite_utils.Database.execute(self, sql, parameters), pause=_PAUSE)
             with self.atomic():
                 return super().execute(sql, parameters)
+        finally:
+            writer.release()
 
     def executescript(self, sql: str) -> sqlite3.Cursor:
         with self.atomic():  # in a transaction, sqlite-utils runs the statements one by one (no implicit COMMIT)
@@ -257,4 +276,6 @@ class WriterDatabase(sqlite_utils.Database):
 
     def query(self, sql: str, params: Sequence | dict[str, Any] | None = None) -> Iterator[dict]:  # type: ignore[override]
         with self.writer.held():
-            return super().query(sql, params)
+            if self.conn.in_transaction:
+                return super().query(sql, params)
+            return retrying(lambda: sqlite_utils.Database.query(self, sql, params), pause=_PAUSE)
