@@ -201,8 +201,7 @@ def record_cost(sessions: int, distributions: bool) -> float:
     board = Blackboard.memory()
     board.add_dataset("t", "rad", [DatasetRow("a", "train", "", "", "")])
     (instance,) = board.instance_ids("t")
-    spec = {"task": "rad", "dataset": "t", "model": "m", "human_kind": "proxy", "n": 10, "k": 3, "context": "all"}
-    run_id = board.create_run(spec, [instance])
+    run_id = board.create_run(RunConfig(task="rad", dataset="t", model="m"), [instance])
     rng, spent, count = random.Random(1), 0.0, 0
     for order in range(sessions):
         session = board.start_session(run_id, instance, order)

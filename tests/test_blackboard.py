@@ -26,7 +26,7 @@ def test_a_new_file_gets_the_schema_wal_and_version(db_path: Path) -> None:
         assert board.db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
         assert board.db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
         assert board.db.execute("PRAGMA application_id").fetchone()[0] == APPLICATION_ID
-        assert board.db.execute("PRAGMA busy_timeout").fetchone()[0] >= 1000
+        assert board.db.execute("PRAGMA busy_timeout").fetchone()[0] > 0  # each attempt waits; then it is asked again
         assert {"runs", "data", "messages", "context", "datasets", "instances", "images"} <= set(board.db.table_names())
         assert {"session_intelligibility", "run_intelligibility"} <= set(board.db.view_names())
 

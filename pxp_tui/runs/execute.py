@@ -6,6 +6,7 @@ import sqlite3
 
 from pxp_tui.blackboard import Blackboard, BlackboardError, WriteError, access
 from pxp_tui.engine import Agent, Observer, RunSpec, interact
+from pxp_tui.engine.interact import stored
 from pxp_tui.runs import final, learn
 from pxp_tui.runs.copies import check_resumable
 from pxp_tui.runs.humans import build_human
@@ -92,13 +93,13 @@ async def _execute(
             judge=weights.round_judge(),
         )
     except sqlite3.Error as exc:  # the blackboard refused a write: its transaction was rolled back whole
-        raise _write_failed(board, run_id, exc) from None
+        raise await _write_failed(board, run_id, exc) from None
     if gate is not None:
         await gate.after(instances)
 
 
-def _write_failed(board: Blackboard, run_id: int, exc: sqlite3.Error) -> WriteError:
+async def _write_failed(board: Blackboard, run_id: int, exc: sqlite3.Error) -> WriteError:
     """The run marked paused with SQLite's reason in words ("the disk is full (...)"), if the file takes that much."""
     why = access.describe_error(exc)
-    board.pause_after_failed_write(run_id, why)
+    await stored(board.pause_after_failed_write, run_id, why)
     return WriteError(why)

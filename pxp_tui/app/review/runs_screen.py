@@ -11,8 +11,9 @@ from textual.binding import Binding
 from textual.screen import Screen
 from textual.widgets import DataTable, Header, Static
 
+from pxp_tui.app.review.reader import ReviewBoard
 from pxp_tui.app.shared.fitting_footer import FittingFooter
-from pxp_tui.blackboard import Blackboard, BlackboardError, review
+from pxp_tui.blackboard import BlackboardError, review
 from pxp_tui.blackboard.records import RunSummary
 from pxp_tui.common.models import model_label
 from pxp_tui.engine import RunStatus
@@ -37,9 +38,9 @@ COLUMNS = (
 LIVE_REFRESH = 2.0
 
 
-def open_board(path: Path) -> Blackboard:
-    """The blackboard read-only: never blocks nor changes a run being written to the same file."""
-    return Blackboard.open(path, create=False, readonly=True)
+def open_board(path: Path) -> ReviewBoard:
+    """The blackboard read-only, read on one thread (never blocks nor changes a run being written to the same file)."""
+    return ReviewBoard(path)
 
 
 def cells(summary: RunSummary) -> list[Any]:
@@ -76,7 +77,7 @@ class ReviewScreen(Screen):
     def __init__(self, db_path: Path | str, *, name: str | None = None) -> None:
         super().__init__(name=name)
         self.db_path = Path(db_path)
-        self.board: Blackboard | None = None
+        self.board: ReviewBoard | None = None
         self.runs: list[RunSummary] = []
 
     def compose(self) -> ComposeResult:
@@ -103,11 +104,12 @@ class ReviewScreen(Screen):
         if self.board is not None:
             self.board.close()
 
-    @work(thread=True, exclusive=True, group="runs")
-    def load(self) -> None:
+    @work(group="runs")  # reads queue on the reader's one thread: shown in the order asked, the last one last
+    async def load(self) -> None:
         assert self.board is not None
-        runs = review.runs(self.board)
-        self.app.call_from_thread(self._show, runs)
+        runs = await self.board.read(review.runs)
+        if self in self.app.screen_stack:  # not closed while the read was on its way
+            self._show(runs)
 
     def _show(self, runs: list[RunSummary]) -> None:
         table = self.query_one("#runs-table", DataTable)
@@ -123,8 +125,8 @@ class ReviewScreen(Screen):
         self.query_one("#runs-status", Static).update(status + " · Enter: a run's sessions · r: refresh")
 
     def _live_refresh(self) -> None:
-        if any(r.run.status is RunStatus.RUNNING for r in self.runs):
-            self.load()
+        if self.board is not None and not self.board.pending and any(r.run.status is RunStatus.RUNNING for r in self.runs):
+            self.load()  # a refresh is not asked while a read is still on its way
 
     def action_refresh(self) -> None:
         if self.board is not None:

@@ -109,6 +109,8 @@ class SessionScreen(KeptParts, PictureActions, Screen):
         self.held: list[Any] = []  # what the engine reported while an outcome is on screen, shown after it
         self.joined = False  # the expert holds a second machine's seat (issue 10; agents/relay.py)
         self.reply_wait = ReplyWait(self, self._show_waiting)  # after a send: one frame for a fast reply
+        #: the expert's answer sent at (session, j) and not yet stored: put back at that turn if the run stops first
+        self.unsent: tuple[int, int, Answer] | None = None
         self.early_keys = EarlyKeys(self)
         self.notes = SessionNotes(self)
 
@@ -195,8 +197,8 @@ class SessionScreen(KeptParts, PictureActions, Screen):
             engine.cancel()
             with contextlib.suppress(Exception):  # cancelled or failed: either way it has stopped
                 await engine.wait()
-            if reason and self.board is not None and not self.board.run(self.run_id).finished:
-                self.board.set_status(self.run_id, RunStatus.PAUSED, reason)
+            if reason and self.board is not None:  # in a thread: the write may wait its turn for the file
+                await asyncio.to_thread(_pause, self.board, self.run_id, reason)
 
     # -- what the engine reports (committed before it arrives here) --------------------------------
     @batched
@@ -239,6 +241,8 @@ class SessionScreen(KeptParts, PictureActions, Screen):
 
     def _show(self, message: Any) -> None:
         assert self.exchange is not None
+        if self.unsent is not None and self.unsent[:2] == (message.session_id, message.j):
+            self.unsent = None  # stored: nothing to put back
         if message.j <= len(self.exchange.messages):
             return
         self.exchange.add(message)
@@ -340,6 +344,8 @@ class SessionScreen(KeptParts, PictureActions, Screen):
         if self.driver is not None:
             self.driver.human.turn_shown()  # the time per answer counts from here
         self.part(TagPicker).prepare(self.pxp_task, turn.instance, turn.j, turn.n, turn.k, machine, turn.own_last)
+        if self.unsent is not None and self.unsent[:2] == (turn.session_id, turn.j):
+            self.part(TagPicker).restore(self.unsent[2])  # sent before the run stopped, never stored: as typed
         self._title()
         if self.exchange is not None and self.stored_run is not None:  # the next instance's picture, drawn meanwhile
             picture = self.part("#instance-picture", Picture)
@@ -427,6 +433,8 @@ class SessionScreen(KeptParts, PictureActions, Screen):
         if self.state is not SessionState.HUMAN or self.driver is None or answer.tag is None:
             return
         self.driver.human.submit(answer.tag, answer.prediction, answer.explanation, answer.guards)
+        if self.exchange is not None:
+            self.unsent = (self.exchange.session_id, self.exchange.next_j, answer)
         self.part(TagPicker).hold()  # no input from now; shown as waiting only if the wait is seen
         self._set_state(SessionState.MACHINE, "sending…", shown=False)
         self._hold_frames()
@@ -584,6 +592,12 @@ class SessionScreen(KeptParts, PictureActions, Screen):
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         if event.worker is self.engine and event.state is WorkerState.ERROR and not self.leaving:
             self._stopped(f"Stopped: {event.worker.error}. Press r to retry.")
+
+
+def _pause(board: Any, run_id: int, reason: str) -> None:
+    """Run ``run_id`` paused with ``reason``, unless it is finished."""
+    if not board.run(run_id).finished:
+        board.set_status(run_id, RunStatus.PAUSED, reason)
 
 
 def _run_and_tags(board: Any, run_id: int) -> tuple[Run, list[Any], int]:
