@@ -98,7 +98,7 @@ def test_a_write_waits_past_the_busy_timeout_asking_again(db_path: Path, monkeyp
             board.update_run(1, {"experiment": "mine"})
         finally:
             finish(outside)
-        assert board.run(1).experiment == "mine"
+        assert board.run(1).config.experiment == "mine"
         assert max(board.writer.waits) > 0.1  # it waited beyond SQLite's timeout, and was let in
 
 
@@ -115,7 +115,7 @@ def test_a_write_that_waits_its_limit_fails_saying_so_and_changes_nothing(db_pat
     assert why.startswith("another program holds the file locked (database is locked; pxp waited 0.")
     assert why.endswith(" s for it)")
     with Blackboard.open(db_path, readonly=True) as board:
-        assert board.run(1).experiment is None
+        assert board.run(1).config.experiment is None
 
 
 def test_threads_sharing_the_writer_never_see_or_join_an_unfinished_transaction(db_path: Path) -> None:

@@ -58,7 +58,7 @@ def test_a_run_made_from_the_defaults_reads_back_with_its_dataset_checker_and_co
         run_id = create_run(board, RunConfig(limit=2, context="last:2"))
         run = board.run(run_id)
     assert run.config == replace(
-        RunConfig(limit=2), dataset="demo-drug", checker="offline", context="last:2"
+        RunConfig(limit=2), dataset="demo-drug", checker="offline", context="last:2", ground_metric="discrete"
     )  # what runs.create resolved; nothing else changed
     assert (run.human, run.finished, len(run.plan)) == ("proxy", False, 2)
 
