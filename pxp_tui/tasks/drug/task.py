@@ -10,7 +10,7 @@ from pxp_tui.common.instance import Instance
 from pxp_tui.engine import ParseError
 from pxp_tui.tasks.base import DatasetRow, Task
 from pxp_tui.tasks.distribution import ReadDistribution, drug_instruction, read_drug
-from pxp_tui.tasks.drug import chem, dataset
+from pxp_tui.tasks.drug import chem, dataset, limits
 from pxp_tui.tasks.drug.prompt import instance_text
 from pxp_tui.tasks.parsing import missing, sections
 from pxp_tui.tasks.pictures import Drawing, Surface
@@ -55,12 +55,15 @@ class DrugTask(Task):
         explanation = found.get("explanation", "").strip()
         if not explanation:
             raise ParseError("no 'Explanation:' in the reply")
+        too_large = chem.oversized(found["prediction"])
+        if too_large:
+            raise ParseError(f"the pathway holds {too_large}")
         target = instance.input if instance is not None else None
         reactants = chem.smiles_in(found["prediction"], exclude=target)
         if not reactants and target and chem.canonical_parts(found["prediction"]) == chem.canonical_parts(target):
             reactants = [found["prediction"].strip()]  # "no disconnection": the target itself
         if not reactants:
-            raise ParseError(f"no valid SMILES in the pathway {found['prediction'][:60]!r}")
+            raise ParseError(f"no valid SMILES in the pathway {limits.excerpt(found['prediction'], 60)}")
         return ".".join(reactants), explanation
 
     def normalise(self, prediction: str) -> str:
@@ -71,10 +74,7 @@ class DrugTask(Task):
     def validate_prediction(self, prediction: str) -> str | None:
         if not prediction.strip():
             return "give the reactants as SMILES, separated by '.'"
-        bad = chem.invalid_parts(prediction)
-        if bad:
-            return "not valid SMILES: " + ", ".join(bad[:3])
-        return None
+        return chem.refusal(prediction)
 
     def demo_rows(self) -> list[DatasetRow]:
         with as_file(files("pxp_tui.assets") / "demo" / "drug.csv") as path:

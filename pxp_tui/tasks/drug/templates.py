@@ -16,6 +16,7 @@ from rdkit import Chem
 from rdkit.Chem import rdChemReactions
 
 from pxp_tui.tasks.drug.chem import canonical, canonical_parts
+from pxp_tui.tasks.drug.reading import canonical as own_canonical
 
 __all__ = [
     "TEMPLATES",
@@ -385,7 +386,7 @@ def _finish(prod: Chem.Mol) -> str | None:
             atom.SetNoImplicit(False)
     try:
         Chem.SanitizeMol(prod)
-        return canonical(Chem.MolToSmiles(prod))  # re-parse: cleans stale stereo
+        return own_canonical(Chem.MolToSmiles(prod))  # re-parse: cleans stale stereo (RDKit's own SMILES: read here)
     except Exception:  # noqa: BLE001
         return None
 
