@@ -57,6 +57,12 @@ class Worker:
         self.name = name
         self._process: subprocess.Popen[bytes] | None = None
         self._lock = threading.Lock()
+        if hasattr(os, "register_at_fork"):  # a forked child starts a worker of its own; the parent's is the parent's
+            os.register_at_fork(after_in_child=self._forget)
+
+    def _forget(self) -> None:
+        self._process = None
+        self._lock = threading.Lock()
 
     def start(self) -> None:
         """Start the worker now (it is started at the first call otherwise); waits until it is ready."""

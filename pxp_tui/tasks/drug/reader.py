@@ -24,7 +24,7 @@ WORKER = Worker(preload=(_READING,), timeout=READ_TIMEOUT, name="RDKit worker")
 
 #: SMILES -> (its canonical SMILES, None) or (None, why not); the oldest half dropped when full
 _READ: dict[str, tuple[str | None, str | None]] = {}
-_KEPT = 16_384
+_KEPT = 4_096
 
 NOT_SMILES = "not valid SMILES"
 
@@ -66,7 +66,7 @@ def read(smiles: str) -> tuple[str | None, str | None]:
         return known
     too_large = limits.refusal(smiles)
     if too_large:
-        return _keep(smiles, (None, too_large))
+        return None, too_large  # not kept: measuring is cheap, and such strings are large
     try:
         canon = _call("canonical", smiles)
     except IsolatedError as exc:

@@ -10,7 +10,7 @@ from pxp_tui.common.instance import Instance
 from pxp_tui.engine import ParseError
 from pxp_tui.tasks.base import DatasetRow, Task
 from pxp_tui.tasks.distribution import ReadDistribution, drug_instruction, read_drug
-from pxp_tui.tasks.drug import chem, dataset, limits
+from pxp_tui.tasks.drug import chem, dataset, limits, reader
 from pxp_tui.tasks.drug.prompt import instance_text
 from pxp_tui.tasks.parsing import missing, sections
 from pxp_tui.tasks.pictures import Drawing, Surface
@@ -84,6 +84,9 @@ class DrugTask(Task):
         self, path: Path, *, images_dir: Path | None = None, encoding: str = "utf-8", progress: Any = None
     ) -> list[DatasetRow]:
         return dataset.read(path, encoding=encoding, progress=progress)
+
+    def warm_up(self) -> None:
+        reader.start()  # RDKit's worker process (it imports RDKit)
 
     def describe(self, instance: Instance) -> dict[str, str]:
         return {"name": instance.name, **chem.describe(instance.input)}
