@@ -119,7 +119,7 @@ def test_a_base_url_in_dotenv_never_receives_the_key_unless_the_user_asks_for_al
         (tmp_path / ".env").write_text(f"OPENAI_BASE_URL={theirs.url}\n", encoding="utf-8")  # litellm prefers it
         monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
         env = {"OPENAI_API_KEY": key, "OPENAI_API_BASE": own.url}
-        run = ("run", "--headless", "--task", "drug", "--dataset", "few", "--db", str(db), "--limit", "1", "--model", "openai/stub")
+        run = ["run", "--headless", "--task", "drug", "--dataset", "few", "--limit", "1", "--model", "openai/stub", "--db", str(db)]  # fmt: skip
         done = pxp_process(*run, env=env, cwd=tmp_path)
         assert done.returncode == 0, done.stdout + done.stderr
         assert theirs.requests == [] and own.requests

@@ -67,7 +67,9 @@ def test_a_smiles_over_a_limit_never_reaches_rdkit(monkeypatch: pytest.MonkeyPat
     for smiles in (CHAIN, NESTED, SHORT_BUT_HEAVY):
         assert chem.canonical(smiles) is None and chem.canonical_parts(f"CCO.{smiles}") is None
         assert chem.smiles_in(f"{smiles} + OCC") == ["CCO"]  # the words within the limits are read
-    assert DrugTask().validate_prediction(f"CCO.{SHORT_BUT_HEAVY}") == "too large for a SMILES: 1,203 atoms, over the limit of 500"
+    assert (
+        DrugTask().validate_prediction(f"CCO.{SHORT_BUT_HEAVY}") == "too large for a SMILES: 1,203 atoms, over the limit of 500"
+    )
     assert asked == ["OCC"]  # RDKit read only the small molecule
 
 
@@ -171,3 +173,14 @@ async def test_a_huge_smiles_pasted_into_the_field_is_refused_in_one_line_and_th
         field.value = "CCO.CC(=O)Cl"
         await wait_for(pilot, lambda: "well formed" in str(check.render()), "the field's verdict on a real answer")
         assert session_screen(app) is screen
+
+
+def test_a_drawing_that_crashes_rdkit_shows_no_picture_and_the_next_one_is_drawn(monkeypatch: pytest.MonkeyPatch) -> None:
+    from pxp_tui.tasks.drug import drawer
+
+    with monkeypatch.context() as patched:
+        patched.setattr(drawer, "_DRAW", "os")
+        assert drawer._draw("abort") is None  # RDKit's drawing worker died (SIGABRT): no picture
+    drawn = drawer.molecule("CC(=O)Nc1ccc(O)cc1", (320, 200))
+    assert isinstance(drawn, bytes) and drawn.startswith(b"\x89PNG")
+    assert drawer.molecule(CHAIN, (320, 200)) is None  # over the limits: not drawn, not even sent

@@ -14,7 +14,7 @@ import pytest
 
 from pxp_tui.blackboard import Blackboard
 
-from .terminal import PXP, PATIENCE, Tmux, children, cmdline, expert_turn, gone, run_finished
+from .terminal import PATIENCE, PXP, Tmux, children, cmdline, expert_turn, gone, run_finished
 
 pytestmark = [
     pytest.mark.slow,

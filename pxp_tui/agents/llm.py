@@ -48,6 +48,8 @@ DOTENV_KEYS = re.compile(
 )
 #: set to ``all`` in the environment (not in ``.env``) to read every variable of ``.env``, base URLs included
 DOTENV_SETTING = "PXP_DOTENV"
+
+
 def load_dotenv(path: str = ".env") -> list[str]:
     """Providers' keys from ``.env`` in the working directory, never overriding the environment.
 
@@ -150,7 +152,9 @@ class LLMClient:
             await self.backoff(attempt)
             started = time.perf_counter()
             try:  # the whole reply within the timeout: litellm's bounds each read, and a reply may trickle in
-                response = await asyncio.wait_for(litellm.acompletion(model=self.model, messages=messages, **kwargs), self.timeout)
+                response = await asyncio.wait_for(
+                    litellm.acompletion(model=self.model, messages=messages, **kwargs), self.timeout
+                )
             except asyncio.CancelledError:
                 raise
             except asyncio.TimeoutError:

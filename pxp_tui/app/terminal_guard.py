@@ -15,6 +15,7 @@ every other descriptor (the blackboard's, its lock file's) and ignores the termi
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 from collections.abc import Callable
@@ -68,10 +69,8 @@ def guard(note: str = "") -> Callable[[], None]:
             os.close(write_end)
         except OSError:
             pass
-        try:
+        with contextlib.suppress(ChildProcessError):
             os.waitpid(pid, os.WNOHANG)  # reap it if it has gone already; otherwise init does, once this process ends
-        except ChildProcessError:
-            pass
 
     return goodbye
 
@@ -100,23 +99,17 @@ def _watch(pipe: int, settings: list, note: str) -> None:
         return
     restore(settings)
     line = "pxp ended abruptly (a crash, or it was killed); the terminal is restored." + (f" {note}" if note else "")
-    try:
+    with contextlib.suppress(OSError):
         os.write(2, f"\r\n{line}\r\n".encode())
-    except OSError:
-        pass
 
 
 def restore(settings: list | None) -> None:
     """Put the terminal's ``settings`` back (tty mode) and undo what a full-screen app turned on."""
     if termios is not None and settings is not None:
-        try:
+        with contextlib.suppress(termios.error):
             termios.tcsetattr(0, termios.TCSANOW, settings)
-        except termios.error:
-            pass
-    try:
+    with contextlib.suppress(OSError):
         os.write(2, RESTORE.encode())
-    except OSError:
-        pass
 
 
 def _highest_fd() -> int:
@@ -124,4 +117,3 @@ def _highest_fd() -> int:
         return int(os.sysconf("SC_OPEN_MAX"))
     except (AttributeError, ValueError, OSError):  # pragma: no cover
         return 1024
-

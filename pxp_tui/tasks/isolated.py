@@ -15,6 +15,7 @@ A round trip costs about 0.1 ms beside the call itself (benchmarks/isolated_call
 
 from __future__ import annotations
 
+import contextlib
 import os
 import pickle
 import select
@@ -33,8 +34,16 @@ START_TIMEOUT = 60.0
 #: the worker's address space (bytes): an allocation beyond it fails as MemoryError in the worker
 MEMORY_LIMIT = 4 * 1024**3
 
+#: set in a worker's environment: code running there is isolated already (see :func:`inside`)
+INSIDE = "PXP_ISOLATED_WORKER"
+
 _HEADER = struct.Struct("!I")
 _READY = "ready"
+
+
+def inside() -> bool:
+    """Whether this process is a worker (whose calls need no worker of their own)."""
+    return os.environ.get(INSIDE) == "1"
 
 
 class IsolatedError(RuntimeError):
@@ -77,10 +86,10 @@ class Worker:
             try:
                 _send(process, (function, args))
                 ok, value = _receive(process, limit)
-            except _Dead as dead:
+            except _DeadError as dead:
                 self._stop()
                 raise IsolatedError(dead.reason) from None
-            except _TimedOut:
+            except _TimedOutError:
                 self._stop()
                 raise IsolatedError(f"gave no answer within {limit:g} s (stopped)") from None
         if not ok:
@@ -104,16 +113,16 @@ class Worker:
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.DEVNULL,
-                env={**os.environ, "PYTHONPATH": path},
+                env={**os.environ, "PYTHONPATH": path, INSIDE: "1"},
                 start_new_session=True,  # no terminal: its signals (^C, a closed window) are the caller's to handle
             )
         except OSError as exc:
             raise WorkerUnavailableError(f"the {self.name} could not start: {exc.strerror or exc}") from None
         try:
             ok, value = _receive(process, START_TIMEOUT)
-        except (_Dead, _TimedOut) as exc:
+        except (_DeadError, _TimedOutError) as exc:
             _kill(process)
-            reason = exc.reason if isinstance(exc, _Dead) else f"did not start within {START_TIMEOUT:g} s"
+            reason = exc.reason if isinstance(exc, _DeadError) else f"did not start within {START_TIMEOUT:g} s"
             raise WorkerUnavailableError(f"the {self.name} {reason}") from None
         if not ok or value != _READY:
             _kill(process)
@@ -127,12 +136,12 @@ class Worker:
             self._process = None
 
 
-class _Dead(Exception):
+class _DeadError(Exception):
     def __init__(self, reason: str) -> None:
         self.reason = reason
 
 
-class _TimedOut(Exception):
+class _TimedOutError(Exception):
     pass
 
 
@@ -143,7 +152,7 @@ def _send(process: subprocess.Popen[bytes], message: Any) -> None:
         process.stdin.write(_HEADER.pack(len(data)) + data)
         process.stdin.flush()
     except (BrokenPipeError, OSError):
-        raise _Dead(_death(process)) from None
+        raise _DeadError(_death(process)) from None
 
 
 def _receive(process: subprocess.Popen[bytes], timeout: float) -> tuple[bool, Any]:
@@ -161,10 +170,10 @@ def _read(process: subprocess.Popen[bytes], fd: int, size: int, deadline: float)
     while size:
         left = deadline - time.monotonic()
         if left <= 0 or not select.select([fd], [], [], left)[0]:
-            raise _TimedOut
+            raise _TimedOutError
         chunk = os.read(fd, size)
         if not chunk:
-            raise _Dead(_death(process))
+            raise _DeadError(_death(process))
         chunks.append(chunk)
         size -= len(chunk)
     return b"".join(chunks)
@@ -191,14 +200,10 @@ def _kill(process: subprocess.Popen[bytes]) -> None:
         process.kill()
     for stream in (process.stdin, process.stdout):
         if stream is not None:
-            try:
+            with contextlib.suppress(OSError):
                 stream.close()
-            except OSError:
-                pass
-    try:
+    with contextlib.suppress(subprocess.TimeoutExpired):  # a killed process that does not end: nothing more to do
         process.wait(timeout=5.0)
-    except subprocess.TimeoutExpired:  # pragma: no cover - a killed process that does not end
-        pass
 
 
 # -- the worker's side ----------------------------------------------------------------------------

@@ -9,11 +9,12 @@ can be started, RDKit reads in this process (the limits still apply).
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Iterable
 from typing import Any
 
 from pxp_tui.tasks.drug import limits
-from pxp_tui.tasks.isolated import IsolatedError, Worker, WorkerUnavailableError
+from pxp_tui.tasks.isolated import IsolatedError, Worker, WorkerUnavailableError, inside
 
 #: seconds RDKit may take over one SMILES (within the limits it takes milliseconds)
 READ_TIMEOUT = 10.0
@@ -31,20 +32,21 @@ NOT_SMILES = "not valid SMILES"
 
 def start() -> None:
     """Start the RDKit worker now (it imports RDKit: off the UI loop); the first reading starts it otherwise."""
-    try:
+    with contextlib.suppress(IsolatedError):  # the first reading says so, or reads here
         WORKER.start()
-    except IsolatedError:
-        pass  # the first reading says so, or reads here
 
 
 def _call(function: str, *args: Any, timeout: float | None = None) -> Any:
-    """``reading.<function>(*args)`` in the worker; in this process where no worker can be started."""
-    try:
-        return WORKER.call(f"{_READING}:{function}", *args, timeout=timeout)
-    except WorkerUnavailableError:
-        from pxp_tui.tasks.drug import reading
+    """``reading.<function>(*args)`` in the worker; in this process if it is a worker itself (the drawing
+    worker), or where no worker can be started."""
+    if not inside():
+        try:
+            return WORKER.call(f"{_READING}:{function}", *args, timeout=timeout)
+        except WorkerUnavailableError:
+            pass
+    from pxp_tui.tasks.drug import reading
 
-        return getattr(reading, function)(*args)
+    return getattr(reading, function)(*args)
 
 
 def _keep(smiles: str, answer: tuple[str | None, str | None]) -> tuple[str | None, str | None]:
@@ -76,7 +78,9 @@ def read(smiles: str) -> tuple[str | None, str | None]:
 
 def read_all(smiles: Iterable[str]) -> None:
     """Read many SMILES at once (a dataset's), :data:`BATCH` to a call; :func:`read` then answers from memory."""
-    todo = [s for s in dict.fromkeys(smiles) if s and not any(ch.isspace() for ch in s) and s not in _READ and not limits.problem(s)]
+    todo = [
+        s for s in dict.fromkeys(smiles) if s and not any(ch.isspace() for ch in s) and s not in _READ and not limits.problem(s)
+    ]
     for start_at in range(0, len(todo), BATCH):
         batch = todo[start_at : start_at + BATCH]
         try:

@@ -10,7 +10,7 @@ from pxp_tui.common.instance import Instance
 from pxp_tui.engine import ParseError
 from pxp_tui.tasks.base import DatasetRow, Task
 from pxp_tui.tasks.distribution import ReadDistribution, drug_instruction, read_drug
-from pxp_tui.tasks.drug import chem, dataset, limits, reader
+from pxp_tui.tasks.drug import chem, dataset, drawer, limits, reader
 from pxp_tui.tasks.drug.prompt import instance_text
 from pxp_tui.tasks.parsing import missing, sections
 from pxp_tui.tasks.pictures import Drawing, Surface
@@ -40,7 +40,8 @@ class DrugTask(Task):
     prediction_label = "Pathway"
     explanation_noun = "retrosynthetic pathways"
     generation = {"max_tokens": 1024, "temperature": 0.3}
-    slow_modules = ("pxp_tui.tasks.drug.draw",)  # RDKit's drawing code
+    # RDKit reads and draws in worker processes (``reader``, ``drawer``); the offline baseline's templates use it here
+    slow_modules = ("pxp_tui.tasks.drug.templates",)
 
     def system_prompt(self) -> str:
         return SYSTEM_PROMPT
@@ -86,7 +87,8 @@ class DrugTask(Task):
         return dataset.read(path, encoding=encoding, progress=progress)
 
     def warm_up(self) -> None:
-        reader.start()  # RDKit's worker process (it imports RDKit)
+        reader.start()  # RDKit's worker processes (they import RDKit)
+        drawer.start()
 
     def describe(self, instance: Instance) -> dict[str, str]:
         return {"name": instance.name, **chem.describe(instance.input)}
@@ -103,14 +105,10 @@ class DrugTask(Task):
         return read_drug(text, prediction, instance.input if instance is not None else None, k)
 
     def draw_instance(self, instance: Instance, surface: Surface | tuple[int, int]) -> Drawing:
-        from pxp_tui.tasks.drug.draw import molecule
-
-        return molecule(instance.input, surface)
+        return drawer.molecule(instance.input, surface)
 
     def draw_prediction(self, instance: Instance, prediction: str, surface: Surface | tuple[int, int]) -> Drawing:
-        from pxp_tui.tasks.drug.draw import reaction
-
-        return reaction(prediction, instance.input, surface)
+        return drawer.reaction(prediction, instance.input, surface)
 
     def original_picture(self, instance: Instance) -> bytes | None:
         return None  # molecules are drawn, at every size
