@@ -64,6 +64,7 @@ def test_a_smiles_over_a_limit_never_reaches_rdkit(monkeypatch: pytest.MonkeyPat
         return call(function, *args, **kwargs)
 
     monkeypatch.setattr(reader.WORKER, "call", counted)
+    monkeypatch.setattr(reader, "_READ", {})  # nothing read before, by another test
     for smiles in (CHAIN, NESTED, SHORT_BUT_HEAVY):
         assert chem.canonical(smiles) is None and chem.canonical_parts(f"CCO.{smiles}") is None
         assert chem.smiles_in(f"{smiles} + OCC") == ["CCO"]  # the words within the limits are read

@@ -7,7 +7,7 @@ import logging
 import os
 import re
 import time
-from collections.abc import Sequence
+from collections.abc import Coroutine, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -138,6 +138,18 @@ class LLMClient:
         if attempt:
             await asyncio.sleep(self.retry_delay * 2 ** (attempt - 1))
 
+    async def _whole(self, reply: Coroutine[Any, Any, Any]) -> Any:
+        """``reply`` awaited whole within the timeout (litellm's own bounds each read: a reply may trickle in).
+
+        On Python 3.11 a deadline on this task (``asyncio.timeout``): no task of its own, so that a
+        cancellation reaches the call at once; before, ``asyncio.wait_for``.
+        """
+        deadline = getattr(asyncio, "timeout", None)
+        if deadline is None:  # pragma: no cover - Python 3.10
+            return await asyncio.wait_for(reply, self.timeout)
+        async with deadline(self.timeout):
+            return await reply
+
     async def complete(self, messages: list[dict[str, Any]], **params: Any) -> Completion:
         litellm = load_litellm()
         kwargs = {**self.params, **params, "timeout": self.timeout}
@@ -151,10 +163,8 @@ class LLMClient:
         for attempt in range(self.retries + 1):
             await self.backoff(attempt)
             started = time.perf_counter()
-            try:  # the whole reply within the timeout: litellm's bounds each read, and a reply may trickle in
-                response = await asyncio.wait_for(
-                    litellm.acompletion(model=self.model, messages=messages, **kwargs), self.timeout
-                )
+            try:
+                response = await self._whole(litellm.acompletion(model=self.model, messages=messages, **kwargs))
             except asyncio.CancelledError:
                 raise
             except asyncio.TimeoutError:
