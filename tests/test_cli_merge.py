@@ -71,8 +71,10 @@ async def test_merging_keeps_experts_apart_and_is_idempotent(tmp_path: Path, cap
         paths.append(path)
     out = tmp_path / "all.db"
     pxp(capsys, "merge", out, *paths)
+    before = digest(out)
     code, printed, _ = pxp(capsys, "merge", out, paths[0])
-    assert code == 0 and "already in" in printed and "skipped" in printed
+    assert code == 0 and f"0 run(s) added (ids none), 0 sessions, 0 messages; 1 already up to date in {out}" in printed
+    assert digest(out) == before
     with Blackboard.open(out, create=False, readonly=True) as merged:
         runs = review.runs(merged)
         assert [(r.run.id, r.run.human) for r in runs] == [(1, "h1"), (2, "h2")]

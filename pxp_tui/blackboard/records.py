@@ -12,6 +12,9 @@ from pxp_tui.engine import RunStatus
 from pxp_tui.protocol import RunCounts
 from pxp_tui.protocol.evince import DECAY
 
+#: the key of ``runs.options`` that marks a run copied by ``pxp merge``: where its original was written
+MERGED_FROM = "merged_from"
+
 
 def _json(value: Any, empty: Any) -> Any:
     """A JSON column's value: parsed if it is still text, ``empty`` if NULL."""
@@ -101,6 +104,18 @@ class Run:
     @property
     def finished(self) -> bool:
         return self.status is RunStatus.DONE
+
+    @property
+    def merged_from(self) -> Mapping[str, Any] | None:
+        """Where ``pxp merge`` copied this run from (``file``, ``path``, ``run_id`` there), if it is a copy."""
+        found = self.options.get(MERGED_FROM)
+        return found if isinstance(found, Mapping) else None
+
+    @property
+    def copy_of(self) -> Mapping[str, Any] | None:
+        """Where the original of this unfinished copy is (see :attr:`merged_from`): it is continued there, never
+        here, since two processes would drive one run. None for an original, or a finished run."""
+        return None if self.finished else self.merged_from
 
 
 def _expert_of_schema_2(row: Mapping[str, Any]) -> str | None:

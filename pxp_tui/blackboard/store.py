@@ -18,6 +18,7 @@ import sqlite_utils
 from pxp_tui.blackboard import access, finals, schema, writers
 from pxp_tui.blackboard.errors import BlackboardError, WriteError
 from pxp_tui.blackboard.records import Run
+from pxp_tui.common.files import make_folder
 from pxp_tui.common.instance import Instance
 from pxp_tui.common.redaction import redact
 from pxp_tui.engine import Message, RunProgress, RunStatus, SessionRecord
@@ -102,7 +103,7 @@ class Blackboard:
         if refused:
             raise BlackboardError(refused)
         if not where.exists():
-            where.parent.mkdir(parents=True, exist_ok=True)
+            make_folder(where.parent)  # never writable by everyone: SQLite makes the -wal and -shm there
         conn = None
         try:
             if readonly:

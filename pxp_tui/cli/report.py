@@ -50,7 +50,14 @@ def main(args: argparse.Namespace) -> int:
         times = notes.answer_times(board, [r.id for r in runs])
         summary = information.per_round(rounds.round_rows(board.db, [r.id for r in runs]))
         sessions = rounds.session_rows(board.db, [r.id for r in runs])
-    figure = _write(Path(args.out), args.db, runs, cols, measured, times, summary, sessions) if args.out else None
+    figure = None
+    if args.out:
+        from pxp_tui.common.files import describe
+
+        try:
+            figure = _write(Path(args.out), args.db, runs, cols, measured, times, summary, sessions)
+        except OSError as exc:
+            raise ValueError(f"cannot write the report to {args.out}: {describe(exc)}; nothing was written there") from None
     if args.format == "csv":
         print(render.csv_text(render.table_rows(cols)), end="")
     else:
@@ -63,11 +70,11 @@ def main(args: argparse.Namespace) -> int:
 def _write(
     out: Path, source: str, runs: list, cols: list, measured: tuple | None, times: dict, summary: list, sessions: list
 ) -> str:
+    from pxp_tui.common.files import output_folder
     from pxp_tui.report import answer_times, figure, information, render
 
     if out.exists() and not out.is_dir():
         raise ValueError(f"--out {out} is a file, not a directory")
-    out.mkdir(parents=True, exist_ok=True)
     files = {
         "intelligibility.csv": render.csv_text(render.table_rows(cols)),
         "curves.csv": render.csv_text(render.curves_rows(cols)),
@@ -80,13 +87,13 @@ def _write(
     if summary:
         files["information.csv"] = render.csv_text(information.csv_rows(summary))
     files["report.md"] = render.report_markdown(source, runs, cols, measured, "curves.png", times, section)
-    for name, text in files.items():
-        (out / name).write_text(text, encoding="utf-8")
-    figure.draw(cols, out / "curves.png")
-    pictures = ["curves.png"]
-    if summary:
-        information.draw(summary, out / "information.png")
-        pictures.append("information.png")
+    pictures = ["curves.png", *(["information.png"] if summary else [])]
+    with output_folder(out) as partial:  # every file whole, or none (a full disk leaves out as it was)
+        for name, text in files.items():
+            (partial / name).write_text(text, encoding="utf-8")
+        figure.draw(cols, partial / "curves.png")
+        if summary:
+            information.draw(summary, partial / "information.png")
     import sys
 
     for name in [*files, *pictures]:

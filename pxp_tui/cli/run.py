@@ -11,7 +11,7 @@ from typing import Any
 from pxp_tui.agents.checker import CHECKER_SETTINGS
 from pxp_tui.agents.llm import LLMClient
 from pxp_tui.cli.common import add_db, positive
-from pxp_tui.cli.printing import SessionLines, evaluation_line, say
+from pxp_tui.cli.printing import SessionLines, evaluation_line, resume_command, say
 from pxp_tui.cli.repeat import drive_experiment
 from pxp_tui.common.kinds import HumanKind
 from pxp_tui.runs.config import DEFAULTS, RunConfig, parse_human
@@ -131,6 +131,9 @@ def main(args: argparse.Namespace) -> int:
             run = board.run(run_id)
             if run.finished:
                 raise ValueError(f"run {run_id} is already finished")
+            from pxp_tui.runs.copies import check_resumable
+
+            check_resumable(run)
         else:
             config = config_of(args)
             if config.human_kind.interactive and args.headless:
@@ -140,7 +143,7 @@ def main(args: argparse.Namespace) -> int:
             run_id = create_run(board, config)
         if args.headless:
             return _drive(board, run_id, args)
-    from pxp_tui.app.launch import run_app
+    from pxp_tui.app.shell.launch import run_app
 
     return run_app(args.db, run_id)
 
@@ -175,7 +178,7 @@ def _drive(board: Any, run_id: int, args: argparse.Namespace) -> int:
     )
     _dotenv_notice()
     observer = None if args.quiet else SessionLines()
-    resume_hint = f"resume with: pxp run --headless --resume {run_id} --db {args.db}"
+    resume_hint = f"resume with: {resume_command(run_id, args.db)}"
     work = execute(board, run_id, observer=observer, on_evaluation=None if args.quiet else evaluation_line)
     try:
         asyncio.run(until_stopped(work))

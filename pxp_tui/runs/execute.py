@@ -8,6 +8,7 @@ from pxp_tui.blackboard import Blackboard, BlackboardError, WriteError, access
 from pxp_tui.engine import Agent, Observer, RunSpec, interact
 from pxp_tui.runs import final, learn
 from pxp_tui.runs.config import RunConfig
+from pxp_tui.runs.copies import check_resumable
 from pxp_tui.runs.humans import build_human
 from pxp_tui.runs.seats import Seat, build_machine
 from pxp_tui.tasks import get_task
@@ -53,6 +54,7 @@ async def _execute(
     run = board.run(run_id)
     if run.finished:
         raise BlackboardError(f"run {run_id} is already finished")
+    check_resumable(run)
     config = RunConfig.from_run(run)
     task = get_task(config.task)
     instances = board.instances(run.plan)
