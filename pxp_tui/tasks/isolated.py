@@ -65,18 +65,22 @@ class Worker:
         self.timeout = timeout
         self.name = name
         self._process: subprocess.Popen[bytes] | None = None
+        self._ready = False  # it has said it has imported ``preload``
         self._lock = threading.Lock()
         if hasattr(os, "register_at_fork"):  # a forked child starts a worker of its own; the parent's is the parent's
             os.register_at_fork(after_in_child=self._forget)
 
     def _forget(self) -> None:
         self._process = None
+        self._ready = False
         self._lock = threading.Lock()
 
     def start(self) -> None:
-        """Start the worker now (it is started at the first call otherwise); waits until it is ready."""
+        """Start the worker now, without waiting for it: it imports ``preload`` while the caller goes on
+        (otherwise it is started at the first call). The first call waits until it is ready."""
         with self._lock:
-            self._ensure()
+            if self._process is None or self._process.poll() is not None:
+                self._spawn()
 
     def call(self, function: str, *args: Any, timeout: float | None = None) -> Any:
         """``function(*args)`` in the worker; :class:`IsolatedError` if it crashes, raises or runs past ``timeout`` s."""
@@ -102,13 +106,29 @@ class Worker:
 
     # -- the process ------------------------------------------------------------------------------
     def _ensure(self) -> subprocess.Popen[bytes]:
-        if self._process is not None and self._process.poll() is None:
-            return self._process
+        """The worker, started if need be, once it is ready."""
+        if self._process is None or self._process.poll() is not None:
+            self._spawn()
+        assert self._process is not None
+        if not self._ready:
+            try:
+                ok, value = _receive(self._process, START_TIMEOUT)
+            except (_DeadError, _TimedOutError) as exc:
+                self._stop()
+                reason = exc.reason if isinstance(exc, _DeadError) else f"did not start within {START_TIMEOUT:g} s"
+                raise WorkerUnavailableError(f"the {self.name} {reason}") from None
+            if not ok or value != _READY:
+                self._stop()
+                raise WorkerUnavailableError(f"the {self.name} could not start: {value}")
+            self._ready = True
+        return self._process
+
+    def _spawn(self) -> None:
         self._stop()
         root = str(Path(__file__).resolve().parents[2])  # this package's, whether installed or not
         path = os.pathsep.join(p for p in (root, os.environ.get("PYTHONPATH", "")) if p)
         try:
-            process = subprocess.Popen(
+            self._process = subprocess.Popen(
                 [sys.executable, "-m", __name__, *self.preload],
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
@@ -118,22 +138,13 @@ class Worker:
             )
         except OSError as exc:
             raise WorkerUnavailableError(f"the {self.name} could not start: {exc.strerror or exc}") from None
-        try:
-            ok, value = _receive(process, START_TIMEOUT)
-        except (_DeadError, _TimedOutError) as exc:
-            _kill(process)
-            reason = exc.reason if isinstance(exc, _DeadError) else f"did not start within {START_TIMEOUT:g} s"
-            raise WorkerUnavailableError(f"the {self.name} {reason}") from None
-        if not ok or value != _READY:
-            _kill(process)
-            raise WorkerUnavailableError(f"the {self.name} could not start: {value}")
-        self._process = process
-        return process
+        self._ready = False
 
     def _stop(self) -> None:
         if self._process is not None:
             _kill(self._process)
             self._process = None
+            self._ready = False
 
 
 class _DeadError(Exception):

@@ -15,6 +15,8 @@ def load(tasks: list[str]) -> None:
     from pxp_tui.app.picture import graphics
     from pxp_tui.tasks import get_task
 
+    for name in tasks:
+        get_task(name).warm_up()  # DRUG: RDKit's worker processes start, and import RDKit beside what follows
     graphics.load()  # textual-image, numpy, Pillow: the terminal's answers replayed to it
 
     modules = list(HEAVY)
@@ -22,8 +24,6 @@ def load(tasks: list[str]) -> None:
         modules += get_task(name).slow_modules  # loading it: RDKit for DRUG; registers the task's offline machine
     for module in modules:
         import_module(module)
-    for name in tasks:
-        get_task(name).warm_up()  # DRUG: RDKit's worker process
     import pxp_tui.runs.execute  # noqa: F401 - the run wiring (agents, blackboard)
 
     offline.warm_up(load_litellm())  # about 2 s, and litellm's first call (0.25 s) not in the run's first message

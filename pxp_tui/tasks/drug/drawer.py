@@ -21,7 +21,7 @@ DRAWER = Worker(preload=(_DRAW,), timeout=DRAW_TIMEOUT, name="RDKit drawing work
 
 
 def start() -> None:
-    """Start the drawing worker now (it imports RDKit's drawing code: off the UI loop)."""
+    """Start the drawing worker now (it imports RDKit's drawing code meanwhile)."""
     with contextlib.suppress(IsolatedError):  # the first drawing draws here, or shows none
         DRAWER.start()
 

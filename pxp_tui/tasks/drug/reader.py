@@ -31,7 +31,7 @@ NOT_SMILES = "not valid SMILES"
 
 
 def start() -> None:
-    """Start the RDKit worker now (it imports RDKit: off the UI loop); the first reading starts it otherwise."""
+    """Start the RDKit worker now (it imports RDKit meanwhile); the first reading starts it otherwise."""
     with contextlib.suppress(IsolatedError):  # the first reading says so, or reads here
         WORKER.start()
 
