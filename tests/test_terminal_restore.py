@@ -28,6 +28,13 @@ MODES = "#{alternate_on} #{cursor_flag} #{mouse_any_flag} #{mouse_sgr_flag}"
 APP_MODES = "1 0 1 1"  # Textual's: the alternate screen, no cursor, mouse reporting (SGR)
 NORMAL_MODES = "0 1 0 0"
 SANE = ("icanon", "echo", "isig", "icrnl", "opost")  # a shell's line mode, as `stty sane` sets it
+#: what the line says of each signal (Python's own words, for those it reports)
+WHAT = {
+    signal.SIGSEGV: "Segmentation fault",
+    signal.SIGABRT: "Aborted",
+    signal.SIGBUS: "Bus error",
+    signal.SIGKILL: "it was killed",
+}
 
 
 @pytest.fixture
@@ -75,8 +82,19 @@ def test_a_fatal_signal_gives_the_terminal_back_and_the_run_resumes(tmux: Tmux, 
     os.kill(pid, signum)
     assert gone(pid)
     wait_modes(tmux, NORMAL_MODES)
-    screen = tmux.wait(PANE, r"pxp ended abruptly \(a crash, or it was killed\); the terminal is restored")
+    what = WHAT[signum]
+    screen = tmux.wait(PANE, rf"pxp ended abruptly \({what}\); the terminal is restored")
     assert screen.count("pxp ended abruptly") == 1
+    report = tmp_path / ".cache" / "pxp-tui" / "last-crash.txt"  # HOME is tmp_path
+    if signum == signal.SIGKILL:
+        assert not report.exists()  # nothing could report it
+    else:  # Python's fatal-error report, where the line says, for a bug report
+        assert "Its report: " in screen
+        deadline = time.monotonic() + PATIENCE  # written once the process has gone, after the line
+        while not (report.exists() and report.read_text().strip()) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert report.read_text().startswith(f"Fatal Python error: {what}")
+        assert report.stat().st_mode & 0o777 == 0o600
     tmux.keys(PANE, "stty -a", "Enter")
     settings = tmux.wait(PANE, r"\bicanon\b|-icanon")
     for mode in SANE:

@@ -3,22 +3,29 @@
 Textual puts the terminal in raw mode, on the alternate screen, with the cursor hidden and mouse
 reporting on, and restores it when the app leaves. A process killed by a signal it cannot handle
 (SIGSEGV in native code, SIGABRT, SIGBUS, ``kill -9``) leaves it so: the shell's prompt invisible, keys
-not echoed, mouse moves typed as text. Before Textual is imported, :func:`guard` forks a small watcher
+not echoed, mouse moves typed as text. Before Textual is imported, :func:`guard` starts a small watcher
 that holds the read end of a pipe and the terminal's settings as they were. The app writes a goodbye on
 the pipe once Textual has restored the terminal; if the pipe closes without one (the kernel closes it
 when the process dies, however it dies), the watcher puts the settings back, leaves the alternate
-screen, shows the cursor, turns mouse reporting off, and says in one line what happened.
+screen, shows the cursor, turns mouse reporting off, and says in one line what happened. For the fatal
+signals Python reports (SIGSEGV, SIGBUS, SIGABRT, SIGFPE, SIGILL) its report goes down the pipe first
+(:mod:`faulthandler`), so the watcher restores the terminal while the process is still dying, before the
+shell prints its prompt; the report is kept in the user's cache for a bug report.
 
-The watcher is a fork of the process before Textual and the app are imported (about 1 ms); it closes
-every other descriptor (the blackboard's, its lock file's) and ignores the terminal's signals.
+The watcher is a process of its own (spawned, not forked: a fork would make the app copy every page it
+writes afterwards), in its own session (none of the terminal's signals reach it), holding no descriptor
+but the pipe and the terminal.
 """
 
 from __future__ import annotations
 
 import contextlib
+import faulthandler
 import os
-import signal
+import subprocess
+import sys
 from collections.abc import Callable
+from pathlib import Path
 
 try:
     import termios
@@ -40,67 +47,112 @@ def guard(note: str = "") -> Callable[[], None]:
     """Watch this process's terminal; returns the goodbye to call once the app has restored it itself.
 
     ``note`` is added to the line the watcher writes if the app dies (what the user can do next).
-    Does nothing (returns a no-op) where there is no terminal, or no ``fork``.
+    Does nothing (returns a no-op) where there is no terminal.
     """
-    if termios is None or not hasattr(os, "fork") or not (os.isatty(0) and os.isatty(2)):
+    if termios is None or not (os.isatty(0) and os.isatty(2)):
         return _nothing
     try:
         settings = termios.tcgetattr(0)
     except termios.error:
         return _nothing
     read_end, write_end = os.pipe()
+    root = str(Path(__file__).resolve().parents[3])  # this package's, whether installed or not
     try:
-        pid = os.fork()
+        watcher = subprocess.Popen(
+            [sys.executable, "-S", "-c", _WATCHER, root, str(read_end), repr(settings), note],
+            stdin=None,  # the terminal, whose settings it puts back
+            stdout=subprocess.DEVNULL,
+            stderr=None,  # the terminal, where it writes
+            pass_fds=(read_end,),
+            start_new_session=True,  # none of the terminal's signals: they are the app's
+        )
     except OSError:
-        os.close(read_end)
         os.close(write_end)
         return _nothing
-    if pid == 0:  # the watcher
-        try:
-            os.close(write_end)
-            _watch(read_end, settings, note)
-        finally:
-            os._exit(0)
-    os.close(read_end)
+    finally:
+        os.close(read_end)
+
+    # SIGSEGV, SIGBUS, SIGABRT, SIGFPE, SIGILL: Python's fatal-error report goes to the watcher, which
+    # restores the terminal while this process is still dying (before the shell prints its prompt)
+    faulthandler.enable(file=write_end, all_threads=True)
 
     def goodbye() -> None:
-        try:
+        faulthandler.disable()
+        with contextlib.suppress(OSError):
             os.write(write_end, _GOODBYE)
             os.close(write_end)
-        except OSError:
-            pass
-        with contextlib.suppress(ChildProcessError):
-            os.waitpid(pid, os.WNOHANG)  # reap it if it has gone already; otherwise init does, once this process ends
+        with contextlib.suppress(OSError):
+            watcher.poll()  # reaped if it has ended; otherwise it ends once it has read the goodbye
 
     return goodbye
+
+
+#: the watcher: a Python of its own (``-S``: no site-packages, a few milliseconds to start) importing this module
+_WATCHER = """
+import sys
+sys.path.insert(0, sys.argv[1])
+from pxp_tui.app.shell.terminal_guard import watch
+watch(int(sys.argv[2]), sys.argv[3], sys.argv[4])
+"""
 
 
 def _nothing() -> None:
     pass
 
 
-def _watch(pipe: int, settings: list, note: str) -> None:
-    for signum in (signal.SIGINT, signal.SIGHUP, signal.SIGTERM, signal.SIGQUIT, signal.SIGTTOU, signal.SIGTSTP):
-        signal.signal(signum, signal.SIG_IGN)  # the terminal's signals are the app's; SIGTTOU: restore from the background
-    os.closerange(3, pipe)
-    os.closerange(pipe + 1, _highest_fd())
+def watch(pipe: int, settings: str, note: str) -> None:
+    """The watcher's side: wait on ``pipe`` for the goodbye; restore the terminal at anything else (Python's
+    fatal-error report) or if the pipe closes without one, and keep the report in the user's cache."""
+    import ast
+
+    saved = ast.literal_eval(settings)
+    heard = _read(pipe, 256)
+    if heard.startswith(_GOODBYE):
+        return
+    restore(saved)  # at once: the process may still be dying, and the shell's prompt is to come
+    what, report = "it was killed", _report_path()
+    if heard.startswith(b"Fatal Python error: "):
+        what = heard.splitlines()[0].decode(errors="replace").removeprefix("Fatal Python error: ")
+    line = f"pxp ended abruptly ({what}); the terminal is restored." + (f" {note}" if note else "")
+    kept = report is not None and heard.strip() and what != "it was killed"
+    with contextlib.suppress(OSError):
+        os.write(2, (f"\r\n{line}" + (f" Its report: {report}" if kept else "") + "\r\n").encode())
+    if kept and report is not None:
+        _keep(report, heard + _read(pipe))
+
+
+def _read(pipe: int, first: int | None = None) -> bytes:
+    """The first ``first`` bytes of ``pipe`` (as soon as there are any), or all of it until it closes."""
     heard = b""
     while True:
         try:
-            chunk = os.read(pipe, 16)
+            chunk = os.read(pipe, first or 65536)
         except InterruptedError:
             continue
         except OSError:
             chunk = b""
-        if not chunk:
-            break
         heard += chunk
-    if heard.startswith(_GOODBYE):
-        return
-    restore(settings)
-    line = "pxp ended abruptly (a crash, or it was killed); the terminal is restored." + (f" {note}" if note else "")
+        if not chunk or first:
+            return heard
+
+
+def _report_path() -> Path | None:
+    """Where Python's fatal-error report is kept: ``pxp-tui/last-crash.txt`` in the user's cache."""
+    try:
+        return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "pxp-tui" / "last-crash.txt"
+    except RuntimeError:  # no home directory
+        return None
+
+
+def _keep(path: Path, report: bytes) -> None:
+    """``report`` written to ``path``, mode 0600 in a folder of mode 0700, never through a link put there."""
     with contextlib.suppress(OSError):
-        os.write(2, f"\r\n{line}\r\n".encode())
+        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        with contextlib.suppress(FileNotFoundError):
+            path.unlink()
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o600)
+        with os.fdopen(fd, "wb") as out:
+            out.write(report)
 
 
 def restore(settings: list | None) -> None:
@@ -110,10 +162,3 @@ def restore(settings: list | None) -> None:
             termios.tcsetattr(0, termios.TCSANOW, settings)
     with contextlib.suppress(OSError):
         os.write(2, RESTORE.encode())
-
-
-def _highest_fd() -> int:
-    try:
-        return int(os.sysconf("SC_OPEN_MAX"))
-    except (AttributeError, ValueError, OSError):  # pragma: no cover
-        return 1024
