@@ -47,7 +47,7 @@ def _run(make: Callable[[], Any], note: str = "") -> int:
     from pxp_tui.app.picture import graphics
     from pxp_tui.app.shell import terminal_guard
 
-    goodbye = terminal_guard.guard(note)  # before Textual is imported, and before any thread starts
+    goodbye = terminal_guard.guard(note)  # before Textual is imported
     try:
         probe = graphics.probe()  # a thread; Textual must not read the keyboard before it is done
         app = make()

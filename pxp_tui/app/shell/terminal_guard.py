@@ -12,9 +12,9 @@ signals Python reports (SIGSEGV, SIGBUS, SIGABRT, SIGFPE, SIGILL) its report goe
 (:mod:`faulthandler`), so the watcher restores the terminal while the process is still dying, before the
 shell prints its prompt; the report is kept in the user's cache for a bug report.
 
-The watcher is a process of its own (spawned, not forked: a fork would make the app copy every page it
-writes afterwards), in its own session (none of the terminal's signals reach it), holding no descriptor
-but the pipe and the terminal.
+The watcher is a process of its own, spawned from a thread while the app goes on loading (the app's
+cost is under a millisecond; a fork would make the app copy every page it writes afterwards), in its
+own session (none of the terminal's signals reach it), holding no descriptor but the pipe and the terminal.
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ import faulthandler
 import os
 import subprocess
 import sys
+import threading
 from collections.abc import Callable
 from pathlib import Path
 
@@ -56,32 +57,40 @@ def guard(note: str = "") -> Callable[[], None]:
     except termios.error:
         return _nothing
     read_end, write_end = os.pipe()
-    root = str(Path(__file__).resolve().parents[3])  # this package's, whether installed or not
-    try:
-        watcher = subprocess.Popen(
-            [sys.executable, "-S", "-c", _WATCHER, root, str(read_end), repr(settings), note],
-            stdin=None,  # the terminal, whose settings it puts back
-            stdout=subprocess.DEVNULL,
-            stderr=None,  # the terminal, where it writes
-            pass_fds=(read_end,),
-            start_new_session=True,  # none of the terminal's signals: they are the app's
-        )
-    except OSError:
-        os.close(write_end)
-        return _nothing
-    finally:
-        os.close(read_end)
+    watchers: list[subprocess.Popen[bytes]] = []
 
+    def spawn() -> None:  # in a thread: the app goes on loading while the watcher's process starts
+        root = str(Path(__file__).resolve().parents[3])  # this package's, whether installed or not
+        try:
+            watchers.append(
+                subprocess.Popen(
+                    [sys.executable, "-S", "-c", _WATCHER, root, str(read_end), repr(settings), note],
+                    stdin=None,  # the terminal, whose settings it puts back
+                    stdout=subprocess.DEVNULL,
+                    stderr=None,  # the terminal, where it writes
+                    pass_fds=(read_end,),
+                    start_new_session=True,  # none of the terminal's signals: they are the app's
+                )
+            )
+        except OSError:
+            pass  # no watcher: the terminal is as safe as it was without one
+        finally:
+            os.close(read_end)  # what the app writes meanwhile waits in the pipe
+
+    starting = threading.Thread(target=spawn, name="pxp-terminal-watcher", daemon=True)
+    starting.start()
     # SIGSEGV, SIGBUS, SIGABRT, SIGFPE, SIGILL: Python's fatal-error report goes to the watcher, which
     # restores the terminal while this process is still dying (before the shell prints its prompt)
     faulthandler.enable(file=write_end, all_threads=True)
 
     def goodbye() -> None:
         faulthandler.disable()
+        starting.join(timeout=5.0)
         with contextlib.suppress(OSError):
             os.write(write_end, _GOODBYE)
-            os.close(write_end)
         with contextlib.suppress(OSError):
+            os.close(write_end)
+        for watcher in watchers:
             watcher.poll()  # reaped if it has ended; otherwise it ends once it has read the goodbye
 
     return goodbye
