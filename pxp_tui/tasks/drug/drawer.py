@@ -1,4 +1,5 @@
-"""Molecules drawn by RDKit in a worker process of their own (``draw`` runs there).
+"""Molecules drawn by RDKit in a worker process of their own (``draw`` runs there, and the offline
+baseline's ``templates``).
 
 RDKit holds Python's lock while it lays a molecule out: a 500-atom molecule took the app's screen away
 for a second, and a layout that crashed would have ended the app. In a worker process it costs a
@@ -17,7 +18,7 @@ from pxp_tui.tasks.pictures import Drawing, Surface
 #: seconds RDKit may take over one picture (within the size limits: well under one)
 DRAW_TIMEOUT = 30.0
 _DRAW = "pxp_tui.tasks.drug.draw"
-DRAWER = Worker(preload=(_DRAW,), timeout=DRAW_TIMEOUT, name="RDKit drawing worker")
+DRAWER = Worker(preload=(_DRAW, "pxp_tui.tasks.drug.templates"), timeout=DRAW_TIMEOUT, name="RDKit drawing worker")
 
 
 def start() -> None:

@@ -40,8 +40,8 @@ class DrugTask(Task):
     prediction_label = "Pathway"
     explanation_noun = "retrosynthetic pathways"
     generation = {"max_tokens": 1024, "temperature": 0.3}
-    # RDKit reads and draws in worker processes (``reader``, ``drawer``); the offline baseline's templates use it here
-    slow_modules = ("pxp_tui.tasks.drug.templates",)
+    # RDKit reads, draws and applies the offline baseline's templates in worker processes (``reader``, ``drawer``):
+    # the app never imports it
 
     def system_prompt(self) -> str:
         return SYSTEM_PROMPT
