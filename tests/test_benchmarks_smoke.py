@@ -122,3 +122,19 @@ def test_terminal_guard_times_the_watcher_and_the_first_paint_with_and_without_i
     text = run_benchmark("terminal_guard.py", "--runs", "1", cwd=tmp_path).stdout
     assert "`guard()` in the app's process: median" in text
     assert "| with the watcher |" in text and "| without |" in text
+
+
+def test_many_writers_runs_writer_processes_on_one_file_and_counts_every_message(tmp_path) -> None:
+    done = run_benchmark(
+        "many_writers.py", "--writers", "1,3", "--sessions", "1", "--instant-sessions", "5", "--import-pictures", "2",
+        cwd=tmp_path,
+    )  # fmt: skip
+    table = [line.split("|")[1:-1] for line in done.stdout.splitlines() if line.startswith("| ") and line[2] != "-"]
+    rows = [[cell.strip() for cell in row] for row in table[1:]]  # the header left out
+    assert [(row[0].split(",")[0], row[1]) for row in rows] == [
+        ("offline", "1"), ("offline", "3"), ("instant", "1"), ("instant", "3"), ("instant", "4")
+    ], done.stdout  # fmt: skip
+    assert "an import beside (2 pictures)" in rows[-1][0]
+    for row in rows:
+        writers, messages, failed = int(row[1]), int(row[2]), int(row[-1])
+        assert failed == 0 and messages >= 2 * writers  # every writer's session: at least two messages

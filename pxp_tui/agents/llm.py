@@ -11,6 +11,7 @@ from collections.abc import Coroutine, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from pxp_tui.agents import litellm_internals
 from pxp_tui.agents.offline import MODEL_MS as OFFLINE_MODEL_MS
 from pxp_tui.common.models import is_offline
 from pxp_tui.common.redaction import redact
@@ -251,7 +252,7 @@ def _completion(
     completion = getattr(usage, "completion_tokens", None)
     if not prompt and not is_offline(model):  # the server reported no usage: litellm's count
         prompt, completion = _count_tokens(litellm, model, messages, text)
-    hidden = getattr(response, "_hidden_params", None) or {}
+    hidden = litellm_internals.hidden_params(response)
     cost = hidden.get("response_cost")
     if cost is None and not is_offline(model):
         try:

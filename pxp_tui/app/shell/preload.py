@@ -21,7 +21,7 @@ def load(tasks: list[str]) -> None:
 
     modules = list(HEAVY)
     for name in tasks:
-        modules += get_task(name).slow_modules  # loading it: RDKit for DRUG; registers the task's offline machine
+        modules += get_task(name).slow_modules  # loading it: RDKit for DRUG
     for module in modules:
         import_module(module)
     import pxp_tui.runs.execute  # noqa: F401 - the run wiring (agents, blackboard)
