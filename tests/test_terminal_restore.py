@@ -83,8 +83,8 @@ def test_a_fatal_signal_gives_the_terminal_back_and_the_run_resumes(tmux: Tmux, 
     assert gone(pid)
     wait_modes(tmux, NORMAL_MODES)
     what = WHAT[signum]
-    screen = tmux.wait(PANE, rf"pxp ended abruptly \({what}\); the terminal is restored")
-    assert screen.count("pxp ended abruptly") == 1
+    screen = tmux.wait(PANE, rf"pxp: ended abruptly \({what}\); the terminal is restored")
+    assert screen.count("pxp: ended abruptly") == 1
     report = tmp_path / ".cache" / "pxp-tui" / "last-crash.txt"  # HOME is tmp_path
     if signum == signal.SIGKILL:
         assert not report.exists()  # nothing could report it
@@ -112,4 +112,4 @@ def test_a_fatal_signal_gives_the_terminal_back_and_the_run_resumes(tmux: Tmux, 
     tmux.keys(PANE, "q")
     wait_modes(tmux, NORMAL_MODES)
     assert run_status(db) == "done"
-    assert "pxp ended abruptly" not in tmux.screen(PANE)  # a clean exit says nothing
+    assert "pxp: ended abruptly" not in tmux.screen(PANE)  # a clean exit says nothing

@@ -122,7 +122,7 @@ def watch(pipe: int, settings: str, note: str) -> None:
     what, report = "it was killed", _report_path()
     if heard.startswith(b"Fatal Python error: "):
         what = heard.splitlines()[0].decode(errors="replace").removeprefix("Fatal Python error: ")
-    line = f"pxp ended abruptly ({what}); the terminal is restored." + (f" {note}" if note else "")
+    line = f"pxp: ended abruptly ({what}); the terminal is restored." + (f" {note}" if note else "")
     kept = report is not None and heard.strip() and what != "it was killed"
     with contextlib.suppress(OSError):
         os.write(2, (f"\r\n{line}" + (f" Its report: {report}" if kept else "") + "\r\n").encode())
