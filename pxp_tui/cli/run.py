@@ -186,6 +186,19 @@ def main(args: argparse.Namespace) -> int:
     return run_app(args.db, run_id)
 
 
+def _dotenv_notice() -> None:
+    """Say which variables of ``.env`` are not read (only providers' keys are)."""
+    from pxp_tui.agents.llm import DOTENV_SETTING, load_dotenv
+
+    ignored = load_dotenv()
+    if ignored:
+        print(
+            f"pxp: .env: not read: {', '.join(ignored)} (only providers' keys are read from .env; give a base URL"
+            f" with --api-base, or set {DOTENV_SETTING}=all to read all of .env)",
+            file=sys.stderr,
+        )
+
+
 def _drive(board: Any, run_id: int, args: argparse.Namespace) -> int:
     from pxp_tui.blackboard import WriteError
     from pxp_tui.blackboard.metrics import counts_of, run_rows
@@ -201,6 +214,7 @@ def _drive(board: Any, run_id: int, args: argparse.Namespace) -> int:
         f"n={run.config.n} k={run.config.k}, {len(run.plan)} session{'s' if len(run.plan) != 1 else ''} -> {args.db}",
         flush=True,
     )
+    _dotenv_notice()
     observer = None if args.quiet else SessionLines()
     resume_hint = f"resume with: {resume_command(run_id, args.db)}"
     work = execute(board, run_id, observer=observer, on_evaluation=None if args.quiet else evaluation_line)

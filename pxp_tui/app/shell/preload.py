@@ -15,6 +15,8 @@ def load(tasks: list[str]) -> None:
     from pxp_tui.app.picture import graphics
     from pxp_tui.tasks import get_task
 
+    for name in tasks:
+        get_task(name).warm_up()  # DRUG: RDKit's worker processes start, and import RDKit beside what follows
     graphics.load()  # textual-image, numpy, Pillow: the terminal's answers replayed to it
 
     modules = list(HEAVY)
