@@ -1,0 +1,47 @@
+"""Waiting in tests: a bounded loop on a condition, never a fixed time (tests/test_waits.py keeps it so).
+
+A fixed pause passes on an idle machine and fails on a loaded one (two cores shared by a whole suite
+under ``-n``); a wait on the state the test needs takes as long as the machine does, and when it gives
+up it says what it waited for. The Pilot tests wait with ``app_helpers.wait_for``; code outside an
+app's loop (a subprocess, a terminal, a file) with :func:`poll`, or :func:`async_poll` in a coroutine.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable
+from typing import TypeVar
+
+T = TypeVar("T")
+
+#: how long a test waits for something that should happen soon: a bound against hanging, not a timing assertion
+PATIENCE = 60.0
+
+#: seconds between two looks at a condition
+STEP = 0.05
+
+
+def poll(condition: Callable[[], T], what: str, patience: float = PATIENCE, step: float = STEP) -> T:
+    """``condition()``'s first true value, looked at every ``step`` seconds; AssertionError naming ``what`` (and
+    what the condition last returned) if it is still false after ``patience`` seconds."""
+    deadline = time.monotonic() + patience
+    while True:
+        value = condition()
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            raise AssertionError(f"gave up after {patience:.0f} s waiting for {what} (last: {value!r})")
+        time.sleep(step)
+
+
+async def async_poll(condition: Callable[[], T], what: str, patience: float = PATIENCE, step: float = STEP) -> T:
+    """:func:`poll` in a coroutine: the event loop runs between the looks."""
+    deadline = time.monotonic() + patience
+    while True:
+        value = condition()
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            raise AssertionError(f"gave up after {patience:.0f} s waiting for {what} (last: {value!r})")
+        await asyncio.sleep(step)
