@@ -313,14 +313,24 @@ def test_the_app_ends_when_its_terminal_closes_as_it_starts(tmp_path: Path, comm
         conn.close()
 
 
-#: a key sent to the app, and the screen (its class's name) it brings; None: the last key, which ends the app
+#: a key sent to the app, and what Textual's log says once the app has handled it (a regular expression that
+#: matches one line more than before); None: the last key, which ends the app
 Key = tuple[bytes, str | None]
+
+
+def screen_shown(screen: str) -> str:
+    """The log's line for ``screen`` (the name of its class) coming on top: pushed, or back."""
+    return rf"^ScreenResume\(.*\) >>> {screen}\("
+
+
+#: the log's line for a picture drawn (its worker done)
+PICTURE_DRAWN = r"^StateChanged\(<Worker SUCCESS .*group='picture'.*>>> Picture\("
 
 
 def in_stalling_terminal(command: list[str], shown: bytes, then: list[Key], keys: list[Key], log: Path) -> int:
     """Start ``command`` in a 160 x 48 pseudo-terminal and read its output until ``shown`` is on the screen,
     sending each of ``then`` (reading on); then stop reading, as a stalled terminal does, and send ``keys``.
-    Each key is sent once the one before it has brought its screen: what the terminal cannot show any more,
+    Each key is sent once the app has handled the one before it: what the terminal cannot show any more,
     Textual's log (``TEXTUAL_LOG``, written to ``log``) says. Returns the pid, for :func:`gone` (the caller
     kills it if need be)."""
     import fcntl
@@ -329,23 +339,23 @@ def in_stalling_terminal(command: list[str], shown: bytes, then: list[Key], keys
     import struct
     import termios
 
-    def resumed(screen: str) -> int:  # how many times ``screen`` has been shown (pushed, or back on top)
+    def logged(pattern: str) -> int:
         text = log.read_text(errors="replace") if log.exists() else ""
-        return len(re.findall(rf"^ScreenResume\(.*\) >>> {screen}\(", text, re.MULTILINE))
+        return len(re.findall(pattern, text, re.MULTILINE))
 
     def send(key: Key, reading: bool) -> None:
-        data, screen = key
-        before = resumed(screen) if screen else 0
+        data, handled = key
+        before = logged(handled) if handled else 0
         os.write(fd, data)
-        if screen is None:
+        if handled is None:
             return
 
-        def shown() -> bool:
+        def done() -> bool:
             if reading and select.select([fd], [], [], 0.05)[0]:
                 os.read(fd, 65536)
-            return resumed(screen) > before
+            return logged(handled) > before
 
-        poll(shown, f"{screen} after {data!r}")
+        poll(done, f"{handled!r} in the log after {data!r}")
 
     pid, fd = pty.fork()
     if pid == 0:  # 160 x 48: a screen's repaint with an X-ray is more than the terminal's buffer holds
@@ -391,7 +401,7 @@ def test_quitting_ends_the_app_even_when_its_terminal_stops_reading(tmp_path: Pa
 
     db = tmp_path / "live.db"
     command = [str(PXP), "run", "--task", "rad", "--human", "alice", "--limit", "3", "--db", str(db)]
-    pid = in_stalling_terminal(command, b"Your turn", [], [(b"q", "ConfirmScreen"), (b"y", None)], tmp_path / "textual.log")
+    pid = in_stalling_terminal(command, b"Your turn", [], [(b"q", screen_shown("ConfirmScreen")), (b"y", None)], tmp_path / "textual.log")
     assert gone(pid, patience=GOODBYE + 20), "pxp still runs after quitting, its terminal stopped"
     conn = sqlite3.connect(db)
     status = conn.execute("SELECT status FROM runs").fetchall()
@@ -411,7 +421,7 @@ def test_quitting_the_review_ends_it_even_when_its_terminal_stops_reading(tmp_pa
     done = pxp("run", "--headless", "--task", "rad", "--limit", "2", "--db", str(db))  # a finished run to review
     assert done.returncode == 0, done.stderr
     command = [str(PXP), "review", "--db", str(db)]
-    then: list[Key] = [(b"\r", "SessionsScreen"), (b"\r", "ReplayScreen")]
-    back_and_forth: list[Key] = [(b"\x1b", "SessionsScreen"), (b"\r", "ReplayScreen")] * 2
+    then: list[Key] = [(b"\r", screen_shown("SessionsScreen")), (b"\r", PICTURE_DRAWN)]  # the replay, its X-ray drawn
+    back_and_forth: list[Key] = [(b"\x1b", screen_shown("SessionsScreen")), (b"\r", screen_shown("ReplayScreen"))] * 2
     pid = in_stalling_terminal(command, b"run(s)", then, [*back_and_forth, (b"q", None)], tmp_path / "textual.log")
     assert gone(pid, patience=GOODBYE + 20), "pxp review still runs after quitting, its terminal stopped"
