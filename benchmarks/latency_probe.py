@@ -176,7 +176,7 @@ def _query(node: Any, selector: str) -> Any:
 
 def _open_turn(screen: Any) -> tuple[int, int] | None:
     """(session, j) of the expert's turn if it is open on ``screen`` with the tag list focused."""
-    from pxp_tui.app.widgets.tag_choice import TagChoice
+    from pxp_tui.app.session.widgets.tag_choice import TagChoice
 
     exchange = getattr(screen, "exchange", None)
     if getattr(screen, "state", None) != "human" or exchange is None or exchange.stop is not None:
@@ -202,7 +202,7 @@ def _pictures_shown(screen: Any) -> list[Any] | None:
     mounted its image (whose first render the frame's end checks); one that could not be drawn says
     why in the status, and counts as done.
     """
-    from pxp_tui.app.widgets.picture import Picture
+    from pxp_tui.app.picture.widget import Picture
 
     view = _query(screen, "#instance")
     if view is None or not view.display:
@@ -362,9 +362,9 @@ def install(probe: Probe) -> Probe:
     from pxp_tui.agents.live import LiveHuman
     from pxp_tui.agents.llm import LLMClient
     from pxp_tui.agents.machine import MachineAgent
-    from pxp_tui.app.screens.session import SessionScreen
-    from pxp_tui.app.widgets.metrics_pane import MetricsPane
-    from pxp_tui.app.widgets.picture import Picture
+    from pxp_tui.app.picture.widget import Picture
+    from pxp_tui.app.session.screen import SessionScreen
+    from pxp_tui.app.session.widgets.metrics_pane import MetricsPane
     from pxp_tui.blackboard import Blackboard
     from pxp_tui.tasks import TASKS, get_task
 
@@ -442,7 +442,7 @@ def install(probe: Probe) -> Probe:
         return wrapper
 
     _wrap(ImageWidget, "render", rendered)
-    from pxp_tui.app.halfcell import HalfcellView  # half-cell lines built in the drawing thread, shown
+    from pxp_tui.app.picture.halfcell import HalfcellView  # half-cell lines built in the drawing thread, shown
 
     _wrap(HalfcellView, "render_line", rendered)
     for method in ("render", "render_lines"):  # the Sixel widget renders its own lines

@@ -304,7 +304,7 @@ def child(db: Path, run_id: int, events: Path, profile: Path | None, bare: bool 
         probe.dump(events)
         real_exit(code)
 
-    os._exit = exit_after_saving  # the app leaves through os._exit (see pxp_tui.app.launch)
-    from pxp_tui.app.launch import run_app
+    os._exit = exit_after_saving  # the app leaves through os._exit (see pxp_tui.app.shell.launch)
+    from pxp_tui.app.shell.launch import run_app
 
     run_app(db, run_id)

@@ -37,8 +37,8 @@ async def count(task: str, size: tuple[int, int], steps: int, answer: str) -> li
     from textual.screen import Screen
     from textual.widget import Widget
 
-    from pxp_tui.app.pxp_app import PXPApp
-    from pxp_tui.app.widgets.outcome_banner import OutcomeBanner
+    from pxp_tui.app.session.widgets.outcome_banner import OutcomeBanner
+    from pxp_tui.app.shell.pxp_app import PXPApp
 
     state: dict[str, Any] = {"profile": None, "painted": False}
 

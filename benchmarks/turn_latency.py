@@ -200,7 +200,7 @@ async def until(condition: Any, timeout: float = 60.0, what: str = "the app") ->
 
 
 async def pilot_steps(app: Any, probe: Any, sessions: int, answers: list[str], think: float, profiler: Any) -> list[tuple]:
-    from pxp_tui.app.widgets.tag_choice import TagChoice
+    from pxp_tui.app.session.widgets.tag_choice import TagChoice
     from pxp_tui.protocol import Tag
 
     raw = []
@@ -240,7 +240,7 @@ async def pilot_steps(app: Any, probe: Any, sessions: int, answers: list[str], t
 
 
 def run_pilot(probe: Any, db: Path, run_id: int, size: tuple[int, int], args: argparse.Namespace, profiler: Any) -> list[tuple]:
-    from pxp_tui.app.pxp_app import PXPApp
+    from pxp_tui.app.shell.pxp_app import PXPApp
 
     async def main() -> list[tuple]:
         app = PXPApp(db, run_id=run_id)

@@ -75,8 +75,8 @@ def install(trace: Trace) -> None:
 
     from textual._compositor import Compositor
 
-    from pxp_tui.app import reply_wait
-    from pxp_tui.app.screens.session import SessionScreen
+    from pxp_tui.app.session import reply_wait
+    from pxp_tui.app.session.screen import SessionScreen
 
     def after(cls: Any, name: str, milestone: Any, before: Any = None) -> None:
         original = getattr(cls, name)
@@ -125,7 +125,7 @@ def install(trace: Trace) -> None:
 
 
 async def steps(app: Any, trace: Trace, count: int) -> list[dict[str, float]]:
-    from pxp_tui.app.widgets.tag_choice import TagChoice
+    from pxp_tui.app.session.widgets.tag_choice import TagChoice
     from pxp_tui.protocol import Tag
 
     def turn(j: int) -> Any:
@@ -157,7 +157,7 @@ async def steps(app: Any, trace: Trace, count: int) -> list[dict[str, float]]:
 
 
 def measure(trace: Trace, task: str, size: tuple[int, int], count: int, tmp: Path) -> list[dict[str, float]]:
-    from pxp_tui.app.pxp_app import PXPApp
+    from pxp_tui.app.shell.pxp_app import PXPApp
 
     db = tmp / f"{task}-{size[0]}x{size[1]}.db"
     run_id = make_run(db, task, count + 2, "all")

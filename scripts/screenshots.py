@@ -28,8 +28,8 @@ os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from pxp_tui.app.pxp_app import PXPApp  # noqa: E402
-from pxp_tui.app.screens import start  # noqa: E402
+from pxp_tui.app.shell.pxp_app import PXPApp  # noqa: E402
+from pxp_tui.app.start import screen as start  # noqa: E402
 from tests.app_helpers import expert_turn, make_run, outcome_shown, run_done, type_answer, wait_for  # noqa: E402
 
 SIZES = ((80, 24), (160, 48))

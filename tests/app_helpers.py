@@ -10,7 +10,7 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
-from pxp_tui.app.pxp_app import PXPApp
+from pxp_tui.app.shell.pxp_app import PXPApp
 from pxp_tui.blackboard import Blackboard
 from pxp_tui.runs.config import RunConfig, parse_human
 from pxp_tui.runs.create import create_run
@@ -102,7 +102,7 @@ async def wait_unpainted(condition: Callable[[], Any], what: str) -> Any:
 
 
 def session_screen(app: PXPApp) -> Any:
-    from pxp_tui.app.screens.session import SessionScreen
+    from pxp_tui.app.session.screen import SessionScreen
 
     for screen in reversed(app.screen_stack):
         if isinstance(screen, SessionScreen):

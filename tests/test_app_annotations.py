@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from pxp_tui.app.review.review_app import ReviewApp
-from pxp_tui.app.widgets.tag_choice import TagChoice
+from pxp_tui.app.session.widgets.tag_choice import TagChoice
 from pxp_tui.blackboard import Blackboard, notes, review
 from pxp_tui.protocol import Tag
 
@@ -64,7 +64,7 @@ async def test_reopening_a_run_does_not_offer_a_skipped_instance_again(db_path: 
         await wait_for(pilot, lambda: type(app.screen).__name__ == "ConfirmScreen", "the question before skipping")
         await pilot.press("y")
         await wait_for(pilot, lambda: (s := session_screen(app)).exchange.order == 1 and s.state == "human", "session 2")
-    from pxp_tui.app.pxp_app import PXPApp
+    from pxp_tui.app.shell.pxp_app import PXPApp
 
     app = PXPApp(db_path, run_id=run_id)
     async with app.run_test(size=(160, 48)) as pilot:

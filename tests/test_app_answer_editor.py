@@ -6,9 +6,9 @@ from __future__ import annotations
 import pytest
 from textual.widgets import Input
 
-from pxp_tui.app.screens.early_keys import WAIT
-from pxp_tui.app.widgets.answer_fields import ExplanationArea, LabelList
-from pxp_tui.app.widgets.tag_choice import TagChoice
+from pxp_tui.app.session.early_keys import WAIT
+from pxp_tui.app.session.widgets.answer_fields import ExplanationArea, LabelList
+from pxp_tui.app.session.widgets.tag_choice import TagChoice
 from pxp_tui.tasks.rad.labels import LABELS
 
 from .app_helpers import expert_turn, live_app, messages, rows, wait_for

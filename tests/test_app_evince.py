@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from pxp_tui.app.pxp_app import PXPApp
-from pxp_tui.app.widgets.distribution_bars import bar, bars_content
+from pxp_tui.app.shared.distribution_bars import bar, bars_content
+from pxp_tui.app.shell.pxp_app import PXPApp
 from pxp_tui.blackboard import Blackboard
 from pxp_tui.common.kinds import HumanKind
 from pxp_tui.runs.config import RunConfig

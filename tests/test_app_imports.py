@@ -26,8 +26,8 @@ def audit(event, args):
                 imported[watched] = threading.current_thread().name
 
 sys.addaudithook(audit)
-import pxp_tui.app.launch as launch
-from pxp_tui.app.pxp_app import PXPApp
+import pxp_tui.app.shell.launch as launch
+from pxp_tui.app.shell.pxp_app import PXPApp
 
 first_paint = PXPApp.on_ready
 

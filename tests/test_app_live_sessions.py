@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from pxp_tui.app.widgets.curve_plot import CurvePlot
+from pxp_tui.app.session.widgets.curve_plot import CurvePlot
 from pxp_tui.protocol import Sender, Tag, session_flags
 
 from .app_helpers import expert_turn, live_app, messages, rows, run_done, session_screen, type_answer, wait_for

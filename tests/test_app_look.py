@@ -13,9 +13,9 @@ from textual.widget import Widget
 from textual.widgets import Checkbox, DataTable
 from textual.widgets._footer import FooterKey
 
-from pxp_tui.app.look import settings_path
-from pxp_tui.app.pxp_app import PXPApp
 from pxp_tui.app.review.review_app import ReviewApp
+from pxp_tui.app.shared.look import settings_path
+from pxp_tui.app.shell.pxp_app import PXPApp
 from pxp_tui.protocol import Tag
 
 from .app_helpers import expert_turn, live_app, outcome_shown, run_done, settled, wait_for
@@ -138,7 +138,7 @@ async def test_nothing_is_cut_at_80x24(db_path: Path) -> None:
         session.query_one("TagChoice").focus()
         await pilot.press("g")
         await pilot.pause()
-        from pxp_tui.app.widgets.guard_helper import QUESTIONS
+        from pxp_tui.app.session.widgets.guard_helper import QUESTIONS
 
         boxes = list(session.query(Checkbox))
         for box, question in zip(boxes, QUESTIONS.values(), strict=True):

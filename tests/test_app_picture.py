@@ -5,7 +5,7 @@ from __future__ import annotations
 from textual.app import App, ComposeResult
 from textual.widgets import Static
 
-from pxp_tui.app.widgets.picture import Picture
+from pxp_tui.app.picture.widget import Picture
 
 from .app_helpers import wait_for
 
@@ -31,7 +31,7 @@ async def test_a_picture_removed_before_its_redraw_or_its_drawing_ends_shows_not
     from PIL import Image
     from textual.app import App
 
-    from pxp_tui.app.widgets.picture import Picture
+    from pxp_tui.app.picture.widget import Picture
     from pxp_tui.tasks.pictures import Surface
 
     class Host(App[None]):

@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from pxp_tui.app.pxp_app import PXPApp
-from pxp_tui.app.screens.picture_viewer import PictureScreen
-from pxp_tui.app.widgets.picture import Picture
+from pxp_tui.app.picture.viewer import PictureScreen
+from pxp_tui.app.picture.widget import Picture
+from pxp_tui.app.shell.pxp_app import PXPApp
 
 from .app_helpers import expert_turn, make_run, settled, wait_for
 

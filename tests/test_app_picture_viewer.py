@@ -10,13 +10,13 @@ from pathlib import Path
 import pytest
 from textual import events
 
-from pxp_tui.app.keys import key_rows
+from pxp_tui.app.picture.viewer import PictureScreen
+from pxp_tui.app.picture.widget import Picture
 from pxp_tui.app.review import ReviewApp
 from pxp_tui.app.review.replay_screen import ReplayScreen
-from pxp_tui.app.screens.picture_viewer import PictureScreen
-from pxp_tui.app.screens.session import SessionScreen
-from pxp_tui.app.widgets.picture import Picture
-from pxp_tui.app.widgets.tag_choice import TagChoice
+from pxp_tui.app.session.screen import SessionScreen
+from pxp_tui.app.session.widgets.tag_choice import TagChoice
+from pxp_tui.app.shell.keys import key_rows
 from pxp_tui.blackboard import Blackboard
 from pxp_tui.runs.config import RunConfig
 from pxp_tui.runs.create import create_run

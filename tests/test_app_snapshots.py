@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from pxp_tui.app.pxp_app import PXPApp
-from pxp_tui.app.screens import start
-from pxp_tui.app.widgets import machine_pane
+from pxp_tui.app.session.widgets import machine_pane
+from pxp_tui.app.shell.pxp_app import PXPApp
+from pxp_tui.app.start import screen as start
 
 from .app_helpers import expert_turn, make_run, settled, wait_for
 

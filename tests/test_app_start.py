@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 from textual.widgets import Input
 
-from pxp_tui.app.pxp_app import PXPApp
-from pxp_tui.app.screens import start
+from pxp_tui.app.shell.pxp_app import PXPApp
+from pxp_tui.app.start import screen as start
 
 from .app_helpers import expert_turn, make_run, rows, session_screen, wait_for
 

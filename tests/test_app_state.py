@@ -5,8 +5,8 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from pxp_tui.app.exchange import Exchange
-from pxp_tui.app.live_metrics import LiveMetrics
+from pxp_tui.app.session.exchange import Exchange
+from pxp_tui.app.session.live_metrics import LiveMetrics
 from pxp_tui.engine import Message
 from pxp_tui.protocol import Sender, StopReason, Tag, curve, run_counts
 

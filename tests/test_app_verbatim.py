@@ -19,13 +19,13 @@ from textual.app import App, ComposeResult
 from textual.containers import Vertical
 from textual.widgets import DataTable, Static
 
-from pxp_tui.app.outcome import SessionOutcome
+from pxp_tui.app.picture.instance_info import describe
 from pxp_tui.app.review.message_card import MessageCard
 from pxp_tui.app.review.sessions_screen import row_cells
-from pxp_tui.app.widgets.conversation import Conversation
-from pxp_tui.app.widgets.instance_info import describe
-from pxp_tui.app.widgets.machine_pane import MachinePane
-from pxp_tui.app.widgets.outcome_banner import OutcomeBanner
+from pxp_tui.app.session.outcome import SessionOutcome
+from pxp_tui.app.session.widgets.conversation import Conversation
+from pxp_tui.app.session.widgets.machine_pane import MachinePane
+from pxp_tui.app.session.widgets.outcome_banner import OutcomeBanner
 from pxp_tui.common.instance import Instance
 from pxp_tui.engine import Message
 from pxp_tui.protocol import Sender, StopReason, Tag, session_flags

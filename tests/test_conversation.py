@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from textual.app import App, ComposeResult
 
-from pxp_tui.app.widgets.conversation import Conversation
+from pxp_tui.app.session.widgets.conversation import Conversation
 from pxp_tui.engine import Message
 from pxp_tui.protocol import Sender, Tag
 

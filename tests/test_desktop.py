@@ -10,7 +10,7 @@ from pathlib import Path
 
 from PIL import Image
 
-from pxp_tui.app import desktop
+from pxp_tui.app.picture import desktop
 from pxp_tui.common.instance import Instance
 from pxp_tui.tasks import get_task
 

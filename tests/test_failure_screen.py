@@ -6,7 +6,7 @@ import pytest
 from textual.app import App
 from textual.widgets import Button, Input
 
-from pxp_tui.app.screens.failure import FailureScreen, Recovery
+from pxp_tui.app.session.failure import FailureScreen, Recovery
 
 
 class Host(App[None]):

@@ -34,7 +34,7 @@ TERMINALS = {
 PXP = f"""
 import sys
 import termios
-from pxp_tui.app import graphics
+from pxp_tui.app.picture import graphics
 graphics.probe().join(2.0)
 heavy = sorted(m for m in ("numpy", "PIL.Image", "textual_image.renderable") if m in sys.modules)
 sys.__stdout__.write("{DONE.decode()}\\n"); sys.__stdout__.flush()
@@ -114,7 +114,7 @@ def test_pictures_are_drawn_as_textual_image_would_choose_and_the_terminal_is_as
 
 #: the probe with an answer's wait of 30 s instead of 0.1 s: still running after 5 s means it waited for one
 PATIENT = f"""
-from pxp_tui.app import graphics
+from pxp_tui.app.picture import graphics
 graphics.WAIT = 30.0
 probe = graphics.probe()
 probe.join(5.0)
@@ -148,7 +148,7 @@ def test_a_terminal_that_does_not_tell_its_cell_size_gets_no_traceback() -> None
 
 def test_without_a_terminal_nothing_is_asked_and_pictures_are_drawn_as_text() -> None:
     done = subprocess.run(
-        [sys.executable, "-c", "from pxp_tui.app import graphics; print(graphics.probe(), graphics.drawn_by())"],
+        [sys.executable, "-c", "from pxp_tui.app.picture import graphics; print(graphics.probe(), graphics.drawn_by())"],
         capture_output=True,
         text=True,
         env={**os.environ, "PYTHONPATH": str(ROOT), "PXP_IMAGES": "auto"},
@@ -165,7 +165,7 @@ from pxp_tui.app.review.review_app import ReviewApp
 from pxp_tui.blackboard import Blackboard
 
 def run(self, *args, **kwargs):
-    from pxp_tui.app import graphics
+    from pxp_tui.app.picture import graphics
     # numpy comes with the blackboard (sqlite-utils imports it), which the review opens first
     heavy = sorted(m for m in ("PIL.Image", "textual_image.renderable") if m in sys.modules)
     sys.__stdout__.write("#probed\\n"); sys.__stdout__.flush()

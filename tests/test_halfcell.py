@@ -9,7 +9,7 @@ from textual.containers import Center
 from textual.geometry import Region
 from textual.widget import Widget
 
-from pxp_tui.app.halfcell import HalfcellView, halfcell_picture
+from pxp_tui.app.picture.halfcell import HalfcellView, halfcell_picture
 
 
 def an_image(width: int, height: int) -> Image.Image:

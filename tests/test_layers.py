@@ -44,12 +44,23 @@ def test_the_layer_contracts_hold() -> None:
     assert "0 broken" in done.stdout
 
 
+def layer_names(contract_id: str) -> set[str]:
+    (layers,) = [c["layers"] for c in CONFIG["contracts"] if c["id"] == contract_id]
+    return {name.strip().removeprefix("pxp_tui.") for layer in layers for name in layer.split("|")}
+
+
+def packages(folder: Path) -> set[str]:
+    """The packages and modules in ``folder`` (not its ``__init__``)."""
+    found = {p.name for p in folder.iterdir() if p.is_dir() and (p / "__init__.py").exists()}
+    return found | {p.stem for p in folder.glob("*.py")} - {"__init__", "__main__"}
+
+
 def test_every_package_is_in_a_layer() -> None:
-    (layers,) = [c["layers"] for c in CONFIG["contracts"] if c["type"] == "layers"]
-    named = {name.strip().removeprefix("pxp_tui.") for layer in layers for name in layer.split("|")}
-    found = {p.name for p in PACKAGE.iterdir() if p.is_dir() and (p / "__init__.py").exists()} - {"assets"}
-    found |= {p.stem for p in PACKAGE.glob("*.py")} - {"__init__", "__main__"}
-    assert found == named
+    assert packages(PACKAGE) - {"assets"} == layer_names("layers")
+
+
+def test_every_module_of_the_app_is_in_a_group() -> None:
+    assert packages(PACKAGE / "app") == layer_names("app-groups")
 
 
 @pytest.mark.parametrize(
@@ -64,6 +75,11 @@ def test_every_package_is_in_a_layer() -> None:
         ("common/models.py", "from rdkit import Chem", "no storage, model, UI or chemistry"),
         ("blackboard/review.py", "from ..agents.llm import LLMClient", "call no model"),
         ("agents/proxy.py", "import sqlite3", "neither store nor draw"),
+        ("app/review/glyphs.py", "from pxp_tui.app.session import screen", "app's groups"),
+        ("app/picture/zoom.py", "from ..session.screen import SessionScreen", "app's groups"),
+        ("app/start/screen.py", "from pxp_tui.app.review import ReviewScreen", "app's groups"),  # siblings
+        ("app/shared/css.py", "from pxp_tui.app.picture import graphics", "app's groups"),
+        ("app/session/summary.py", "from pxp_tui.app.shell.pxp_app import PXPApp", "app's groups"),
     ],
 )
 def test_the_contracts_catch_a_forbidden_import(tmp_path: Path, module: str, line: str, contract: str) -> None:

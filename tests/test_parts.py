@@ -6,7 +6,7 @@ from textual.app import App, ComposeResult
 from textual.containers import Vertical
 from textual.widgets import Static
 
-from pxp_tui.app.parts import KeptParts
+from pxp_tui.app.shared.parts import KeptParts
 
 
 class Pane(KeptParts, Vertical):

@@ -15,12 +15,12 @@ import pytest
 from textual.app import App, ComposeResult
 from textual.widgets import Static
 
-from pxp_tui.app import reply_wait
-from pxp_tui.app.picture_cache import CACHE, prediction_key
-from pxp_tui.app.widgets.conversation import Conversation
-from pxp_tui.app.widgets.picture import Picture
-from pxp_tui.app.widgets.tag_choice import TagChoice
-from pxp_tui.app.widgets.tag_picker import TagPicker
+from pxp_tui.app.picture.cache import CACHE, prediction_key
+from pxp_tui.app.picture.widget import Picture
+from pxp_tui.app.session import reply_wait
+from pxp_tui.app.session.widgets.conversation import Conversation
+from pxp_tui.app.session.widgets.tag_choice import TagChoice
+from pxp_tui.app.session.widgets.tag_picker import TagPicker
 
 from .app_helpers import expert_turn, live_app, outcome_shown, settled, type_answer, wait_for, wait_unpainted
 
@@ -183,7 +183,7 @@ async def test_the_next_half_cell_picture_takes_the_place_of_the_one_on_screen(m
     would be styled and mounted in the next turn's first frame); one of other cells is laid out anew."""
     from PIL import Image
 
-    from pxp_tui.app.halfcell import HalfcellView
+    from pxp_tui.app.picture.halfcell import HalfcellView
 
     monkeypatch.setenv("PXP_IMAGES", "halfcell")
 
@@ -324,7 +324,7 @@ async def test_a_turn_redraws_only_what_changed_in_the_answer(db_path: Path, mon
     """REFUTE sent with the proposal's text as it came: at the next turn the explanation field (same text,
     cursor where it was) is not rendered again, and the tag list replaces only the prompts that changed (the
     sent tag's mark, REJECT's note), not all four twice."""
-    from pxp_tui.app.widgets.answer_fields import ExplanationArea
+    from pxp_tui.app.session.widgets.answer_fields import ExplanationArea
 
     fast_machine(monkeypatch)
     async with live_app(db_path, limit=1) as (app, pilot, _):

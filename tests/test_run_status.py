@@ -21,9 +21,9 @@ from pathlib import Path
 import pytest
 from textual.widgets import OptionList, Static
 
-from pxp_tui.app.pxp_app import PXPApp
 from pxp_tui.app.review import ReviewApp
-from pxp_tui.app.screens import start
+from pxp_tui.app.shell.pxp_app import PXPApp
+from pxp_tui.app.start import screen as start
 from pxp_tui.blackboard import Blackboard, BlackboardError, review
 from pxp_tui.blackboard.writers import lock_file
 from pxp_tui.common.kinds import HumanKind
@@ -397,7 +397,7 @@ def test_quitting_ends_the_app_even_when_its_terminal_stops_reading(tmp_path: Pa
     """A terminal that stops taking output (a stalled ssh connection, a paused multiplexer): the app's last frames
     cannot be written, and Textual's goodbye waited for them for ever. Quitting is bounded (``GOODBYE``): the
     run is paused, every message shown is in the blackboard, and the process ends."""
-    from pxp_tui.app.goodbye import GOODBYE
+    from pxp_tui.app.shared.goodbye import GOODBYE
 
     db = tmp_path / "live.db"
     command = [str(PXP), "run", "--task", "rad", "--human", "alice", "--limit", "3", "--db", str(db)]
@@ -415,7 +415,7 @@ def test_quitting_ends_the_app_even_when_its_terminal_stops_reading(tmp_path: Pa
 def test_quitting_the_review_ends_it_even_when_its_terminal_stops_reading(tmp_path: Path, stalled: None) -> None:
     """The same for ``pxp review``: a session replayed with its X-ray, the terminal stops reading, the expert goes
     back and forth (each screen a repaint the terminal does not take), then quits: the process ends."""
-    from pxp_tui.app.goodbye import GOODBYE
+    from pxp_tui.app.shared.goodbye import GOODBYE
 
     db = tmp_path / "done.db"
     done = pxp("run", "--headless", "--task", "rad", "--limit", "2", "--db", str(db))  # a finished run to review

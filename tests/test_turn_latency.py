@@ -15,10 +15,10 @@ from textual.widgets import Static
 
 from pxp_tui.agents import offline
 from pxp_tui.agents.llm import LLMClient
-from pxp_tui.app import picture_cache
-from pxp_tui.app.picture_cache import CACHE, PictureCache, instance_key
-from pxp_tui.app.pxp_app import PXPApp
-from pxp_tui.app.widgets.machine_pane import latency_text
+from pxp_tui.app.picture import cache as picture_cache
+from pxp_tui.app.picture.cache import CACHE, PictureCache, instance_key
+from pxp_tui.app.session.widgets.machine_pane import latency_text
+from pxp_tui.app.shell.pxp_app import PXPApp
 from pxp_tui.tasks import get_task
 from pxp_tui.tasks.pictures import Surface
 
@@ -87,7 +87,7 @@ async def test_the_machine_pane_shows_the_models_own_time_and_the_apps_overhead_
 FIRST_CALL = """
 import asyncio, cProfile, json, pstats, sys
 from pxp_tui.agents.llm import LLMClient
-from pxp_tui.app import preload
+from pxp_tui.app.shell import preload
 if sys.argv[1] == "preload":
     preload.load(["drug"])
 else:
@@ -173,7 +173,7 @@ async def test_the_next_instances_picture_is_drawn_while_the_expert_answers_and_
 
     monkeypatch.setattr(task_class, "draw_instance", counting)
 
-    from pxp_tui.app.screens.session import SessionScreen
+    from pxp_tui.app.session.screen import SessionScreen
 
     opened: list[tuple[int, int, bool, bool]] = []  # (instance, its drawings, image shown, "drawing…" shown)
     real_started = SessionScreen.on_session_started
@@ -288,8 +288,8 @@ async def test_the_footers_keys_keep_their_places_from_turn_to_turn_across_an_ou
 async def test_the_machine_s_reply_is_painted_before_the_footer_changes_its_keys(db_path: Path, monkeypatch) -> None:
     """After REFUTE (the focus in the prediction field, which takes the letter keys), the send brings the reply
     and gives the letter keys back: the frame that shows the reply does not wait for the footer's update."""
-    from pxp_tui.app.screens.session import SessionScreen
-    from pxp_tui.app.widgets.quick_footer import QuickFooter
+    from pxp_tui.app.session.screen import SessionScreen
+    from pxp_tui.app.shared.quick_footer import QuickFooter
 
     monkeypatch.setenv("PXP_IMAGES", "none")
     monkeypatch.setenv("PXP_OFFLINE_LATENCY", "0")
@@ -335,7 +335,7 @@ async def test_a_turn_does_not_send_the_x_ray_to_the_terminal_again(db_path: Pat
     title, used to send every cell again)."""
     from textual._compositor import ChopsUpdate, LayoutUpdate
 
-    from pxp_tui.app.halfcell import HalfcellView
+    from pxp_tui.app.picture.halfcell import HalfcellView
 
     monkeypatch.setenv("PXP_IMAGES", "halfcell")
     monkeypatch.setenv("PXP_OFFLINE_LATENCY", "0")
@@ -372,7 +372,7 @@ async def test_a_turn_does_not_send_the_x_ray_to_the_terminal_again(db_path: Pat
 async def test_the_spinner_shows_only_for_work_that_takes_a_while() -> None:
     from textual.app import App, ComposeResult
 
-    from pxp_tui.app.widgets.thinking import APPEAR_AFTER, Thinking
+    from pxp_tui.app.session.widgets.thinking import APPEAR_AFTER, Thinking
 
     class One(App[None]):
         def compose(self) -> ComposeResult:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from pxp_tui.app.zoom import LEVELS, View
+from pxp_tui.app.picture.zoom import LEVELS, View
 
 XRAY = (630, 562)  # the papers' radiographs are about this size
 AREA = (160, 92)  # 160x46 cells of half-cell blocks

@@ -1,4 +1,4 @@
 """The Textual app: the start screen, the live session screen, help and dialogs; the review in ``review/``.
 
-Importing this package imports nothing heavy; :mod:`pxp_tui.app.launch` starts the app.
+Importing this package imports nothing heavy; :mod:`pxp_tui.app.shell.launch` starts the app.
 """

@@ -12,6 +12,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def main(args: argparse.Namespace) -> int:
-    from pxp_tui.app.launch import run_app
+    from pxp_tui.app.shell.launch import run_app
 
     return run_app(args.db)

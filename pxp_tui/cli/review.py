@@ -15,6 +15,6 @@ def main(args: argparse.Namespace) -> int:
     from pxp_tui.app.review.runs_screen import open_board
 
     open_board(args.db).close()  # a missing or foreign file: one line, exit 2, before any screen
-    from pxp_tui.app.launch import run_review
+    from pxp_tui.app.shell.launch import run_review
 
     return run_review(args.db)

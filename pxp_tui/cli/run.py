@@ -140,7 +140,7 @@ def main(args: argparse.Namespace) -> int:
             run_id = create_run(board, config)
         if args.headless:
             return _drive(board, run_id, args)
-    from pxp_tui.app.launch import run_app
+    from pxp_tui.app.shell.launch import run_app
 
     return run_app(args.db, run_id)
 

@@ -8,8 +8,8 @@ from textual.containers import Horizontal
 from textual.timer import Timer
 from textual.widgets import Input, Select
 
-from pxp_tui.app.css import beside
 from pxp_tui.app.review.messages import FilterChanged
+from pxp_tui.app.shared.css import beside
 
 #: filter key (see pxp_tui.blackboard.review.FILTERS) -> label
 CLASS_LABELS: dict[str, str] = {

@@ -7,10 +7,10 @@ from collections.abc import Sequence
 from rich.style import Style
 from rich.text import Text
 
-from pxp_tui.app.tags import tag_styles
+from pxp_tui.app.shared.tags import tag_styles
 from pxp_tui.protocol import Sender, SessionFlags, Tag
 
-#: tag -> glyph (coloured as the session colours the tag: :func:`pxp_tui.app.tags.tag_styles`)
+#: tag -> glyph (coloured as the session colours the tag: :func:`pxp_tui.app.shared.tags.tag_styles`)
 TAGS: dict[Tag, str] = {
     Tag.INIT: "•",
     Tag.RATIFY: "✓",

@@ -7,9 +7,9 @@ from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.widgets import Static
 
-from pxp_tui.app.css import beside
 from pxp_tui.app.review import glyphs
-from pxp_tui.app.widgets.distribution_bars import bars_content
+from pxp_tui.app.shared.css import beside
+from pxp_tui.app.shared.distribution_bars import bars_content
 from pxp_tui.common.models import model_label
 from pxp_tui.engine import Message
 

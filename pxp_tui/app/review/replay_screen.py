@@ -15,12 +15,12 @@ from textual.reactive import reactive
 from textual.screen import Screen
 from textual.widgets import Header, Static
 
+from pxp_tui.app.picture.instance_view import InstanceView, PictureActions, picture_bindings
 from pxp_tui.app.review import glyphs
 from pxp_tui.app.review.message_card import BAR_WIDTH, MessageCard
 from pxp_tui.app.review.review_notes import replay_note
-from pxp_tui.app.widgets.distribution_bars import bars_content
-from pxp_tui.app.widgets.fitting_footer import FittingFooter
-from pxp_tui.app.widgets.instance_view import InstanceView, PictureActions, picture_bindings
+from pxp_tui.app.shared.distribution_bars import bars_content
+from pxp_tui.app.shared.fitting_footer import FittingFooter
 from pxp_tui.blackboard import Blackboard, review
 from pxp_tui.blackboard.finals import FinalWeights
 from pxp_tui.common.models import model_label

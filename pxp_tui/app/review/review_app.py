@@ -7,16 +7,16 @@ from pathlib import Path
 from textual.app import App
 from textual.binding import Binding
 
-from pxp_tui.app.goodbye import bound_goodbye
-from pxp_tui.app.look import Look
 from pxp_tui.app.review.runs_screen import ReviewScreen
+from pxp_tui.app.shared.goodbye import bound_goodbye
+from pxp_tui.app.shared.look import Look
 
 
 class ReviewApp(Look, App):
     """Runs -> a run's sessions -> one session replayed; never writes to the blackboard."""
 
     TITLE = "PXP review"
-    CSS_PATH = "../pxp_app.tcss"  # the same look as the app's (dialogs, header)
+    CSS_PATH = "../shell/pxp_app.tcss"  # the same look as the app's (dialogs, header)
     BINDINGS = [Binding("q", "quit", "Quit", id="review.quit")]
 
     def __init__(self, db_path: Path | str) -> None:

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from pxp_tui.app.screens.note import NoteScreen
-from pxp_tui.app.screens.session_notes import note_heading
+from pxp_tui.app.shared.note import NoteScreen
+from pxp_tui.app.shared.session_notes import note_heading
 from pxp_tui.blackboard import Blackboard, BlackboardError, notes
 
 if TYPE_CHECKING:

@@ -11,7 +11,7 @@ from textual.binding import Binding
 from textual.screen import Screen
 from textual.widgets import DataTable, Header, Static
 
-from pxp_tui.app.widgets.fitting_footer import FittingFooter
+from pxp_tui.app.shared.fitting_footer import FittingFooter
 from pxp_tui.blackboard import Blackboard, BlackboardError, review
 from pxp_tui.blackboard.records import RunSummary
 from pxp_tui.common.models import model_label

@@ -20,8 +20,8 @@ from pxp_tui.app.review import glyphs
 from pxp_tui.app.review.filter_bar import CLASS_LABELS, FilterBar
 from pxp_tui.app.review.messages import FilterChanged
 from pxp_tui.app.review.review_notes import ReviewNotes, note_cell
-from pxp_tui.app.screens.session_notes import note_bindings
-from pxp_tui.app.widgets.fitting_footer import FittingFooter
+from pxp_tui.app.shared.fitting_footer import FittingFooter
+from pxp_tui.app.shared.session_notes import note_bindings
 from pxp_tui.blackboard import Blackboard, notes, review
 from pxp_tui.blackboard.records import RunSummary
 from pxp_tui.common.models import model_label

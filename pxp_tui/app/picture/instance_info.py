@@ -1,0 +1,31 @@
+"""An instance's metadata as one paragraph, and its picture opened in the desktop's image viewer.
+
+Shared by the instance view and the full-screen picture (which the instance view opens).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from textual.content import Content
+
+
+def describe(task: Any, instance: Any) -> Content:
+    """The instance's name in bold, then its other metadata (formula, weight, SMILES...), as one paragraph."""
+    info = dict(task.describe(instance))
+    name = info.pop("name", None) or getattr(instance, "name", str(instance.id))
+    parts = [Content.assemble((f"{key} ", "$text-muted"), str(value)) for key, value in info.items() if value]
+    return Content.assemble(Content.styled(str(name), "bold"), "  ", Content(" · ").join(parts))
+
+
+def open_outside(node: Any, task: Any, instance: Any, prediction: str | None) -> None:
+    """Write the picture (the original image, or a large drawing) to a file and open it, in a thread; ``node`` notifies."""
+
+    def run() -> None:
+        from pxp_tui.app.picture import desktop
+
+        outcome = desktop.open_picture(task, instance, prediction)
+        severity = "information" if outcome.opened else "warning"
+        node.app.call_from_thread(node.notify, outcome.message, severity=severity, timeout=15)
+
+    node.run_worker(run, thread=True, group="open-picture")

@@ -1,0 +1,136 @@
+"""The instance of a session, drawn: its metadata, the X-ray or the molecule, and a proposed prediction.
+
+Reusable wherever an instance is shown (the live session, the review screens): give it a task and an
+instance, and optionally a prediction to draw (for DRUG, the reaction reactants -> target). A click
+on a picture shows it full-screen; screens that show an instance add :func:`picture_bindings` and
+:class:`PictureActions` for the same from the keyboard, and for opening it in the desktop's viewer.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.widgets import Static
+
+from pxp_tui.app.picture.cache import draw_ahead, instance_key, prediction_key
+from pxp_tui.app.picture.instance_info import describe, open_outside
+from pxp_tui.app.picture.widget import Picture
+from pxp_tui.app.shared.css import beside
+from pxp_tui.app.shared.parts import KeptParts
+
+
+def picture_bindings(screen: str) -> list[Binding]:
+    """The keys of a screen that shows an instance (ids ``<screen>.picture``, ``<screen>.open_picture``)."""
+    return [
+        Binding("f", "picture", "Picture full-screen", id=f"{screen}.picture"),
+        Binding("o", "open_picture", "Open in image viewer", id=f"{screen}.open_picture"),
+    ]
+
+
+class InstanceView(KeptParts, Vertical):
+    """``task``'s picture and metadata of ``instance``, and of ``prediction`` when there is one."""
+
+    DEFAULT_CSS = beside(__file__)
+
+    def __init__(
+        self,
+        task: Any = None,
+        instance: Any = None,
+        prediction: str | None = None,
+        *,
+        caption: str = "proposed",
+        id: str | None = None,
+        classes: str | None = None,
+    ) -> None:
+        super().__init__(id=id, classes=classes)
+        self.pxp_task = task
+        self.instance = instance
+        self.prediction = prediction
+        self._caption = caption
+        self._drawn: tuple[Any, Any] | None = None  # the (task, instance) whose picture is shown
+
+    def compose(self) -> ComposeResult:
+        yield Static(id="instance-meta")
+        yield Picture(id="instance-picture")
+        yield Picture(id="prediction-picture")
+
+    def on_mount(self) -> None:
+        if self.pxp_task is not None and self.instance is not None:
+            self.show(self.pxp_task, self.instance, self.prediction, self._caption)
+        else:
+            self.part("#prediction-picture").display = False
+
+    def show(self, task: Any, instance: Any, prediction: str | None = None, caption: str = "proposed") -> None:
+        """Show ``instance`` (redrawn only if it changed) and ``prediction`` (None hides it)."""
+        self.pxp_task, self.instance = task, instance
+        if self._drawn != (task, instance):
+            self._drawn = (task, instance)
+            self.part("#instance-meta", Static).update(describe(task, instance))
+            self.part("#instance-picture", Picture).show(
+                lambda surface: task.draw_instance(instance, surface), key=instance_key(task, instance)
+            )
+        self.show_prediction(prediction, caption)
+
+    def show_prediction(self, prediction: str | None, caption: str = "proposed") -> None:
+        """Draw ``prediction`` for the current instance (if the task draws predictions), or hide it."""
+        task, instance = self.pxp_task, self.instance
+        self.prediction = prediction
+        self._caption = caption
+        picture = self.part("#prediction-picture", Picture)
+        if not prediction or task is None or not task.draws_predictions:
+            picture.display = False
+            return
+        picture.display = True
+        picture.show(
+            lambda surface: task.draw_prediction(instance, prediction, surface),
+            caption=caption,
+            key=prediction_key(task, instance, prediction),
+        )
+
+    def draw_ahead(self, task: Any, instance: Any, prediction: str) -> None:
+        """Draw ``prediction`` of ``instance`` now, in a thread, for when :meth:`show_prediction` shows it
+        (the next session's first proposal, while the last session's outcome is read)."""
+        if prediction and task is not None and task.draws_predictions:
+            picture = self.part("#prediction-picture", Picture)
+            draw_ahead(
+                picture, prediction_key(task, instance, prediction), lambda s: task.draw_prediction(instance, prediction, s)
+            )
+
+    # -- the picture full-screen, or in the desktop's viewer --------------------------------------
+    def on_picture_clicked(self, event: Picture.Clicked) -> None:
+        event.stop()
+        self.open_full("prediction" if event.picture.id == "prediction-picture" else "instance")
+
+    def open_full(self, which: str = "instance") -> None:
+        """Show the instance's picture (or, with ``which="prediction"``, the prediction's) on the whole screen."""
+        if self.pxp_task is None or self.instance is None:
+            self.notify("No picture yet.", severity="warning")
+            return
+        from pxp_tui.app.picture.viewer import PictureScreen
+
+        prediction = self.prediction if self.part("#prediction-picture").display else None
+        self.app.push_screen(PictureScreen(self.pxp_task, self.instance, prediction, which=which, caption=self._caption))
+
+    def open_outside(self) -> None:
+        """Open the instance's picture in the desktop's image viewer (or say where it was written)."""
+        if self.pxp_task is None or self.instance is None:
+            self.notify("No picture yet.", severity="warning")
+            return
+        open_outside(self, self.pxp_task, self.instance, None)
+
+
+class PictureActions:
+    """The actions of :func:`picture_bindings`, for a screen with an :class:`InstanceView`."""
+
+    def action_picture(self) -> None:
+        views = self.query(InstanceView)  # type: ignore[attr-defined]
+        if views:
+            views.first().open_full()
+
+    def action_open_picture(self) -> None:
+        views = self.query(InstanceView)  # type: ignore[attr-defined]
+        if views:
+            views.first().open_outside()

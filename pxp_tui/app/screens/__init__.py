@@ -1,1 +1,0 @@
-"""The app's screens, one per module, each with its ``.tcss`` beside it."""

@@ -1,0 +1,577 @@
+"""The live session: the instance, the machine's answer, the conversation, the expert's answer, the metrics.
+
+The engine runs in a worker on the app's loop (``runs.execute`` with a live expert); what it commits
+arrives here as messages and only then is shown. Model calls are awaited, RDKit drawing runs in
+threads: the screen never waits on either.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import Callable
+from functools import partial
+from typing import TYPE_CHECKING, Any
+
+from textual import work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.reactive import Reactive
+from textual.screen import Screen
+from textual.widget import Widget
+from textual.widgets import Header
+from textual.worker import Worker, WorkerState
+
+from pxp_tui.app.picture.cache import prefetch_next
+from pxp_tui.app.picture.instance_view import InstanceView, PictureActions, picture_bindings
+from pxp_tui.app.picture.widget import Picture
+from pxp_tui.app.session.batch import batched
+from pxp_tui.app.session.driver import RunDriver
+from pxp_tui.app.session.early_keys import EarlyKeys, early_key_bindings
+from pxp_tui.app.session.exchange import Exchange
+from pxp_tui.app.session.failure import FailureScreen, Recovery
+from pxp_tui.app.session.live_metrics import LiveMetrics
+from pxp_tui.app.session.messages import HumanTurn, MessageRecorded, RunStopped, SessionEnded, SessionStarted, StopOutcome
+from pxp_tui.app.session.outcome import SessionOutcome
+from pxp_tui.app.session.reply_wait import ReplyWait
+from pxp_tui.app.session.widgets.conversation import Conversation
+from pxp_tui.app.session.widgets.lockable import Locked
+from pxp_tui.app.session.widgets.machine_pane import MachinePane
+from pxp_tui.app.session.widgets.metrics_pane import MetricsPane
+from pxp_tui.app.session.widgets.outcome_banner import OutcomeBanner
+from pxp_tui.app.session.widgets.tag_choice import TagChoice
+from pxp_tui.app.session.widgets.tag_picker import Answer, TagPicker
+from pxp_tui.app.shared.breakpoints import apply_breakpoints
+from pxp_tui.app.shared.confirm import ConfirmScreen
+from pxp_tui.app.shared.host import host
+from pxp_tui.app.shared.parts import KeptParts
+from pxp_tui.app.shared.quick_footer import QuickFooter
+from pxp_tui.app.shared.session_notes import SessionNotes, note_bindings, skip_binding
+from pxp_tui.common.kinds import HumanKind
+from pxp_tui.common.models import model_label
+from pxp_tui.engine import RunStatus
+from pxp_tui.protocol import Sender, StopReason, Tag
+
+if TYPE_CHECKING:
+    from pxp_tui.blackboard.records import Run
+
+#: the screen's states: loading, machine (the machine, or a watched human such as the proxy, is answering), human (the expert's
+#: turn), outcome (a session ended: its outcome stays until the expert moves on), stopped (cancelled, paused or failed: retry
+#: continues), done (the run is finished)
+STATES = ("loading", "machine", "human", "outcome", "stopped", "done")
+
+
+class SessionScreen(KeptParts, SessionNotes, PictureActions, EarlyKeys, Screen):
+    """One run, session after session, with a live expert or a watched human (the proxy)."""
+
+    CSS_PATH = "screen.tcss"
+    ALLOW_IN_MAXIMIZED_VIEW = "Header, Footer"
+    # Textual's screen repaints all of itself when these change: at every turn (the focus to the tags, the
+    # header's "message j") that re-sent every cell of the screen to the terminal, the picture's included.
+    # The focused widget restyles itself, and the header watches the titles: nothing else needs the repaint.
+    focused: Reactive[Widget | None] = Reactive(None, repaint=False)
+    sub_title: Reactive[str | None] = Reactive(None, compute=False, repaint=False)
+    title: Reactive[str | None] = Reactive(None, compute=False, repaint=False)
+    BINDINGS = [
+        # not a priority binding: a tag key typed just before ctrl+s is handled first
+        Binding("ctrl+s", "send", "Send", id="session.send"),
+        Binding("escape", "cancel", "Cancel machine call", id="session.cancel"),
+        Binding("r", "retry", "Retry", id="session.retry"),
+        Binding("p", "pause", "Pause / resume", id="session.pause"),
+        Binding("t", "take_seat", "Take / hand back the seat", id="session.take"),
+        Binding("m", "view('metrics')", "Metrics", id="session.metrics"),
+        Binding("c", "view('conversation')", "Conversation", id="session.conversation"),
+        Binding("s", "summary", "Run summary", id="session.summary"),
+        # enter too: the focus is nowhere while an outcome is shown, so enter reaches the screen
+        Binding("n,enter", "next_instance", "Next instance", id="session.next"),
+        *picture_bindings("session"),
+        *early_key_bindings(),
+        skip_binding("session"),
+        *note_bindings("session"),
+    ]
+
+    def __init__(self, run_id: int) -> None:
+        super().__init__()
+        self.run_id = run_id
+        self.state = "loading"
+        self.stored_run: Run | None = None  # the run as the blackboard holds it
+        self.pxp_task: Any = None
+        self.board: Any = None
+        self.driver: RunDriver | None = None
+        self.exchange: Exchange | None = None
+        self.metrics: LiveMetrics | None = None
+        self.engine: Worker | None = None
+        self.leaving = False
+        self.held: list[Any] = []  # what the engine reported while an outcome is on screen, shown after it
+        self.joined = False  # the expert holds a second machine's seat (issue 10; agents/relay.py)
+        self.reply_wait = ReplyWait(self, self._show_waiting)  # after a send: one frame for a fast reply
+
+    @property
+    def watched(self) -> bool:
+        """Whether the human's seat answers by itself (the proxy): the expert watches."""
+        return self.stored_run is not None and not self.stored_run.human_kind.interactive and not self.joined
+
+    def compose(self) -> ComposeResult:
+        apply_breakpoints(self)  # its layout from the first frame
+        yield Header()
+        with Horizontal(id="session-panes"):
+            with Vertical(id="session-left"):
+                yield InstanceView(id="instance")
+                yield MachinePane(id="machine")
+            with Vertical(id="session-middle"):
+                yield Conversation(id="conversation")
+                yield TagPicker(id="picker")
+                yield OutcomeBanner(id="outcome")
+            yield MetricsPane(id="metrics")
+        yield QuickFooter()  # fitted to the width, updated in place at each turn
+
+    def on_mount(self) -> None:
+        self.sub_title = f"run {self.run_id}"
+        self.part(MachinePane).thinking("loading the machine and RDKit…")
+        self.open_run()
+
+    # -- opening and driving the run --------------------------------------------------------------
+    @work(group="session-open", exclusive=True)
+    async def open_run(self) -> None:
+        await host(self.app).loaded()  # litellm, RDKit, the blackboard's modules: imported in a thread
+        from pxp_tui.blackboard import BlackboardError
+        from pxp_tui.tasks import get_task
+
+        try:
+            self.board = await host(self.app).blackboard()
+            run, finished, skipped = await host(self.app).read_board(_run_and_tags, self.run_id)
+        except (BlackboardError, ValueError) as exc:  # no such run, not a blackboard: say so, no traceback
+            self.part(MachinePane).idle()
+            self.part(TagPicker).wait(f"Cannot open run {self.run_id}: {exc}")
+            return
+        self.stored_run = run
+        self.pxp_task = get_task(run.task)
+        self.metrics = LiveMetrics(run.n, len(run.plan), finished, skipped)
+        label = self.pxp_task.prediction_label
+        human = run.human
+        self.part(MachinePane).prediction_label = label
+        self.part(Conversation).prediction_label = label
+        self.part(Conversation).human = human
+        self.part(TagPicker).set_prediction_label(label)
+        self.part(OutcomeBanner).prediction_label = label
+        self.set_class(self.watched, "-watched")
+        self.part(MetricsPane).refresh_metrics(self.metrics)
+        self.part(MetricsPane).show_session([])
+        self._title()
+        if run.finished:
+            self._finished()
+            return
+        self.drive()
+
+    def drive(self) -> None:
+        """Run (or resume) the run in a worker; it continues at the next message."""
+        if self.board is None or (self.engine is not None and self.engine.is_running):
+            return
+        human = self.stored_run.human if self.stored_run is not None else "expert"
+        self.driver = RunDriver(self.board, self.run_id, self, human)
+        self.driver.human.joined = self.joined
+        self._set_state("machine")
+        self.engine = self.run_worker(self.driver.drive(), group="engine", exclusive=True, exit_on_error=False)
+
+    async def stop_engine(self, reason: str | None = None) -> None:
+        """Cancel the engine (a pending model call is dropped, nothing half-written) and wait for it.
+
+        The run is then ``paused``, with ``reason`` (why the app is closing) if given.
+        """
+        self.leaving = True
+        engine = self.engine
+        if engine is not None and engine.is_running:
+            engine.cancel()
+            with contextlib.suppress(Exception):  # cancelled or failed: either way it has stopped
+                await engine.wait()
+            if reason and self.board is not None and not self.board.run(self.run_id).finished:
+                self.board.set_status(self.run_id, RunStatus.PAUSED, reason)
+
+    # -- what the engine reports (committed before it arrives here) --------------------------------
+    @batched
+    def on_session_started(self, event: SessionStarted) -> None:
+        if self._hold(event):
+            return
+        self.reply_wait.flush()  # the last session's panes first: this one replaces them
+        run = self.stored_run
+        assert run is not None  # the engine runs once the run is read
+        self.exchange = Exchange(
+            event.session_id,
+            event.instance,
+            event.order,
+            event.total,
+            run.n,
+            run.k,
+            rule=run.stop,
+            labels=self.pxp_task.label_order,
+        )
+        self.part(Conversation).clear()
+        self.part(MachinePane).clear("waiting for the machine's first message")
+        self.part(InstanceView).show(self.pxp_task, event.instance)
+        self.part(TagPicker).clear()  # nothing of the last session's answer
+        self.part(MetricsPane).show_session([])
+        for message in event.history:  # a resumed session's earlier messages
+            self._show(message)
+        self._after_message()
+
+    @batched
+    def on_message_recorded(self, event: MessageRecorded) -> None:
+        if self._hold(event):
+            return
+        if self.exchange is None or event.message.session_id != self.exchange.session_id:
+            return
+        self._show(event.message)
+        self._after_message()
+
+    def _show(self, message: Any) -> None:
+        assert self.exchange is not None
+        if message.j <= len(self.exchange.messages):
+            return
+        self.exchange.add(message)
+        self.part(Conversation).add(message)
+        if message.sender is Sender.MACHINE:
+            self.part(MachinePane).show(message)
+            self.part(InstanceView).show_prediction(message.prediction, "the machine's proposal")
+        tags, messages = self.exchange.tags(), list(self.exchange.messages)
+        self.reply_wait.after_frame(lambda: self._show_metrics(tags, messages))
+
+    def _show_metrics(self, tags: list[Any], messages: list[Any]) -> None:
+        self.part(MetricsPane).show_session(tags)
+        self.part(MetricsPane).show_information(messages, self.pxp_task.label_order)
+
+    def _after_message(self) -> None:
+        assert self.exchange is not None
+        nxt = self.exchange.next_sender
+        if nxt is Sender.MACHINE:
+            self._set_state("machine")
+        elif nxt is Sender.HUMAN and self.watched and self.stored_run is not None:
+            self._set_state("machine", f"{self.stored_run.human_kind.phrase} is answering…")
+        elif nxt is Sender.HUMAN:
+            self.part(MachinePane).idle()
+        self.reply_wait.after_frame(self._title)
+
+    @batched
+    def on_session_ended(self, event: SessionEnded) -> None:
+        if self._hold(event):
+            return
+        record = event.record
+        if self.metrics is not None:
+            if record.stop is StopReason.SKIPPED:  # a skipped session is measured nowhere
+                self.metrics.skipped += 1
+            else:
+                self.metrics.add([(m.sender, m.tag) for m in record.messages])
+            self.reply_wait.after_frame(partial(self.part(MetricsPane).refresh_metrics, self.metrics))
+        stop = record.stop.value if record.stop else "stopped"
+        self.reply_wait.after_frame(partial(self.part(Conversation).note, f"session {record.order + 1} ended: {stop}"))
+        skipped = record.stop is StopReason.SKIPPED  # the expert chose to move on: no outcome to read
+        if not self.watched and not skipped and self.exchange is not None and self.stored_run is not None:
+            ex = self.exchange
+            outcome = SessionOutcome.of(ex.order, ex.total, ex.n, record.stop, record.messages, self.stored_run.human)
+            self._show_outcome(outcome)
+
+    # -- the outcome of a session, until the expert moves on --------------------------------------
+    def _show_outcome(self, outcome: SessionOutcome) -> None:
+        """Keep ``outcome`` (and the session's view) on screen; what the engine reports meanwhile waits."""
+        self.part(TagPicker).hold()  # hidden behind the outcome: locked, not restyled as disabled
+        self.part(OutcomeBanner).show(outcome)
+        self._outcome_shown(True)
+        self._set_state("outcome")
+        self.set_focus(None)  # the answer's keys off (enter and n move on): now, in the outcome's first frame
+
+    def _outcome_shown(self, shown: bool) -> None:
+        """The outcome in the answer's place, or back. ``display`` on the two widgets, not a class on the screen:
+        a screen's class restyles every widget of the screen (hundreds, twice a session)."""
+        self.part(OutcomeBanner).display = shown
+        self.part(TagPicker).display = not shown
+
+    def _hold(self, event: Any) -> bool:
+        """While an outcome is on screen, keep ``event`` for later (True); else False: handle it now."""
+        if self.state != "outcome":
+            return False
+        self.held.append(event)
+        if isinstance(event, MessageRecorded) and event.message.sender is Sender.MACHINE:
+            # the next session's proposal: its picture drawn now, shown at once when the expert moves on
+            started = [e for e in self.held if isinstance(e, SessionStarted)]
+            if started and started[-1].session_id == event.message.session_id:
+                self.part(InstanceView).draw_ahead(self.pxp_task, started[-1].instance, event.message.prediction)
+        return True
+
+    def action_next_instance(self) -> None:
+        """Leave the outcome: the next session's view (or the run's end), as the engine reported it meanwhile."""
+        if self.state != "outcome":
+            return
+        self._outcome_shown(False)
+        # the next session's first turn is usually among the held events: shown with them, in one frame
+        self._set_state("machine", shown=False)
+        self._hold_frames()
+        held, self.held = self.held, []
+        handlers: dict[type, Callable[[Any], None]] = {
+            SessionStarted: self.on_session_started,
+            MessageRecorded: self.on_message_recorded,
+            HumanTurn: self.on_human_turn,
+            SessionEnded: self.on_session_ended,
+            RunStopped: self.on_run_stopped,
+        }
+        for event in held:
+            handlers[type(event)](event)
+
+    @batched
+    def on_human_turn(self, event: HumanTurn) -> None:
+        if self._hold(event):
+            return
+        turn, machine = event.turn, event.turn.other_last
+        if machine is None:  # pragma: no cover - the expert never speaks first
+            return
+        self._set_state("human")
+        if self.driver is not None:
+            self.driver.human.turn_shown()  # the time per answer counts from here
+        self.part(TagPicker).prepare(self.pxp_task, turn.instance, turn.j, turn.n, turn.k, machine, turn.own_last)
+        self._title()
+        if self.exchange is not None and self.stored_run is not None:  # the next instance's picture, drawn meanwhile
+            picture = self.part("#instance-picture", Picture)
+            prefetch_next(picture, self.pxp_task, self.stored_run.plan, self.exchange.order)
+
+    def on_run_stopped(self, event: RunStopped) -> None:
+        if self.leaving or self._hold(event):
+            return
+        self.reply_wait.flush()  # the session's end noted before the stop
+        if event.outcome is StopOutcome.DONE:
+            self._finished()  # and its summary
+        elif event.outcome is StopOutcome.CANCELLED:
+            self._stopped("Cancelled: nothing pending was written. Press r to continue.")
+        else:
+            self._stopped(f"Stopped: {event.cause}. Press r to retry.")
+            model = self.stored_run.model if self.stored_run is not None else ""
+            self.app.push_screen(FailureScreen(event.cause, model, event.retryable), self._recover)
+
+    def _recover(self, recovery: Recovery | None) -> None:
+        if recovery is None:
+            return
+        if recovery.choice == "switch":
+            self.switch_model(recovery.model)
+        else:
+            self.drive()
+
+    @work(group="session-switch", exclusive=True)
+    async def switch_model(self, model: str) -> None:
+        from pxp_tui.blackboard import BlackboardError
+        from pxp_tui.runs.execute import switch_model
+
+        try:
+            await asyncio.to_thread(switch_model, self.board, self.run_id, model)
+        except (ValueError, BlackboardError) as exc:
+            self.notify(str(exc), severity="error")
+            return
+        self.stored_run = await asyncio.to_thread(self.board.run, self.run_id)
+        self.notify(f"Continuing with {model}.")
+        self._title()
+        self.drive()
+
+    # -- the expert's message ---------------------------------------------------------------------
+    def on_tag_picker_send(self, event: TagPicker.Send) -> None:
+        self.send(event.answer)
+
+    def on_locked(self, event: Locked) -> None:
+        """A key reached the answer while it is on its way (just sent): say to wait, keep nothing."""
+        event.stop()
+        self.wait_for_turn()
+
+    def on_tag_choice_refused(self, event: TagChoice.Refused) -> None:
+        self.notify(event.reason, severity="warning")
+
+    def send(self, answer: Answer) -> None:
+        if self.state != "human" or self.driver is None:
+            self.notify("It is not your turn.", severity="warning")
+            return
+        if answer.tag is None:
+            self.notify("Choose a tag first (1-4).", severity="warning")
+            return
+        problem = self.driver.human.check(answer.tag, answer.prediction, answer.explanation)
+        problem = problem or self.pxp_task.validate_prediction(answer.prediction)
+        if problem:
+            self.notify(problem, severity="error", markup=False)  # it may quote a SMILES
+            return
+        # one question for everything that deserves one: REVISE unchanged, a tag the guards contradict, REJECT
+        questions = self.part(TagPicker).doubts(answer)
+        if answer.tag is Tag.REJECT:
+            questions.append("Send REJECT? It ends this session without agreement.")
+        elif questions:
+            questions.append("Send it anyway?")
+        if questions:
+
+            def confirmed(yes: bool | None) -> None:
+                if yes:
+                    self._submit(answer)
+
+            yes = "Reject" if answer.tag is Tag.REJECT else "Send"
+            self.app.push_screen(ConfirmScreen("\n".join(questions), yes=yes), confirmed)
+            return
+        self._submit(answer)
+
+    @batched
+    def _submit(self, answer: Answer) -> None:
+        if self.state != "human" or self.driver is None or answer.tag is None:
+            return
+        self.driver.human.submit(answer.tag, answer.prediction, answer.explanation, answer.guards)
+        self.part(TagPicker).hold()  # no input from now; shown as waiting only if the wait is seen
+        self._set_state("machine", "sending…", shown=False)
+        self._hold_frames()
+
+    def _show_waiting(self) -> None:
+        """The machine has not answered within the send's hold: show that the answer waits for it."""
+        self.part(QuickFooter).held = False
+        if self.state == "machine":
+            self.part(TagPicker).wait("waiting for the machine")
+            self.refresh_bindings()  # escape cancels: the footer says so now
+
+    def _hold_frames(self) -> None:
+        """Hold the screen's frames, and the footer's keys (a focus change would update them meanwhile)."""
+        self.part(QuickFooter).held = True
+        self.reply_wait.begin()
+
+    def _release(self) -> None:
+        self.reply_wait.after_frame(self.part(QuickFooter).release)  # its keys in the next frame, not in the reply's
+        # painted once the reply and the expert's turn are all in the frame (an outcome, shown where the answer
+        # was, is painted whole in any frame: what was hidden is drawn as it is now)
+        awaited = (MachinePane, Conversation, TagPicker) if self.state == "human" else ()
+        self.reply_wait.end(*(self.part(kind) for kind in awaited))
+
+    # -- states -----------------------------------------------------------------------------------
+    def _set_state(self, state: str, note: str | None = None, *, shown: bool = True) -> None:
+        """Enter ``state``; for ``machine``, ``shown=False`` leaves the answer as it is (held: see :meth:`_submit`)."""
+        self.state = state
+        machine, picker = self.part(MachinePane), self.part(TagPicker)
+        if state != "machine":
+            self._release()  # the wait is over: what it brought is painted with this
+        if state == "machine":
+            model = model_label(self.stored_run.model) if self.stored_run is not None else "the machine"
+            label = note or f"{model} is thinking… escape cancels"
+            machine.thinking(label)
+            if shown and not self.reply_wait.active:
+                picker.wait("waiting for the machine")
+        elif state in ("human", "outcome"):
+            machine.idle()
+        if not (state == "machine" and (self.reply_wait.active or not shown)):
+            # held (a send's first moments): the footer keeps the keys painted; they change after the hold's frame
+            self.refresh_bindings()
+
+    def _stopped(self, note: str) -> None:
+        self._set_state("stopped")
+        self.part(MachinePane).idle()
+        self.part(TagPicker).wait(note)
+        self.part(Conversation).note(note)
+
+    def _finished(self) -> None:
+        self._set_state("done")
+        self.part(MachinePane).idle()
+        self.part(TagPicker).wait("The run is finished. s shows its summary; q quits; ctrl+p, New run starts another.")
+        self._title()
+        if self.app.screen is self:
+            self.action_summary()
+
+    def _title(self) -> None:
+        run, ex = self.stored_run, self.exchange
+        if run is None:
+            return
+        parts = [f"run {self.run_id}", run.task.upper(), model_label(run.model)]
+        if ex is not None:
+            j = ex.next_j if ex.stop is None else len(ex.messages)
+            parts += [f"session {ex.order + 1} / {ex.total}", f"message {j} / {ex.n}"]
+        else:
+            done = self.metrics.done if self.metrics else 0
+            parts += [f"session {done} / {len(run.plan)}"]
+        self.sub_title = " · ".join(parts)
+
+    def quit_warning(self) -> str | None:
+        """Why quitting now deserves a question (mid-session), or None."""
+        if self.exchange is not None and self.exchange.stop is None and self.state in ("machine", "human"):
+            return (
+                "This session is not finished. Quit anyway?\n"
+                "Every message shown is saved; reopening the run continues at the next message."
+            )
+        return None
+
+    # -- keys -------------------------------------------------------------------------------------
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "send":  # before the expert's turn it says to wait (early_keys)
+            return True if self.state in ("human", "machine", "loading") and not self.watched else None
+        if action == "early_tag":
+            return not self.watched and self.state in ("human", "machine", "loading")
+        if action == "cancel":
+            return self.state == "machine" and not self.watched
+        if action == "retry":
+            return self.state == "stopped"
+        if action == "next_instance":
+            return self.state == "outcome"
+        if action == "summary":
+            return self.state == "done"
+        if action == "pause":
+            return self.watched and self.state in ("machine", "stopped")
+        if action == "skip":
+            return self.state == "human" and not self.watched
+        if action == "annotate":  # n is the next instance's key while an outcome is shown; b still opens the note
+            return self.exchange is not None and not (self.state == "outcome" and parameters == (False,))
+        if action == "take_seat":  # a second machine's seat; handed back only between the expert's turns
+            machines = self.stored_run is not None and self.stored_run.human_kind is HumanKind.MODEL
+            return machines and not (self.joined and self.state == "human")
+        return True
+
+    def action_take_seat(self) -> None:
+        """Step in as the human at the next turn of the other machine's seat, or hand the seat back to it."""
+        self.joined = not self.joined
+        if self.driver is not None:
+            self.driver.human.joined = self.joined
+        self.set_class(self.watched, "-watched")
+        self.notify("You answer from the next turn of the human's seat." if self.joined else "The other model answers again.")
+        self.refresh_bindings()
+
+    def action_send(self) -> None:
+        if self.state == "human":
+            self.part(TagPicker).request_send()
+        else:
+            self.wait_for_turn()
+
+    def action_summary(self) -> None:
+        """The run's summary screen (the papers' table, time spent, what next); escape comes back here."""
+        from pxp_tui.app.session.summary import SummaryScreen
+
+        self.app.push_screen(SummaryScreen(self.run_id, getattr(self.app, "db_path", "sessions.db")))
+
+    def action_cancel(self) -> None:
+        if self.state == "machine" and self.engine is not None and self.engine.is_running:
+            self.engine.cancel()
+
+    def action_retry(self) -> None:
+        if self.state == "stopped":
+            self.drive()
+
+    def action_pause(self) -> None:
+        if self.state == "stopped":
+            self.drive()
+        elif self.engine is not None and self.engine.is_running:
+            self.engine.cancel()
+
+    def action_view(self, pane: str) -> None:
+        """Show one pane on the whole screen (the metrics, the conversation), or go back."""
+        widget = self.part(f"#{pane}")
+        if self.maximized is widget:
+            self.minimize()
+            if self.state == "human":
+                self.part(TagChoice).focus()
+        else:
+            self.maximize(widget, container=False)
+            if widget.can_focus:
+                widget.focus()
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        if event.worker is self.engine and event.state is WorkerState.ERROR and not self.leaving:
+            self._stopped(f"Stopped: {event.worker.error}. Press r to retry.")
+
+
+def _run_and_tags(board: Any, run_id: int) -> tuple[Run, list[Any], int]:
+    """The run's row, its finished sessions' tags and how many were skipped (read in a thread)."""
+    from pxp_tui.blackboard.metrics import session_tags
+    from pxp_tui.blackboard.notes import skipped
+
+    return board.run(run_id), session_tags(board, run_id), skipped(board, run_id)

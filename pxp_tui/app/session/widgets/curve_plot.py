@@ -1,0 +1,40 @@
+"""The intelligibility-versus-message-bound curve (the papers' figure), drawn with textual-plotext."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from textual_plotext import PlotextPlot
+
+from pxp_tui.app.shared.css import beside
+from pxp_tui.protocol import RunCounts
+
+#: (class, legend) drawn, in the papers' order
+SERIES: tuple[tuple[str, str], ...] = (
+    ("one_way_human", "1-way H"),
+    ("one_way_machine", "1-way M"),
+    ("two_way", "2-way"),
+)
+
+
+class CurvePlot(PlotextPlot):
+    """Proportion of sessions in each class when only messages ``j <= j*`` count, for ``j* = 1..n``."""
+
+    DEFAULT_CSS = beside(__file__)
+
+    def show(self, curve: Sequence[RunCounts]) -> None:
+        plt = self.plt
+        plt.clear_data()
+        plt.clear_figure()
+        finished = bool(curve) and curve[-1].sessions > 0
+        plt.title("intelligibility vs message bound" if finished else "no finished session yet")
+        plt.xlabel("bound j*")
+        bounds: list[float] = list(range(1, len(curve) + 1))
+        if finished:
+            for name, label in SERIES:
+                plt.plot(bounds, [c.proportion(name) for c in curve], label=label, marker="hd")
+        plt.ylim(0, 1)
+        if bounds:
+            plt.xlim(1, max(bounds[-1], 2))
+            plt.xticks(bounds if len(bounds) <= 12 else bounds[:: max(1, len(bounds) // 10)])
+        self.refresh()

@@ -1,0 +1,79 @@
+"""The app's look, the same in the session and the review: the tags' colours as theme variables, and the
+theme chosen (ctrl+p, "Change theme") kept between launches in a small settings file.
+
+The settings file is ``settings.json`` in the user's config directory (``$XDG_CONFIG_HOME/pxp-tui`` on
+Linux, platformdirs' choice elsewhere), or in ``$PXP_CONFIG_DIR`` if set (the tests use a temporary
+one). A missing or unreadable file means the defaults; a file that cannot be written is said once.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from textual.theme import Theme
+
+from pxp_tui.app.shared.tags import tag_variables
+
+CONFIG_ENV = "PXP_CONFIG_DIR"
+
+
+def settings_path() -> Path:
+    """Where the settings live."""
+    configured = os.environ.get(CONFIG_ENV)
+    if configured:
+        return Path(configured) / "settings.json"
+    from platformdirs import user_config_dir
+
+    return Path(user_config_dir("pxp-tui", appauthor=False)) / "settings.json"
+
+
+def read_settings() -> dict[str, Any]:
+    try:
+        data = json.loads(settings_path().read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def write_settings(**changes: Any) -> None:
+    """Merge ``changes`` into the settings file (written whole, then renamed: never half a file)."""
+    path = settings_path()
+    settings = {**read_settings(), **changes}
+    path.parent.mkdir(parents=True, exist_ok=True)
+    partial = path.with_suffix(".json.partial")
+    partial.write_text(json.dumps(settings, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+    partial.replace(path)
+
+
+if TYPE_CHECKING:
+    from textual.app import App
+
+    _AppBase = App[Any]
+else:
+    _AppBase = object
+
+
+class Look(_AppBase):
+    """Mixed into the apps (``PXPApp``, ``ReviewApp``): tag colours from the theme, the theme remembered."""
+
+    def get_theme_variable_defaults(self) -> dict[str, str]:
+        theme = self.current_theme
+        colours = theme.to_color_system().generate()
+        return {**super().get_theme_variable_defaults(), **tag_variables({**colours, **theme.variables})}
+
+    def on_mount(self) -> None:
+        saved = read_settings().get("theme")
+        if isinstance(saved, str) and saved in self.available_themes and saved != self.theme:
+            self.theme = saved
+        self.theme_changed_signal.subscribe(self, self._keep_theme)
+
+    def _keep_theme(self, theme: Theme) -> None:
+        if read_settings().get("theme") == theme.name:
+            return
+        try:
+            write_settings(theme=theme.name)
+        except OSError as exc:
+            self.notify(f"The theme is not kept for next time: {exc}", severity="warning")

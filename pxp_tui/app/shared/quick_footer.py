@@ -1,0 +1,136 @@
+"""A footer that shows, hides, enables and disables its keys in place when the bindings change.
+
+Textual's ``Footer`` removes and mounts every key whenever the screen's bindings change (a focus
+change, ``refresh_bindings()``): at each turn of a session that is a dozen widgets restyled and laid
+out, the largest cost of the screen's update after the expert's send. This footer keeps the keys it
+has mounted (every key it has shown, those not active now hidden), and composes them again only when
+a key it has never shown appears (or the keys are grouped, where it does as ``Footer`` does).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.screen import Screen
+from textual.widget import Widget
+from textual.widgets import Footer
+from textual.widgets._footer import FooterKey
+
+from pxp_tui.app.shared.fitting_footer import FittingFooter
+
+
+class QuickFooter(FittingFooter):
+    """``FittingFooter``, updated in place when the same keys are shown, hidden, enabled or disabled."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._known: dict[tuple[str, str], tuple[Binding, str]] = {}  # every key shown so far, in order
+
+    def _active(self) -> dict[tuple[str, str], tuple[Binding, bool, str]] | None:
+        """(key, action) -> (binding, enabled, tooltip) of the keys to show now; None if any is grouped."""
+        shown: dict[tuple[str, str], tuple[Binding, bool, str]] = {}
+        actions: set[str] = set()
+        for _, binding, enabled, tooltip in self.screen.active_bindings.values():
+            if not binding.show or binding.action in actions:
+                continue
+            if binding.group is not None:
+                return None
+            actions.add(binding.action)
+            shown[(binding.key, binding.action)] = (binding, enabled, tooltip)
+        return shown
+
+    def compose(self) -> ComposeResult:
+        self._shown = None  # composed anew: the next update looks at every key
+        active = self._active() if self._bindings_ready else None
+        if active is None:
+            yield from super().compose()  # FittingFooter's: Footer's keys, fitted
+            return
+        items: list[Widget] = []
+        # every key shown so far (those not active now hidden), each keeping its place from turn to turn: a new
+        # key goes in after the active key before it (an outcome's n: next instance, after the turn's keys)
+        entries = self._known | {place: (b, t) for place, (b, _, t) in active.items()}
+        self._known = {place: entries[place] for place in _merged(list(self._known), list(active))}
+        for place, (binding, tooltip) in self._known.items():
+            key = FooterKey(
+                binding.key,
+                self.app.get_key_display(binding),
+                binding.description,
+                binding.action,
+                disabled=not (place in active and active[place][1]),
+                tooltip=tooltip,
+            ).data_bind(compact=Footer.compact)
+            key.display = place in active
+            items.append(key)
+        palette: list[Widget] = [k for k in Footer.compose(self) if isinstance(k, FooterKey) and k.has_class("-command-palette")]
+        self.styles.grid_size_columns = len(active) + len(palette)
+        yield from self.fit(items + palette)
+
+    def bindings_changed(self, screen: Screen) -> None:
+        self._bindings_ready = True
+        if not screen.app.app_focus:
+            return
+        if self.is_attached and screen is self.screen and not self._update_due:
+            # once, after the frame that shows what changed them: the keys that come and go at a turn (those a
+            # text field takes, shown again when it loses the focus) cost the screen a layout and the footer's
+            # row a render, about 13 ms at 160x48; the machine's reply is painted first, the keys a frame later
+            self._update_due = True
+            self.call_after_refresh(self._update_keys)
+
+    _update_due = False
+    _shown: tuple[int, tuple[tuple[tuple[str, str], bool], ...]] | None = None  # what the keys show now
+
+    #: set by the screen while it holds its frames (a send's first moments): the keys are updated when it lets go
+    held = False
+
+    def release(self) -> None:
+        """No longer held: the keys updated (in the footer's own context, after what is being painted)."""
+        if self.held:
+            self.held = False
+            self.call_later(self._update_keys)
+
+    async def _update_keys(self) -> None:
+        self._update_due = False
+        if not self.is_attached or self.held:
+            return
+        active = self._active()
+        shown = (
+            None if active is None else (self.size.width, tuple((place, enabled) for place, (_, enabled, _) in active.items()))
+        )
+        if shown is not None and shown == self._shown:
+            return  # the same keys, enabled alike, at the same width: nothing to do (most turns)
+        self._shown = shown
+        keys = {(k.key, k.action): k for k in self.query(FooterKey) if not k.has_class("-command-palette")}
+        if active is None or not set(active) <= set(keys):
+            await self.recompose()  # grouped keys, or a key never shown
+            return
+        before = {key: key.description for key in self.query(FooterKey)}
+        full: dict[FooterKey, str] = {}
+        for place, key in keys.items():
+            key.display = place in active  # a change of display lays out by itself; the same value does nothing
+            if place in self._known:
+                full[key] = self._known[place][0].description  # fitted again below
+            if place in active:
+                key._disabled = not active[place][1]
+                key.set_class(key._disabled, "-disabled")
+        self.fit(list(self.query(FooterKey)), full)
+        for key, description in before.items():
+            if key.description != description:  # a plain attribute: its new width needs a layout
+                key.refresh(layout=True)
+        palette = len(self.query(FooterKey)) - len(keys)
+        if self.styles.grid_size_columns != len(active) + palette:
+            self.styles.grid_size_columns = len(active) + palette
+
+
+def _merged(known: list[Any], active: list[Any]) -> list[Any]:
+    """``known``'s order, with each key of ``active`` not in it placed just after the active key before it."""
+    order = list(known)
+    after = -1
+    for place in active:
+        if place in order:
+            after = order.index(place)
+        else:
+            after += 1
+            order.insert(after, place)
+    return order

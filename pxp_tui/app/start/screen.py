@@ -1,0 +1,247 @@
+"""The start screen: a new run (task, dataset, models, human, n, k, context), an unfinished run, or the review."""
+
+from __future__ import annotations
+
+import asyncio
+import getpass
+from typing import TYPE_CHECKING, Any
+
+from textual import work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.content import Content
+from textual.lazy import Lazy
+from textual.screen import Screen
+from textual.widgets import Button, Header, Input, Label, OptionList, Select, Static
+from textual.widgets.option_list import Option
+
+from pxp_tui.app.shared.breakpoints import apply_breakpoints
+from pxp_tui.app.shared.fitting_footer import FittingFooter
+from pxp_tui.app.shared.form_fields import FormFields
+from pxp_tui.app.shared.host import host
+from pxp_tui.common.kinds import HumanKind
+from pxp_tui.runs.config import DEFAULTS
+from pxp_tui.tasks import TASKS
+
+if TYPE_CHECKING:
+    from pxp_tui.blackboard.records import RunSummary
+
+INTRO = (
+    "For each instance the machine sends a prediction and an explanation; you answer RATIFY, REFUTE, "
+    "REVISE or REJECT with your own, until both ratify, one rejects, or n messages. "
+    "Press enter to start on the bundled demo with the offline machine (no key, no network)."
+)
+
+CONTEXTS = [("all earlier sessions (the papers)", "all"), ("none", "none"), ("last 3 sessions", "last:3")]
+
+
+def available_tasks() -> list[str]:
+    """The tasks the start screen offers: every registered one (``pxp_tui.tasks.TASKS``)."""
+    return list(TASKS)
+
+
+def default_name() -> str:
+    try:
+        return getpass.getuser() or "expert"
+    except Exception:  # noqa: BLE001 - no user database (containers)
+        return "expert"
+
+
+class StartScreen(Screen):
+    """Choose what to run; ``enter`` on Start (focused first) starts the demo at once."""
+
+    CSS_PATH = "screen.tcss"
+    # Start has the focus from the first frame. Textual's default focuses the first focusable widget, the
+    # scrolling body, whose focus (then its loss) restyles everything in it: about 0.1 s before the first paint.
+    AUTO_FOCUS = "#start-button"
+    BINDINGS = [
+        Binding("ctrl+s", "start", "Start", id="start.start"),
+        Binding("ctrl+r", "resume", "Resume run", id="start.resume"),
+        Binding("ctrl+o", "app.open_review", "Review runs", id="start.review"),
+    ]
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.tasks = available_tasks()
+        self.fields = FormFields(id="start-grid")
+
+    def compose(self) -> ComposeResult:
+        apply_breakpoints(self)  # its layout from the first frame
+        yield Header()
+        with VerticalScroll(id="start-body"):
+            yield Static(INTRO, id="start-intro")
+            with Horizontal(id="start-columns"):
+                with Vertical(id="start-form"):
+                    with Vertical(id="start-fields"), Lazy(self.fields):  # mounted just after the first frame
+                        yield Label("Task")
+                        yield Select(
+                            [(t.upper(), t) for t in self.tasks], value=self.tasks[0], allow_blank=False, id="start-task"
+                        )
+                        yield Label("Dataset")
+                        yield Select([("bundled demo", "")], value="", allow_blank=False, id="start-dataset")
+                        yield Label("Machine")
+                        yield Input(DEFAULTS.model, id="start-model", placeholder="offline, gpt-4o-mini, ollama/llava, ...")
+                        yield Label("Checker")
+                        yield Input("", id="start-checker", placeholder="the machine's model (offline: TF-IDF)")
+                        yield Label("Human")
+                        yield Select(
+                            [
+                                (kind.label, kind.value) for kind in HumanKind if kind is not HumanKind.MODEL
+                            ],  # the live expert first; a second model: `pxp run --human model:...`
+                            value=HumanKind.LIVE.value,
+                            allow_blank=False,
+                            id="start-human",
+                        )
+                        yield Label("Your name")
+                        yield Input(default_name(), id="start-name")
+                        yield Label("n, k")
+                        with Horizontal(id="start-nk"):
+                            yield Input(str(DEFAULTS.n), id="start-n", type="integer", tooltip="messages per session at most")
+                            yield Input(str(DEFAULTS.k), id="start-k", type="integer", tooltip="REJECT allowed after message k")
+                        yield Label("Context")
+                        yield Select(CONTEXTS, value=DEFAULTS.context, allow_blank=False, id="start-context")
+                    yield Static("", id="start-error")
+                    yield Button("Start (enter)", id="start-button", variant="primary")
+                with Vertical(id="start-runs"):
+                    yield OptionList(Option(Content.styled("…", "$text-muted"), disabled=True), id="start-unfinished")
+                    yield Button("Resume (ctrl+r)", id="resume-button")
+                    yield Button("Review past runs (ctrl+o)", id="review-button")
+        yield FittingFooter()
+
+    def on_mount(self) -> None:
+        self.sub_title = "new run"
+        self.query_one("#start-form").border_title = "New run"
+        self.query_one("#start-runs").border_title = "Unfinished runs"
+        self.load_board()
+
+    # -- what the blackboard holds -----------------------------------------------------------------
+    @work(group="start-board", exclusive=True)
+    async def load_board(self) -> None:
+        await host(self.app).painted()  # opening the file imports sqlite-utils: not before the first frame
+        try:
+            datasets, runs = await host(self.app).read_board(_board_contents)
+        except Exception as exc:
+            from pxp_tui.blackboard import BlackboardError  # imported by now, in the reading thread
+
+            if not isinstance(exc, BlackboardError):
+                raise
+            # not a blackboard, a newer schema...: say so, start nothing
+            self.query_one("#start-error", Static).update(Content.styled(str(exc), "$error"))
+            self.query_one("#start-button", Button).disabled = True
+            return
+        self._datasets = datasets
+        await self.fields.mounted.wait()
+        self._fill_datasets()
+        unfinished = self.query_one("#start-unfinished", OptionList)
+        unfinished.clear_options()
+        for run in runs:
+            unfinished.add_option(Option(_run_label(run), id=str(run.run.id)))
+        if runs:
+            unfinished.highlighted = 0  # the latest: ctrl+r resumes it without selecting it first
+        else:
+            unfinished.add_option(Option(Content.styled("none", "$text-muted"), disabled=True))
+
+    def _fill_datasets(self) -> None:
+        task = self.query_one("#start-task", Select).value
+        options = [("bundled demo", "")] + [
+            (f"{d['name']} ({d['instances']})", d["name"]) for d in getattr(self, "_datasets", []) if d["task"] == task
+        ]
+        self.query_one("#start-dataset", Select).set_options(options)
+        self.query_one("#start-dataset", Select).value = ""
+
+    def on_select_changed(self, event: Select.Changed) -> None:
+        if event.select.id == "start-task":
+            self._fill_datasets()
+        elif event.select.id == "start-human":
+            self.query_one("#start-name", Input).disabled = event.value != HumanKind.LIVE.value
+
+    # -- starting ---------------------------------------------------------------------------------
+    def form(self) -> dict[str, Any]:
+        """The form as ``RunConfig`` fields; ValueError with a one-line reason if a number is malformed."""
+        values: dict[str, Any] = {}
+        for field in ("n", "k"):
+            text = self.query_one(f"#start-{field}", Input).value.strip()
+            try:
+                values[field] = int(text)
+            except ValueError:
+                raise ValueError(f"{field} must be a whole number, got {text!r}") from None
+        human = self.query_one("#start-human", Select).value
+        return {
+            "task": self.query_one("#start-task", Select).value,
+            "dataset": self.query_one("#start-dataset", Select).value or None,
+            "model": self.query_one("#start-model", Input).value.strip() or DEFAULTS.model,
+            "checker": self.query_one("#start-checker", Input).value.strip() or None,
+            "human_kind": HumanKind(human),
+            "expert": None if human != HumanKind.LIVE.value else self.query_one("#start-name", Input).value.strip(),
+            "context": self.query_one("#start-context", Select).value,
+            **values,
+        }
+
+    def action_start(self) -> None:
+        self.start_run()
+
+    @work(group="start", exclusive=True)
+    async def start_run(self) -> None:
+        error = self.query_one("#start-error", Static)
+        await self.fields.mounted.wait()  # enter pressed at once starts with what the fields show
+        try:
+            fields = self.form()
+        except ValueError as exc:
+            error.update(Content.styled(str(exc), "$error"))
+            return
+        error.update(Content.styled("preparing the run…", "$text-muted"))
+        await host(self.app).loaded()
+        await host(self.app).stop_engines()  # a run open underneath pauses: one writer at a time
+        from pxp_tui.blackboard import BlackboardError
+        from pxp_tui.runs.config import RunConfig
+        from pxp_tui.runs.create import create_run
+
+        try:
+            board = await host(self.app).blackboard()
+            run_id = await asyncio.to_thread(create_run, board, RunConfig(**fields))
+        except (ValueError, BlackboardError) as exc:
+            error.update(Content.styled(str(exc), "$error"))
+            return
+        error.update("")
+        host(self.app).open_run(run_id)
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        if event.button.id == "start-button":
+            self.start_run()
+        elif event.button.id == "resume-button":
+            self.action_resume()
+        elif event.button.id == "review-button":
+            host(self.app).action_open_review()
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        self.start_run()
+
+    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        if event.option.id:
+            host(self.app).open_run(int(event.option.id))
+
+    def action_resume(self) -> None:
+        runs = self.query_one("#start-unfinished", OptionList)
+        option = runs.highlighted_option
+        if option is None or not option.id:
+            self.notify("no unfinished run selected", severity="warning")
+            return
+        host(self.app).open_run(int(option.id))
+
+
+def _board_contents(board: Any) -> tuple[list[dict[str, Any]], list[RunSummary]]:
+    """The datasets, and the unfinished runs (newest first) with their counts and sessions planned."""
+    from pxp_tui.blackboard import review
+
+    runs = [r for r in review.runs(board) if not r.run.finished]
+    return board.datasets(), sorted(runs, key=lambda r: -r.run.id)
+
+
+def _run_label(summary: RunSummary) -> Content:
+    run = summary.run
+    return Content.assemble(
+        (f"run {run.id}", "bold"),
+        f"  {run.task.upper()}  {run.model}  {run.human}  ",
+        (f"{summary.counts.sessions}/{summary.planned} sessions  {run.status}", "$text-muted"),
+    )
