@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from pxp_tui.app.messages import HumanTurn
+from pxp_tui.app.session.messages import HumanTurn
 from pxp_tui.protocol import Sender, Tag, session_flags
 
 from .app_helpers import expert_turn, live_app, messages, outcome_shown, rows, run_done, session_screen, type_answer, wait_for
