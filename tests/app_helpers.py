@@ -15,8 +15,7 @@ from pxp_tui.blackboard import Blackboard
 from pxp_tui.runs.config import RunConfig, parse_human
 from pxp_tui.runs.create import create_run
 
-#: how long a test waits for something the app should do soon (a bound against hanging, not a timing assertion)
-PATIENCE = 60.0
+from .waiting import PATIENCE
 
 #: seconds between two looks at a condition (the app runs meanwhile)
 STEP = 0.02

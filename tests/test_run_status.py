@@ -401,7 +401,9 @@ def test_quitting_ends_the_app_even_when_its_terminal_stops_reading(tmp_path: Pa
 
     db = tmp_path / "live.db"
     command = [str(PXP), "run", "--task", "rad", "--human", "alice", "--limit", "3", "--db", str(db)]
-    pid = in_stalling_terminal(command, b"Your turn", [], [(b"q", screen_shown("ConfirmScreen")), (b"y", None)], tmp_path / "textual.log")
+    pid = in_stalling_terminal(
+        command, b"Your turn", [], [(b"q", screen_shown("ConfirmScreen")), (b"y", None)], tmp_path / "textual.log"
+    )
     assert gone(pid, patience=GOODBYE + 20), "pxp still runs after quitting, its terminal stopped"
     conn = sqlite3.connect(db)
     status = conn.execute("SELECT status FROM runs").fetchall()

@@ -21,6 +21,7 @@ from pxp_tui.app.review.message_card import BAR_WIDTH, MessageCard
 from pxp_tui.app.review.review_notes import replay_note
 from pxp_tui.app.shared.distribution_bars import bars_content
 from pxp_tui.app.shared.fitting_footer import FittingFooter
+from pxp_tui.app.shared.leaving import leave
 from pxp_tui.blackboard import Blackboard, review
 from pxp_tui.blackboard.finals import FinalWeights
 from pxp_tui.common.models import model_label
@@ -149,4 +150,4 @@ class ReplayScreen(PictureActions, Screen):
             self.shown = 1
 
     def action_back(self) -> None:
-        self.dismiss()
+        leave(self)  # its reads stop first

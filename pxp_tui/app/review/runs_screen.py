@@ -12,6 +12,7 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Header, Static
 
 from pxp_tui.app.shared.fitting_footer import FittingFooter
+from pxp_tui.app.shared.leaving import cancelled, leave
 from pxp_tui.blackboard import Blackboard, BlackboardError, review
 from pxp_tui.blackboard.records import RunSummary
 from pxp_tui.common.models import model_label
@@ -107,7 +108,8 @@ class ReviewScreen(Screen):
     def load(self) -> None:
         assert self.board is not None
         runs = review.runs(self.board)
-        self.app.call_from_thread(self._show, runs)
+        if not cancelled():  # left meanwhile: its widgets are going
+            self.app.call_from_thread(self._show, runs)
 
     def _show(self, runs: list[RunSummary]) -> None:
         table = self.query_one("#runs-table", DataTable)
@@ -146,4 +148,4 @@ class ReviewScreen(Screen):
         self.action_open_run()
 
     def action_back(self) -> None:
-        self.dismiss()
+        leave(self)  # its reads stop first

@@ -21,6 +21,7 @@ from pxp_tui.app.review.filter_bar import CLASS_LABELS, FilterBar
 from pxp_tui.app.review.messages import FilterChanged
 from pxp_tui.app.review.review_notes import ReviewNotes, note_cell
 from pxp_tui.app.shared.fitting_footer import FittingFooter
+from pxp_tui.app.shared.leaving import cancelled, leave
 from pxp_tui.app.shared.session_notes import note_bindings
 from pxp_tui.blackboard import Blackboard, notes, review
 from pxp_tui.blackboard.records import RunSummary
@@ -100,7 +101,8 @@ class SessionsScreen(ReviewNotes, Screen):
         run = review.runs_row(self.board, self.run_id)
         page = review.sessions(self.board, self.run_id, self.query_state)
         self.skipped = notes.skipped(self.board, self.run_id)
-        self.app.call_from_thread(self._show, run, page)
+        if not cancelled():  # left meanwhile: its widgets are going
+            self.app.call_from_thread(self._show, run, page)
 
     def _show(self, line: RunSummary, page: review.Page) -> None:
         self.summary, self.page = line, page
@@ -202,4 +204,4 @@ class SessionsScreen(ReviewNotes, Screen):
         self.app.push_screen(ReplayScreen(self.board, row.session_id))
 
     def action_back(self) -> None:
-        self.dismiss()
+        leave(self)  # its reads stop first
