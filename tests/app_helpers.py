@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import asyncio
 import threading
-import time
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -15,7 +13,7 @@ from pxp_tui.blackboard import Blackboard
 from pxp_tui.runs.config import RunConfig, parse_human
 from pxp_tui.runs.create import create_run
 
-from .waiting import PATIENCE
+from .waiting import PATIENCE, Patience
 
 #: seconds between two looks at a condition (the app runs meanwhile)
 STEP = 0.02
@@ -77,27 +75,11 @@ def messages(db_path: Path, run_id: int) -> list[tuple[int, int, str, str, str]]
 async def wait_for(pilot: Any, condition: Callable[[], Any], what: str | Callable[[], str] = "the app") -> Any:
     """Let the app run until ``condition()`` is true; fails (naming ``what``, or what ``what()`` says then) if it
     is not within :data:`PATIENCE`."""
-    deadline = time.monotonic() + PATIENCE
-    while True:
-        value = condition()
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            raise AssertionError(f"gave up after {PATIENCE:.0f} s waiting for {what() if callable(what) else what}")
-        await pilot.pause(STEP)
 
+    async def now() -> Any:
+        return condition()
 
-async def wait_unpainted(condition: Callable[[], Any], what: str) -> Any:
-    """:func:`wait_for` for a test that counts the screen's frames: Pilot's pause sends every widget a message
-    and paints the screen, so this one only lets the loop run (``asyncio.sleep``)."""
-    deadline = time.monotonic() + PATIENCE
-    while True:
-        value = condition()
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            raise AssertionError(f"gave up after {PATIENCE:.0f} s waiting for {what}")
-        await asyncio.sleep(STEP)
+    return await wait_for_async(pilot, now, what)
 
 
 def session_screen(app: PXPApp) -> Any:
@@ -178,16 +160,13 @@ async def expert_turn(pilot: Any, app: PXPApp, j: int | None = None) -> Any:
     return await wait_for_async(pilot, moved_on, f"the expert's turn at message {j}")
 
 
-async def wait_for_async(pilot: Any, condition: Callable[[], Any], what: str = "the app") -> Any:
+async def wait_for_async(pilot: Any, condition: Callable[[], Any], what: str | Callable[[], str] = "the app") -> Any:
     """:func:`wait_for` with a coroutine ``condition`` (one that may press keys)."""
-    deadline = time.monotonic() + PATIENCE
-    while True:
-        value = await condition()
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            raise AssertionError(f"gave up after {PATIENCE:.0f} s waiting for {what}")
+    bound = Patience(what)
+    while not (value := await condition()):
+        bound.give_up(value)
         await pilot.pause(STEP)
+    return value
 
 
 async def outcome_shown(pilot: Any, app: PXPApp) -> Any:

@@ -22,7 +22,8 @@ from pxp_tui.app.session.widgets.conversation import Conversation
 from pxp_tui.app.session.widgets.tag_choice import TagChoice
 from pxp_tui.app.session.widgets.tag_picker import TagPicker
 
-from .app_helpers import expert_turn, live_app, outcome_shown, settled, type_answer, wait_for, wait_unpainted
+from .app_helpers import expert_turn, live_app, outcome_shown, settled, type_answer, wait_for
+from .waiting import async_poll
 
 
 def on_paint(screen: Any, record: Any, *, from_send: bool = True) -> None:
@@ -253,8 +254,8 @@ async def test_a_hold_that_ends_on_a_timer_still_paints_what_changed() -> None:
 
         app.screen._compositor_refresh = refresh  # type: ignore[method-assign]
         wait = app.change_in_a_hold()
-        await wait_unpainted(lambda: not wait.active, "the hold's end")
-        await wait_unpainted(lambda: "after" in seen, "a paint after the hold, with what changed in it")
+        await async_poll(lambda: not wait.active, "the hold's end")
+        await async_poll(lambda: "after" in seen, "a paint after the hold, with what changed in it")
 
 
 def painted_text(screen: Any) -> list[str]:
@@ -283,7 +284,7 @@ async def test_the_reply_and_the_turn_are_painted_whole_in_the_first_frame(db_pa
         await expert_turn(pilot, app, j=4)
         reply = screen.exchange.messages[2]
         tags = f"This session: INIT_m REFUTE_h {reply.tag.value}_m"
-        await wait_unpainted(lambda: any(tags in frame for frame in seen), "the metrics' tags painted")
+        await async_poll(lambda: any(tags in frame for frame in seen), "the metrics' tags painted")
     assert seen, "the screen was painted after the send"
     first = seen[0]
     assert "message 3" in first  # the machine pane's head: its tag and "message 3"
@@ -311,7 +312,7 @@ async def test_the_outcome_comes_first_and_the_metrics_follow_without_a_key(db_p
         seen = painted_text(screen)
         await pilot.press("ctrl+s")
         await outcome_shown(pilot, app)
-        await wait_unpainted(lambda: any("1 of 2 sessions done" in frame for frame in seen), "the metrics painted")
+        await async_poll(lambda: any("1 of 2 sessions done" in frame for frame in seen), "the metrics painted")
     first = seen[0]
     assert "Session 1 of 2: Ratified by both at message" in first
     assert "0 of 2 sessions done" in first

@@ -23,26 +23,35 @@ PATIENCE = 120.0
 STEP = 0.05
 
 
+class Patience:
+    """A bound on one wait: :meth:`give_up` fails, naming what was awaited, once ``seconds`` have passed."""
+
+    def __init__(self, what: str | Callable[[], str], seconds: float = PATIENCE) -> None:
+        self.what, self.seconds = what, seconds
+        self.deadline = time.monotonic() + seconds
+
+    def give_up(self, value: object) -> None:
+        """Fails if the time is up; ``value``: what the condition returned last."""
+        if time.monotonic() > self.deadline:
+            what = self.what() if callable(self.what) else self.what
+            raise AssertionError(f"gave up after {self.seconds:.0f} s waiting for {what} (last: {value!r})")
+
+
 def poll(condition: Callable[[], T], what: str, patience: float = PATIENCE, step: float = STEP) -> T:
     """``condition()``'s first true value, looked at every ``step`` seconds; AssertionError naming ``what`` (and
     what the condition last returned) if it is still false after ``patience`` seconds."""
-    deadline = time.monotonic() + patience
-    while True:
-        value = condition()
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            raise AssertionError(f"gave up after {patience:.0f} s waiting for {what} (last: {value!r})")
+    bound = Patience(what, patience)
+    while not (value := condition()):
+        bound.give_up(value)
         time.sleep(step)
+    return value
 
 
 async def async_poll(condition: Callable[[], T], what: str, patience: float = PATIENCE, step: float = STEP) -> T:
-    """:func:`poll` in a coroutine: the event loop runs between the looks."""
-    deadline = time.monotonic() + patience
-    while True:
-        value = condition()
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            raise AssertionError(f"gave up after {patience:.0f} s waiting for {what} (last: {value!r})")
+    """:func:`poll` in a coroutine: the event loop runs between the looks (nothing else is asked of it, so a
+    Textual screen is not made to paint, as Pilot's pause does)."""
+    bound = Patience(what, patience)
+    while not (value := condition()):
+        bound.give_up(value)
         await asyncio.sleep(step)
+    return value
