@@ -9,6 +9,7 @@ from pxp_tui.app.shell.pxp_app import PXPApp
 from pxp_tui.protocol import Tag
 
 from .app_helpers import expert_turn, live_app, make_run, messages, rows, run_done, session_screen, type_answer, wait_for
+from .internals import notifications
 
 
 @pytest.fixture(autouse=True)
@@ -118,7 +119,7 @@ async def test_smiles_are_checked_as_typed_and_invalid_ones_are_not_sent(db_path
         check = str(screen.query_one("#prediction-check").render())
         assert "not valid SMILES: C1CC" in check
         await pilot.press("ctrl+s")
-        refused = lambda: [n.message for n in app._notifications if "not valid SMILES: C1CC" in n.message]  # noqa: E731
+        refused = lambda: [n for n in notifications(app) if "not valid SMILES: C1CC" in n]  # noqa: E731
         await wait_for(pilot, refused, "the send refused, with the reason")
         assert screen.state == "human" and screen.driver.human.waiting and len(messages(db_path, run_id)) == 1
         await type_answer(pilot, app, prediction="C1CC1.N", keys=True)

@@ -29,6 +29,7 @@ from pxp_tui.blackboard.schema import SCHEMA_VERSION
 from .big_files import drug_csv
 from .cli_helpers import digest, pxp
 from .conftest import ROOT
+from .full_disk import on_tmpfs
 
 MOLS = "key,name,input,output,explanation\nz,,CCCOC(C)=O,CC(=O)Cl.OCCC,Propyl ester.\n"
 
@@ -232,7 +233,6 @@ def test_a_run_on_a_full_disk_pauses_whole_and_resumes(capsys, small_disk, recor
 
 FULL_TMPFS = r"""
 set -eu
-mount -t tmpfs -o size=4m tmpfs "$DISK"
 cp "$FIRST" "$DISK/x.db"
 free=$(df -k "$DISK" | tail -1 | awk '{print $4}')
 dd if=/dev/zero of="$DISK/filler" bs=4k count=$(( free / 4 - 50 )) 2> /dev/null
@@ -250,28 +250,11 @@ cp "$DISK/x.db" "$OUT/x.db"
 def test_a_really_full_disk_pauses_the_run_and_it_resumes_once_there_is_space(capsys, tmp_path: Path) -> None:
     """A blackboard holding one finished run (made here, in this process) is copied onto a 4 MB tmpfs, filled to
     its last 200 KB; there the real ``pxp`` runs the demo until the disk is full, then resumes with space again."""
-    unshare = shutil.which("unshare")
-    if unshare is None or os.geteuid() != 0:
-        pytest.skip("a real full disk needs a tmpfs mounted in a private namespace: unshare, as root")
     disk, out, first = tmp_path / "disk", tmp_path / "out", tmp_path / "first.db"
-    disk.mkdir()
     out.mkdir()
     code, _, err = pxp(capsys, "run", "--headless", "--limit", "1", "--db", first, "--quiet")
     assert code == 0, err
-    env = {
-        **os.environ,
-        "PYTHONPATH": str(ROOT),
-        "PXP_OFFLINE_LATENCY": "0",
-        "DISK": str(disk),
-        "OUT": str(out),
-        "FIRST": str(first),
-        "PY": sys.executable,
-    }
-    result = subprocess.run(
-        [unshare, "-m", "--propagation", "private", "sh", "-c", FULL_TMPFS], env=env, capture_output=True, text=True, timeout=300
-    )
-    if "mount" in result.stderr and not (out / "code").exists():
-        pytest.skip(f"tmpfs cannot be mounted here: {result.stderr.strip()}")
+    on_tmpfs(FULL_TMPFS, disk, PXP_OFFLINE_LATENCY="0", OUT=str(out), FIRST=str(first))
     assert (out / "code").read_text().split() == ["1", "0"], (out / "stderr").read_text()
     lines = (out / "stderr").read_text().splitlines()
     assert lines[:2] == [

@@ -8,6 +8,8 @@ from pathlib import Path
 import pytest
 
 from pxp_tui.blackboard import Blackboard, review
+from pxp_tui.common.kinds import HumanKind
+from pxp_tui.config import RunConfig
 from pxp_tui.tasks.base import DatasetRow
 
 from .boards import EVERY_CLASS, scripted_run
@@ -71,8 +73,10 @@ async def test_merging_keeps_experts_apart_and_is_idempotent(tmp_path: Path, cap
         paths.append(path)
     out = tmp_path / "all.db"
     pxp(capsys, "merge", out, *paths)
+    before = digest(out)
     code, printed, _ = pxp(capsys, "merge", out, paths[0])
-    assert code == 0 and "already in" in printed and "skipped" in printed
+    assert code == 0 and f"0 run(s) added (ids none), 0 sessions, 0 messages; 1 already up to date in {out}" in printed
+    assert digest(out) == before
     with Blackboard.open(out, create=False, readonly=True) as merged:
         runs = review.runs(merged)
         assert [(r.run.id, r.run.human) for r in runs] == [(1, "h1"), (2, "h2")]
@@ -89,16 +93,7 @@ def test_a_dataset_that_differs_is_copied_under_a_new_name(tmp_path: Path, capsy
         with Blackboard.open(path) as board:
             board.add_dataset("mine", "drug", [DatasetRow("k", "train", "CCO", reference, "e")])
             board.create_run(
-                {
-                    "task": "drug",
-                    "dataset": "mine",
-                    "model": "m",
-                    "human_kind": "live",
-                    "expert": name,
-                    "n": 10,
-                    "k": 3,
-                    "context": "all",
-                },
+                RunConfig(dataset="mine", model="m", human_kind=HumanKind.LIVE, expert=name),
                 board.instance_ids("mine"),
             )
         paths.append(path)

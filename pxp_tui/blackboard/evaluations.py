@@ -103,31 +103,35 @@ def ungated(board: Blackboard, run_id: int) -> list[int]:
 
 
 # -- pxp merge --------------------------------------------------------------------------------------
-def copy_merged(db: sqlite_utils.Database, src: str, session_offset: int) -> int:
-    """Copy the measurements of the runs ``pxp merge`` mapped from attached database ``src``; how many.
+def copy_merged(db: sqlite_utils.Database, src: str, run: tuple[int, int], dataset: str, skip: int = 0) -> int:
+    """Copy the measurements of run ``run[0]`` of attached database ``src`` to run ``run[1]``, all but the first
+    ``skip`` (which the target holds already); how many.
 
-    Called by :mod:`pxp_tui.blackboard.merge` inside its transaction, after the runs, sessions and
-    instances of ``src`` are mapped (``temp.merge_map``): measurements get new ids, their run's and
-    session's new ids, and their items the target's instance ids.
+    Called by :mod:`pxp_tui.blackboard.merge` inside its transaction, after the run's sessions are mapped
+    (``temp.merge_map``, kind ``session``): measurements get new ids and their session's new id, and their items
+    the ids of the instances with the same keys in ``dataset``, the target's dataset of the run.
     """
     if not table_columns(db, src, "evaluations"):
         return 0
-    shared = [c for c in shared_columns(db, src, "evaluations") if c != "id"]
+    shared = [c for c in shared_columns(db, src, "evaluations") if c not in ("id", "run_id")]
     items = [c for c in shared_columns(db, src, "evaluation_items") if c not in ("evaluation_id", "instance_id")]
     rows = db.execute(
-        f"""SELECT e.id, r.new, {", ".join("e." + c for c in shared)} FROM {src}.evaluations e
-            JOIN temp.merge_map r ON r.kind = 'run' AND r.old = e.run_id ORDER BY e.id"""
+        f"""SELECT e.id, s.new, {", ".join("e." + c for c in shared)} FROM {src}.evaluations e
+            LEFT JOIN temp.merge_map s ON s.kind = 'session' AND s.old = e.session_id
+            WHERE e.run_id = ? ORDER BY e.id LIMIT -1 OFFSET ?""",
+        [run[0], skip],
     ).fetchall()
-    for old_id, run_id, *values in rows:
-        row = dict(zip(shared, values, strict=True), run_id=run_id)
-        if row.get("session_id") is not None:
-            row["session_id"] += session_offset
+    for old_id, session_id, *values in rows:
+        row = dict(zip(shared, values, strict=True), run_id=run[1])
+        if "session_id" in row:
+            row["session_id"] = session_id
         new_id = insert_id(db.table("evaluations"), row)
         db.execute(
             f"""INSERT INTO main.evaluation_items (evaluation_id, instance_id, {", ".join(items)})
-                SELECT ?, i.new, {", ".join("t." + c for c in items)} FROM {src}.evaluation_items t
-                JOIN temp.merge_map i ON i.kind = 'instance' AND i.old = t.instance_id WHERE t.evaluation_id = ?""",
-            [new_id, old_id],
+                SELECT ?, i.id, {", ".join("t." + c for c in items)} FROM {src}.evaluation_items t
+                JOIN {src}.instances si ON si.id = t.instance_id JOIN main.instances i ON i.dataset = ? AND i.key = si.key
+                WHERE t.evaluation_id = ?""",
+            [new_id, dataset, old_id],
         )
     return len(rows)
 

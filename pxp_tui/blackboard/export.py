@@ -16,6 +16,7 @@ from typing import IO, Any
 
 from pxp_tui.blackboard.errors import BlackboardError
 from pxp_tui.blackboard.store import Blackboard
+from pxp_tui.common.files import output_folder
 
 FORMATS = {"csv": "csv", "json": "json", "ndjson": "ndjson", "markdown": "md"}
 
@@ -108,14 +109,18 @@ def check(board: Blackboard, fmt: str, tables: Sequence[str] | None) -> list[str
 
 
 def export(board: Blackboard, fmt: str, out: Path, tables: Sequence[str] | None = None) -> list[Exported]:
-    """Write one file per table and view (or per name in ``tables``) into directory ``out``."""
+    """Write one file per table and view (or per name in ``tables``) into directory ``out``: all of them, or none.
+
+    The files are written beside ``out``'s and moved in when every one is whole (``common.files.output_folder``):
+    an OSError (a full disk) leaves ``out`` as it was, earlier exports in it included.
+    """
     chosen = check(board, fmt, tables)
     if out.exists() and not out.is_dir():
         raise BlackboardError(f"{out} is a file, not a directory")
-    out.mkdir(parents=True, exist_ok=True)
     done = []
-    for name in chosen:
-        path = out / f"{name}.{FORMATS[fmt]}"
-        with path.open("w", encoding="utf-8", newline="") as stream:
-            done.append(Exported(name, write(board, name, fmt, stream), path))
+    with output_folder(out) as partial:
+        for name in chosen:
+            file = f"{name}.{FORMATS[fmt]}"
+            with (partial / file).open("w", encoding="utf-8", newline="") as stream:
+                done.append(Exported(name, write(board, name, fmt, stream), out / file))
     return done

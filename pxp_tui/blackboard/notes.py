@@ -95,13 +95,17 @@ def median_seconds(times_ms: Sequence[float]) -> float | None:
     return statistics.median(times_ms) / 1000 if times_ms else None
 
 
-def copy_merged(db: sqlite_utils.Database, src: str, offset: int) -> None:
-    """``pxp merge``: the annotations of the runs just copied from ``src`` (their sessions' ids moved by ``offset``)."""
+def copy_merged(db: sqlite_utils.Database, src: str) -> None:
+    """``pxp merge``: the annotations of attached ``src``'s sessions that the target holds (``temp.merge_map``, kind
+    ``session``: copied, brought up to date, or there already). A session's flag and note in the input replace the
+    target's when written later (the expert may have noted it after an earlier merge, a reviewer in the target)."""
     if not has_table(db, src):
         return
     db.execute(
         f"""INSERT INTO main.annotations (session_id, run_id, flagged, note, updated_at)
-            SELECT a.session_id + ?, r.new, a.flagged, a.note, a.updated_at FROM {src}.annotations a
-            JOIN temp.merge_map r ON r.kind = 'run' AND r.old = a.run_id""",
-        [offset],
+            SELECT s.new, d.run_id, a.flagged, a.note, a.updated_at FROM {src}.annotations a
+            JOIN temp.merge_map s ON s.kind = 'session' AND s.old = a.session_id
+            JOIN main.data d ON d.session_id = s.new WHERE true
+            ON CONFLICT (session_id) DO UPDATE SET flagged = excluded.flagged, note = excluded.note,
+              updated_at = excluded.updated_at WHERE excluded.updated_at > annotations.updated_at"""
     )

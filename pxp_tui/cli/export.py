@@ -28,6 +28,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def main(args: argparse.Namespace) -> int:
     from pxp_tui.blackboard import export
+    from pxp_tui.common.files import describe
 
     with open_existing(args.db) as board:
         if args.out == "-":
@@ -35,7 +36,12 @@ def main(args: argparse.Namespace) -> int:
             rows = export.write(board, name, args.format, sys.stdout)
             print(f"{name}: {rows} rows", file=sys.stderr)
             return 0
-        done = export.export(board, args.format, Path(args.out), args.table)
+        try:
+            done = export.export(board, args.format, Path(args.out), args.table)
+        except OSError as exc:
+            if isinstance(exc, BrokenPipeError):
+                raise
+            raise ValueError(f"cannot export to {args.out}: {describe(exc)}; nothing was written there") from None
     width = max(len(d.name) for d in done)
     for item in done:
         print(f"{item.name:<{width}}  {item.rows:>9,} rows  -> {item.path}")

@@ -63,7 +63,9 @@ def main(argv: list[str] | None = None) -> int:
         args = parser(chosen).parse_args(argv)
         if args.command is None:
             args = parser(chosen).parse_args(["app"])  # the app, on the bundled demo
-        return int(import_module(args.module).main(args) or 0)
+        code = int(import_module(args.module).main(args) or 0)
+        sys.stdout.flush()  # here, not at exit: a full disk under a redirected output is said like any other error
+        return code
     except UsageError as exc:
         print(f"pxp: error: {exc}", file=sys.stderr)
         return 2
@@ -80,6 +82,16 @@ def main(argv: list[str] | None = None) -> int:
         return 130
     except BrokenPipeError:  # `pxp metrics --json | head`: the reader left; say nothing more
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1
+    except OSError as exc:  # the system refused a read or a write (a full disk, say): one line, not a traceback
+        from pxp_tui.common.files import describe
+
+        try:
+            sys.stdout.flush()
+        except OSError:  # the output itself cannot be written: what is left of it goes nowhere
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        where = f"{exc.filename}: " if exc.filename else ""
+        print(f"pxp: error: {where}{describe(exc)}", file=sys.stderr)
         return 1
 
 

@@ -4,6 +4,10 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from pxp_tui.blackboard.merge import Merged
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -20,14 +24,25 @@ def main(args: argparse.Namespace) -> int:
     with Blackboard.open(out) as target:
         results = merge(target, inputs)
     for item in results:
-        moved = ", ".join(f"{old}->{new}" for old, new in item.runs) or "none"
-        line = f"{item.source}: {len(item.runs)} run(s) added (ids {moved}), {item.sessions} sessions, {item.messages} messages"
-        if item.skipped:
-            line += f"; {len(item.skipped)} already in {out} (runs {', '.join(map(str, item.skipped))}), skipped"
-        print(line)
+        print(_line(item, out))
         for old, new in item.renamed.items():
             if old != new:
                 print(f"  dataset {old!r} differs from the one in {out}: copied as {new!r}")
         for table in item.not_copied:
             print(f"  table {table!r} not copied: {out} has no such table")
     return 0
+
+
+def _ids(pairs: list[tuple[int, int]]) -> str:
+    return ", ".join(f"{old}->{new}" for old, new in pairs) or "none"
+
+
+def _line(item: Merged, out: Path) -> str:
+    """What one input brought, on one line."""
+    line = f"{item.source}: {len(item.runs)} run(s) added (ids {_ids(item.runs)})"
+    if item.updated:
+        line += f", {len(item.updated)} brought up to date (ids {_ids(item.updated)})"
+    line += f", {item.sessions} sessions, {item.messages} messages"
+    if item.current:
+        line += f"; {len(item.current)} already up to date in {out} (runs {', '.join(map(str, item.current))})"
+    return line

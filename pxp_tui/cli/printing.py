@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import shlex
 import sys
 from typing import Any
 
@@ -27,6 +28,12 @@ class SessionLines(Observer):
         stop = record.stop.value if record.stop is not None else ""
         line = f"{self.label}session {record.order + 1:>{width}}/{self.total}  {record.instance.name[:28]:<28}  {stop:<8}  {tags}"
         print(line, file=self.stream, flush=True)
+
+
+def resume_command(run_id: int | str, db: str) -> str:
+    """The command that resumes run ``run_id`` (or ``RUN_ID``), quoted for a POSIX shell: pasted, it runs that and
+    nothing else, whatever the path holds (spaces, ``;``, quotes)."""
+    return shlex.join(["pxp", "run", "--headless", "--resume", str(run_id), "--db", str(db)])
 
 
 def evaluation_line(row: dict[str, Any]) -> None:

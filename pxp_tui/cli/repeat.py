@@ -7,7 +7,7 @@ import asyncio
 import sys
 from typing import Any
 
-from pxp_tui.cli.printing import SessionLines, say
+from pxp_tui.cli.printing import SessionLines, resume_command, say
 
 
 def drive_experiment(board: Any, config: Any, args: argparse.Namespace) -> int:
@@ -21,8 +21,8 @@ def drive_experiment(board: Any, config: Any, args: argparse.Namespace) -> int:
     experiment, run_ids = create_experiment(board, config, args.repeat)
     first = board.run(run_ids[0])
     print(
-        f"experiment {experiment}: runs {', '.join(map(str, run_ids))}: {first.task} on {first.dataset}, "
-        f"machine {model_label(first.model)}, human {first.human}, n={first.n} k={first.k}, "
+        f"experiment {experiment}: runs {', '.join(map(str, run_ids))}: {first.config.task} on {first.config.dataset}, "
+        f"machine {model_label(first.config.model)}, human {first.human}, n={first.config.n} k={first.config.k}, "
         f"{len(first.plan)} sessions each -> {args.db}",
         flush=True,
     )
@@ -33,14 +33,11 @@ def drive_experiment(board: Any, config: Any, args: argparse.Namespace) -> int:
     try:
         outcome = asyncio.run(until_stopped(execute_all(board, run_ids, observer)))
     except StopSignalError as stop:
-        say(
-            f"pxp: experiment {experiment} paused: {stop.reason}; resume each run with: "
-            f"pxp run --headless --resume RUN_ID --db {args.db}"
-        )
+        say(f"pxp: experiment {experiment} paused: {stop.reason}; resume each run with: {resume_command('RUN_ID', args.db)}")
         return 128 + stop.signum
     except KeyboardInterrupt:
         print(
-            f"pxp: experiment {experiment} interrupted; resume each run with: pxp run --headless --resume RUN_ID --db {args.db}",
+            f"pxp: experiment {experiment} interrupted; resume each run with: {resume_command('RUN_ID', args.db)}",
             file=sys.stderr,
         )
         return 130
@@ -49,7 +46,7 @@ def drive_experiment(board: Any, config: Any, args: argparse.Namespace) -> int:
         if not isinstance(exc, (AgentError, WriteError)):
             raise exc
         print(
-            f"pxp: run {run_id} paused: {getattr(exc, 'cause', exc)}\nresume with: pxp run --headless --resume {run_id} --db {args.db}",
+            f"pxp: run {run_id} paused: {getattr(exc, 'cause', exc)}\nresume with: {resume_command(run_id, args.db)}",
             file=sys.stderr,
         )
     runs = columns.select(board, experiment=experiment)

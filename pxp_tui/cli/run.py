@@ -11,10 +11,11 @@ from typing import Any
 from pxp_tui.agents.checker import CHECKER_SETTINGS
 from pxp_tui.agents.llm import LLMClient
 from pxp_tui.cli.common import add_db, positive
-from pxp_tui.cli.printing import SessionLines, evaluation_line, say
+from pxp_tui.cli.printing import SessionLines, evaluation_line, resume_command, say
 from pxp_tui.cli.repeat import drive_experiment
 from pxp_tui.common.kinds import HumanKind
-from pxp_tui.runs.config import DEFAULTS, RunConfig, parse_human
+from pxp_tui.config import DEFAULTS, GROUND_METRICS, RunConfig, parse_human
+from pxp_tui.protocol import evince
 from pxp_tui.tasks import TASKS
 
 #: runs of one configuration with --repeat, unless told
@@ -59,18 +60,55 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--stop",
-        choices=["pxp", "evince", "both"],
+        choices=list(evince.STOP_RULES),
         default=d.stop,
-        help=_default("the session stop rule: PXP's, EVINCE's (WD stops falling and MI rising), or either", d.stop),
+        help=_default("the session stop rule: PXP's, EVINCE's (--evince-rule), or whichever comes first", d.stop),
+    )
+    parser.add_argument(
+        "--evince-rule",
+        choices=list(evince.EVINCE_RULES),
+        default=d.evince_rule,
+        help=_default(
+            "EVINCE's stop rule: fig1, the paper's Figure 1 loop (goes on while WD does not rise and NMI and CRIT do "
+            "not fall; CRIT judged each round), or plateau (stops when WD stops falling and NMI stops rising)",
+            d.evince_rule,
+        ),
+    )
+    parser.add_argument(
+        "--stop-tolerance",
+        type=float,
+        default=d.stop_tolerance,
+        help=_default("a change of WD, NMI or CRIT/10 smaller than this counts as none", d.stop_tolerance),
+    )
+    parser.add_argument(
+        "--smoothing",
+        type=float,
+        default=d.smoothing,
+        help=_default("added to every probability for the smoothed KL divergence and cross entropy", d.smoothing),
+    )
+    parser.add_argument(
+        "--ground-metric",
+        choices=list(GROUND_METRICS),
+        help="the Wasserstein distance's ground metric: labels in the task's order, or any two 1 apart (default: the task's)",
     )
     parser.add_argument(
         "--final-weights",
-        choices=["crit", "equal"],
+        choices=list(evince.FINAL_WEIGHTS),
         default=d.final_weights,
         help=_default(
-            "how a session's final distribution (EVINCE) weighs the two agents: by a CRIT judge's scores of their "
-            "arguments (the checker's model; offline: a baseline), or equally",
+            "how a session's final distribution (EVINCE) weighs the two agents: by the last round's CRIT scores "
+            "(the checker's model judges; offline: a heuristic stand-in), or equally",
             d.final_weights,
+        ),
+    )
+    parser.add_argument(
+        "--aggregation",
+        choices=list(evince.AGGREGATIONS),
+        default=d.aggregation,
+        help=_default(
+            "how the final distribution combines the agents' last ones: entopps (EnToPPS when their top-k label sets "
+            "differ, else the weighted average), or weighted (always the weighted average)",
+            d.aggregation,
         ),
     )
     parser.add_argument("--n", type=positive, default=d.n, help=_default("message bound per session", d.n))
@@ -131,6 +169,9 @@ def main(args: argparse.Namespace) -> int:
             run = board.run(run_id)
             if run.finished:
                 raise ValueError(f"run {run_id} is already finished")
+            from pxp_tui.runs.copies import check_resumable
+
+            check_resumable(run)
         else:
             config = config_of(args)
             if config.human_kind.interactive and args.headless:
@@ -145,6 +186,19 @@ def main(args: argparse.Namespace) -> int:
     return run_app(args.db, run_id)
 
 
+def _dotenv_notice() -> None:
+    """Say which variables of ``.env`` are not read (only providers' keys are)."""
+    from pxp_tui.agents.llm import DOTENV_SETTING, load_dotenv
+
+    ignored = load_dotenv()
+    if ignored:
+        print(
+            f"pxp: .env: not read: {', '.join(ignored)} (only providers' keys are read from .env; give a base URL"
+            f" with --api-base, or set {DOTENV_SETTING}=all to read all of .env)",
+            file=sys.stderr,
+        )
+
+
 def _drive(board: Any, run_id: int, args: argparse.Namespace) -> int:
     from pxp_tui.blackboard import WriteError
     from pxp_tui.blackboard.metrics import counts_of, run_rows
@@ -156,12 +210,13 @@ def _drive(board: Any, run_id: int, args: argparse.Namespace) -> int:
 
     run = board.run(run_id)
     print(
-        f"run {run_id}: {run.task} on {run.dataset}, machine {model_label(run.model)}, human {run.human}, "
-        f"n={run.n} k={run.k}, {len(run.plan)} session{'s' if len(run.plan) != 1 else ''} -> {args.db}",
+        f"run {run_id}: {run.config.task} on {run.config.dataset}, machine {model_label(run.config.model)}, human {run.human}, "
+        f"n={run.config.n} k={run.config.k}, {len(run.plan)} session{'s' if len(run.plan) != 1 else ''} -> {args.db}",
         flush=True,
     )
+    _dotenv_notice()
     observer = None if args.quiet else SessionLines()
-    resume_hint = f"resume with: pxp run --headless --resume {run_id} --db {args.db}"
+    resume_hint = f"resume with: {resume_command(run_id, args.db)}"
     work = execute(board, run_id, observer=observer, on_evaluation=None if args.quiet else evaluation_line)
     try:
         asyncio.run(until_stopped(work))
@@ -179,5 +234,5 @@ def _drive(board: Any, run_id: int, args: argparse.Namespace) -> int:
         return 130
     rows = run_rows(board, [run_id])
     print()
-    print(table.text([f"run {run_id} {run.task.upper()}"], [counts_of(rows[0])]))
+    print(table.text([f"run {run_id} {run.config.task.upper()}"], [counts_of(rows[0])]))
     return 0

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import random
+from dataclasses import replace
 
 from pxp_tui.blackboard import Blackboard, BlackboardError
+from pxp_tui.config import RunConfig
 from pxp_tui.engine import ContextPolicy
 from pxp_tui.runs import learn
-from pxp_tui.runs.config import RunConfig
 from pxp_tui.tasks import get_task
 
 
@@ -55,12 +56,13 @@ def _create_run(board: Blackboard, config: RunConfig) -> int:
         learn.check_held_out(
             board, dataset, config.split, learn_gate=config.learn_gate, evaluate=config.evaluate, context=config.context
         )
-    fields = {
-        **config.columns(),
-        "dataset": dataset,
-        "checker": config.checker_model,
-        "expert": config.expert.strip() if config.expert else None,
-        "context": str(ContextPolicy.parse(config.context)),
-        "options": config.options(),
-    }
-    return board.create_run(fields, plan(board, config, dataset))
+    order = config.label_order()
+    stored = replace(  # as it is stored: its dataset, checker, expert and ground metric named, its context normalised
+        config,
+        dataset=dataset,
+        checker=config.checker_model,
+        expert=config.expert.strip() if config.expert else None,
+        context=str(ContextPolicy.parse(config.context)),
+        ground_metric="ordered" if order else "discrete",
+    )
+    return board.create_run(stored, plan(board, config, dataset), label_order=order)

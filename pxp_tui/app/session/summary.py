@@ -6,6 +6,7 @@ read in a thread; the table is ``pxp metrics``'s text (``report.table``).
 
 from __future__ import annotations
 
+import shlex
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -53,15 +54,16 @@ def endings_text(endings: dict[str, int]) -> str:
 
 
 def next_steps(run_id: int, db_path: Path) -> Content:
-    db = "" if db_path.name == "sessions.db" and db_path.parent == Path() else f" --db {db_path}"
+    """What to do next; the commands quoted for a shell, so that pasted they run as shown whatever the path holds."""
+    db = [] if db_path.name == "sessions.db" and db_path.parent == Path() else ["--db", str(db_path)]
     lines = [
         Content.styled("What next", "bold"),
         Content.assemble(("  r", "bold $accent"), "  review this run, session by session"),
         Content.assemble(("  ctrl+n", "bold $accent"), "  start a new run"),
         Content.assemble(("  escape", "bold $accent"), "  back to the last session   ", ("q", "bold $accent"), "  quit"),
         Content.styled("  The report and the tables, to copy:", "$text-muted"),
-        Content.assemble("  ", (f"pxp report --runs {run_id}{db}", "$text-accent")),
-        Content.assemble("  ", (f"pxp export --format csv{db}", "$text-accent")),
+        Content.assemble("  ", (shlex.join(["pxp", "report", "--runs", str(run_id), *db]), "$text-accent")),
+        Content.assemble("  ", (shlex.join(["pxp", "export", "--format", "csv", *db]), "$text-accent")),
     ]
     return Content("\n").join(lines)
 
@@ -128,7 +130,7 @@ class SummaryScreen(Screen[None]):
         self.query_one("#summary-title", Static).update(
             Content.assemble(
                 (f"{state}: run {run.id}", "bold $success" if run.finished else "bold $warning"),
-                f" · {run.task.upper()} · {model_label(run.model)} · {run.human}",
+                f" · {run.config.task.upper()} · {model_label(run.config.model)} · {run.human}",
             )
         )
         self.query_one("#summary-sessions", Static).update(
@@ -140,7 +142,7 @@ class SummaryScreen(Screen[None]):
                 (f" · {duration_text(time.span)} from the first to the last", "$text-muted"),
             )
         )
-        grid = table.text([f"run {run.id} {run.task.upper()}"], [counts])
+        grid = table.text([f"run {run.id} {run.config.task.upper()}"], [counts])
         self.query_one("#summary-table", Static).update(Content(grid))
 
     def action_review(self) -> None:

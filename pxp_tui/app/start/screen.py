@@ -21,7 +21,7 @@ from pxp_tui.app.shared.fitting_footer import FittingFooter
 from pxp_tui.app.shared.form_fields import FormFields
 from pxp_tui.app.shared.host import host
 from pxp_tui.common.kinds import HumanKind
-from pxp_tui.runs.config import DEFAULTS
+from pxp_tui.config import DEFAULTS
 from pxp_tui.tasks import TASKS
 
 if TYPE_CHECKING:
@@ -135,10 +135,12 @@ class StartScreen(Screen):
         self._fill_datasets()
         unfinished = self.query_one("#start-unfinished", OptionList)
         unfinished.clear_options()
-        for run in runs:
-            unfinished.add_option(Option(_run_label(run), id=str(run.run.id)))
-        if runs:
-            unfinished.highlighted = 0  # the latest: ctrl+r resumes it without selecting it first
+        for run in runs:  # a copy merged from another file is continued there: listed, not offered
+            copy = run.run.copy_of is not None
+            unfinished.add_option(Option(_run_label(run), id=None if copy else str(run.run.id), disabled=copy))
+        resumable = [i for i, run in enumerate(runs) if run.run.copy_of is None]
+        if resumable:
+            unfinished.highlighted = resumable[0]  # the latest: ctrl+r resumes it without selecting it first
         else:
             unfinished.add_option(Option(Content.styled("none", "$text-muted"), disabled=True))
 
@@ -194,7 +196,7 @@ class StartScreen(Screen):
         await host(self.app).loaded()
         await host(self.app).stop_engines()  # a run open underneath pauses: one writer at a time
         from pxp_tui.blackboard import BlackboardError
-        from pxp_tui.runs.config import RunConfig
+        from pxp_tui.config import RunConfig
         from pxp_tui.runs.create import create_run
 
         try:
@@ -240,8 +242,10 @@ def _board_contents(board: Any) -> tuple[list[dict[str, Any]], list[RunSummary]]
 
 def _run_label(summary: RunSummary) -> Content:
     run = summary.run
+    origin = run.copy_of
+    state = str(run.status) if origin is None else f"copy: continue it in {origin.get('file', 'its own file')}"
     return Content.assemble(
         (f"run {run.id}", "bold"),
-        f"  {run.task.upper()}  {run.model}  {run.human}  ",
-        (f"{summary.counts.sessions}/{summary.planned} sessions  {run.status}", "$text-muted"),
+        f"  {run.config.task.upper()}  {run.config.model}  {run.human}  ",
+        (f"{summary.counts.sessions}/{summary.planned} sessions  {state}", "$text-muted"),
     )
