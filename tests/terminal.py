@@ -12,9 +12,12 @@ import time
 import uuid
 from pathlib import Path
 
+from .waiting import PATIENCE, poll
+
 ROOT = Path(__file__).resolve().parent.parent
 PXP = Path(sys.executable).with_name("pxp")
-PATIENCE = 60.0  # a bound against hanging, not a timing assertion
+#: seconds between two keys sent to a pane: a terminal reads escape followed at once by a key as alt+key
+KEY_GAP = 0.05
 
 
 def needs_tmux(test):
@@ -63,22 +66,23 @@ class Tmux:
     def keys(self, name: str, *keys: str) -> None:
         for key in keys:
             self.tmux("send-keys", "-t", name, key)
-            time.sleep(0.05)
+            time.sleep(KEY_GAP)
 
-    def wait(self, name: str, pattern: str, patience: float = PATIENCE) -> str:
-        deadline = time.monotonic() + patience
-        while time.monotonic() < deadline:
+    def wait(self, name: str, pattern: str, patience: float = PATIENCE, step: float = 0.1) -> str:
+        """The pane's screen once ``pattern`` is on it (looked at every ``step`` seconds)."""
+
+        def seen() -> str | None:
             text = self.screen(name)
-            if re.search(pattern, text):
-                return text
-            time.sleep(0.1)
-        raise AssertionError(f"never saw {pattern!r}; the screen was:\n{self.screen(name)}")
+            return text if re.search(pattern, text) else None
+
+        try:
+            return poll(seen, pattern, patience, step)
+        except AssertionError:
+            raise AssertionError(f"never saw {pattern!r}; the screen was:\n{self.screen(name)}") from None
 
     def exit_code(self, name: str) -> int:
         rc = self.tmp_path / f"{name}.rc"
-        deadline = time.monotonic() + PATIENCE
-        while time.monotonic() < deadline and not rc.exists():
-            time.sleep(0.1)
+        poll(rc.exists, f"the end of the command in pane {name}")
         return int(rc.read_text().strip())
 
     def pane_pid(self, name: str) -> int:
@@ -135,13 +139,15 @@ def cmdline(pid: int) -> str:
 
 def gone(pid: int, patience: float = PATIENCE) -> bool:
     """Wait until process ``pid`` has ended (or is a zombie); False if it is still running after ``patience``."""
-    deadline = time.monotonic() + patience
-    while time.monotonic() < deadline:
+
+    def ended() -> bool:
         try:
             state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
         except (OSError, IndexError):
             return True
-        if state in ("Z", "X"):
-            return True
-        time.sleep(0.05)
-    return False
+        return state in ("Z", "X")
+
+    try:
+        return poll(ended, f"process {pid} to end", patience)
+    except AssertionError:
+        return False

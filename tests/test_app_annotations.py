@@ -155,8 +155,7 @@ async def test_the_review_lists_skipped_and_flagged_sessions_and_writes_notes(db
 
     review_app = ReviewApp(db_path)
     async with review_app.run_test(size=(160, 48)) as pilot:
-        await wait_for(pilot, lambda: type(review_app.screen).__name__ == "ReviewScreen", "the runs")
-        await pilot.pause(0.3)
+        await wait_for(pilot, lambda: type(review_app.screen).__name__ == "ReviewScreen" and review_app.screen.runs, "the runs")
         await pilot.press("enter")
         await wait_for(pilot, lambda: type(review_app.screen).__name__ == "SessionsScreen", "the sessions")
         screen = review_app.screen

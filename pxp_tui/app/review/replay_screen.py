@@ -21,6 +21,7 @@ from pxp_tui.app.review.reader import ReviewBoard
 from pxp_tui.app.review.review_notes import replay_note
 from pxp_tui.app.shared.distribution_bars import bars_content
 from pxp_tui.app.shared.fitting_footer import FittingFooter
+from pxp_tui.app.shared.leaving import leave
 from pxp_tui.blackboard import Blackboard, review
 from pxp_tui.blackboard.finals import FinalWeights
 from pxp_tui.common.models import model_label
@@ -148,7 +149,7 @@ class ReplayScreen(PictureActions, Screen):
             self.shown = 1
 
     def action_back(self) -> None:
-        self.dismiss()
+        leave(self)  # its reads stop first
 
 
 def _read(board: Blackboard, session_id: int) -> tuple[review.Replay, Task]:

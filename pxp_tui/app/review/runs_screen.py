@@ -15,6 +15,7 @@ from textual.widgets import DataTable, Header, Static
 
 from pxp_tui.app.review.reader import ReviewBoard
 from pxp_tui.app.shared.fitting_footer import FittingFooter
+from pxp_tui.app.shared.leaving import leave
 from pxp_tui.blackboard import BlackboardError, review
 from pxp_tui.blackboard.records import RunSummary
 from pxp_tui.common.models import model_label
@@ -154,4 +155,4 @@ class ReviewScreen(Screen):
         self.action_open_run()
 
     def action_back(self) -> None:
-        self.dismiss()
+        leave(self)  # its reads stop first

@@ -23,6 +23,7 @@ from pxp_tui.app.review.messages import FilterChanged
 from pxp_tui.app.review.reader import ReviewBoard
 from pxp_tui.app.review.review_notes import ReviewNotes, note_cell
 from pxp_tui.app.shared.fitting_footer import FittingFooter
+from pxp_tui.app.shared.leaving import leave
 from pxp_tui.app.shared.session_notes import note_bindings
 from pxp_tui.blackboard import Blackboard, notes, review
 from pxp_tui.blackboard.records import RunSummary
@@ -208,7 +209,7 @@ class SessionsScreen(ReviewNotes, Screen):
         self.app.push_screen(ReplayScreen(self.board, row.session_id))
 
     def action_back(self) -> None:
-        self.dismiss()
+        leave(self)  # its reads stop first
 
 
 def _read(board: Blackboard, run_id: int, query: review.Query) -> tuple[RunSummary, review.Page, int]:
