@@ -181,8 +181,8 @@ def test_the_gate_applies_the_chosen_metric_rule_and_first_session(capsys, db_pa
     with Blackboard.open(db_path, create=False) as board:
         rows = list(board.db.query("SELECT * FROM evaluations WHERE run_id = 1 AND split = 'val' ORDER BY id"))
         kept = [r["context_kept"] for r in board.db.query("SELECT context_kept FROM data WHERE run_id = 1 ORDER BY ord")]
-        options = board.run(1).options
-    assert options["effective"]["learn"] == {"metric": metric, "rule": rule, "first": first}
+        effective = board.run(1).config.effective
+    assert effective is not None and effective["learn"] == {"metric": metric, "rule": rule, "first": first}
     starts = [r for r in rows if r["phase"] == "start"]
     gates = [r for r in rows if r["phase"] == "session"]
     assert len(starts) == (1 if first == "measure" else 0)  # the reference measures no start

@@ -67,11 +67,13 @@ def test_a_preset_fills_what_is_not_given_and_the_run_records_it(capsys, demo: P
     assert code == 0, err
     with Blackboard.open(demo, create=False) as board:
         run = board.runs()[-1]
-    assert (run.n, run.k, run.model, run.checker) == (6, 3, "offline", "offline")  # --n and --model win; k the preset's
-    assert run.options["preset"] == "journal-rad"
-    assert run.options["preset_overrides"] == ["dataset", "model", "n", "repeat"]
-    assert run.options["learn_gate"] is True and run.options["prompts"] == "reference"
-    effective = run.options["effective"]
+    config = run.config
+    assert (config.n, config.k, config.model, config.checker) == (6, 3, "offline", "offline")  # --n, --model win
+    assert config.preset == "journal-rad"
+    assert config.preset_overrides == ["dataset", "model", "n", "repeat"]
+    assert config.learn_gate is True and config.prompts == "reference"
+    effective = config.effective
+    assert effective is not None
     assert effective["machine"] == {"model": "offline", "temperature": "provider default", "max_tokens": 300}
     assert effective["checker"] == {"model": "offline", "temperature": 0.0, "max_tokens": 10}
     assert effective["learn"] == {"metric": "match-and-agree", "rule": "improves", "first": "measure"}
@@ -84,13 +86,13 @@ def test_an_option_turns_off_what_the_preset_turns_on(capsys, demo: Path) -> Non
     with Blackboard.open(demo, create=False) as board:
         runs = board.runs()[-2:]
         measured = list(board.db.query("SELECT id FROM evaluations WHERE run_id IN (?, ?)", [r.id for r in runs]))
-    assert all("learn_gate" in r.options["preset_overrides"] for r in runs) and measured == []
-    assert runs[0].experiment == runs[1].experiment is not None
+    assert all("learn_gate" in (r.config.preset_overrides or ()) for r in runs) and measured == []
+    assert runs[0].config.experiment == runs[1].config.experiment is not None
 
 
 @pytest.mark.parametrize("name", list(PRESETS))
 def test_every_preset_validates(name: str) -> None:
-    from pxp_tui.runs.config import RunConfig
+    from pxp_tui.config import RunConfig
     from pxp_tui.runs.presets import apply
 
     values, overridden = apply(name, {})

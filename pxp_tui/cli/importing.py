@@ -20,7 +20,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "csv",
         type=Path,
         nargs="+",
-        help="the dataset file (the papers' CSV format, or pxp's: see README); several are read as one, in order",
+        help="the dataset file (the papers' CSV format, or pxp's: see docs/tasks-and-data.md); several are read as one, in order",
     )
     parser.add_argument(
         "--images",

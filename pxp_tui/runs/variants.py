@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 from pxp_tui.blackboard import Blackboard
-from pxp_tui.runs.config import RunConfig
+from pxp_tui.config import RunConfig
 from pxp_tui.tasks import get_variant
 from pxp_tui.tasks.base import Task
 from pxp_tui.tasks.csvdata import SHOTS

@@ -22,17 +22,13 @@ SECOND_SUFFIX = "-second"
 
 
 def get_task(name: str) -> Task:
-    """The task called ``name``; its offline baseline is registered as ``pxp-offline/<name>``."""
+    """The task called ``name``. Its offline models are registered where a run is wired
+    (:func:`pxp_tui.runs.seats.register_offline_models`), not here: a task calls no model."""
     if name not in _loaded:
         if name not in TASKS:
             raise ValueError(f"unknown task {name!r} (known: {', '.join(sorted(TASKS))})")
         module, _, cls = TASKS[name].partition(":")
-        task = getattr(import_module(module), cls)()
-        from pxp_tui.agents import offline
-
-        offline.register(name, task.offline_answer)
-        offline.register(f"{name}{SECOND_SUFFIX}", task.offline_second_answer)
-        _loaded[name] = task
+        _loaded[name] = getattr(import_module(module), cls)()
     return _loaded[name]
 
 
@@ -43,14 +39,9 @@ def get_variant(
     name: str, prompts: str = "pxp", rad_question: str = "disease", shots: Sequence[tuple[str, str, str]] = ()
 ) -> Task:
     """Task ``name`` worded by ``prompts`` (``pxp``, ``paper``, ``reference``), RAD asked ``rad_question``, with
-    DRUG's few-shot ``shots``; its offline baseline is registered as ``pxp-offline/<its offline_name>``."""
+    DRUG's few-shot ``shots``; its offline baseline answers as ``pxp-offline/<its offline_name>`` once a run
+    registers it (:func:`pxp_tui.runs.seats.register_offline_models`)."""
     key = (name, prompts, rad_question, tuple(shots))
     if key not in _variants:
-        task = get_task(name).variant(prompts, rad_question, shots)
-        if task.offline_name != name:
-            from pxp_tui.agents import offline
-
-            offline.register(task.offline_name, task.offline_answer)
-            offline.register(f"{task.offline_name}{SECOND_SUFFIX}", task.offline_second_answer)
-        _variants[key] = task
+        _variants[key] = get_task(name).variant(prompts, rad_question, shots)
     return _variants[key]
