@@ -17,6 +17,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     which = parser.add_mutually_exclusive_group()
     which.add_argument("--runs", type=positive, nargs="+", metavar="ID", help="these runs (default: every run)")
     which.add_argument("--experiment", metavar="NAME", help="the runs of this experiment (see `pxp run --repeat`)")
+    which.add_argument(
+        "--column",
+        action="append",
+        metavar="LABEL=RUNS",
+        help='a column of your naming, in the order given, e.g. --column "RAD=run 3" --column "DRUG=4-8" --column '
+        '"DRUG-h1=EXPERIMENT" (run ids, ranges and experiment names, comma-separated); its runs must share one dataset '
+        "and configuration",
+    )
     parser.add_argument(
         "--by",
         choices=["run", "experiment", "expert"],
@@ -50,12 +58,18 @@ def main(args: argparse.Namespace) -> int:
     from pxp_tui.report import columns, evaluation, information, render
 
     by = args.by or ("experiment" if args.experiment else "run")
+    if args.column and args.by:
+        raise ValueError("--column names the columns itself: leave out --by")
     with open_existing(args.db) as board:
-        runs = columns.select(board, args.runs, args.experiment)
-        if not runs:
-            print(f"no runs in {args.db}")
-            return 0
-        cols = columns.columns(board, runs, by)
+        if args.column:
+            cols = columns.named_columns(board, args.column)
+            runs = sorted({r.id: r for c in cols for r in c.runs}.values(), key=lambda r: r.id)
+        else:
+            runs = columns.select(board, args.runs, args.experiment)
+            if not runs:
+                print(f"no runs in {args.db}")
+                return 0
+            cols = columns.columns(board, runs, by)
         measured = evaluations.report_rows(board, [r.id for r in runs])
         times = notes.answer_times(board, [r.id for r in runs])
         summary = information.per_round(rounds.round_rows(board.db, [r.id for r in runs]))

@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import Any
 
 from pxp_tui.blackboard import Blackboard, BlackboardError
 from pxp_tui.blackboard.curves import run_curves
 from pxp_tui.blackboard.metrics import counts_of, run_rows
 from pxp_tui.blackboard.records import Run
+from pxp_tui.config import RunConfig
 from pxp_tui.protocol import RunCounts
 from pxp_tui.protocol.repeats import CountsSpread, curve_spread, spread
 
@@ -63,30 +65,126 @@ def _key(run: Run, by: str) -> tuple[tuple[Any, ...], str]:
     return ("r", run.id), f"{task} run {run.id}{who}"
 
 
+#: what does not make two runs different experiments: how they were named, grouped, or reached their models
+NOT_CONFIGURATION = frozenset(
+    {"experiment", "preset", "preset_overrides", "effective", "timeout", "retries", "api_base", "checker_api_base",
+     "human_api_base", "seed"}
+)  # fmt: skip
+
+
+def differences(runs: Sequence[Run]) -> dict[str, list[Any]]:
+    """The configuration fields on which ``runs`` differ (field -> the values, in run order, without repeats): runs
+    that differ on any cannot be one column of repetitions (a seed may differ: repetitions are re-samplings)."""
+    out: dict[str, list[Any]] = {}
+    for f in fields(RunConfig):
+        if f.name in NOT_CONFIGURATION:
+            continue
+        values = list(dict.fromkeys(_hashable(getattr(r.config, f.name)) for r in runs))
+        if len(values) > 1:
+            out[f.name] = values
+    return out
+
+
+def _hashable(value: Any) -> Any:
+    return tuple(value) if isinstance(value, list) else value
+
+
+def describe_differences(found: dict[str, list[Any]]) -> str:
+    return "; ".join(f"{name.replace('_', '-')} {' / '.join(map(str, values))}" for name, values in found.items())
+
+
+def _split(label: str, members: list[Run]) -> list[tuple[str, list[Run]]]:
+    """``members`` as groups of one configuration each, labelled with what sets them apart (never pooled)."""
+    found = differences(members)
+    if not found:
+        return [(label, members)]
+    groups: dict[tuple[Any, ...], list[Run]] = {}
+    for run in members:
+        groups.setdefault(tuple(_hashable(getattr(run.config, name)) for name in found), []).append(run)
+    return [(f"{label} ({', '.join(f'{n} {v}' for n, v in zip(found, key, strict=True))})", runs) for key, runs in groups.items()]
+
+
 def columns(board: Blackboard, runs: Sequence[Run], by: str = "run") -> list[Column]:
-    """The table's columns: one per run, per experiment (runs without one stand alone) or per expert."""
+    """The table's columns: one per run, per experiment (runs without one stand alone) or per expert; a group whose
+    runs differ in dataset or configuration is split into one column per configuration."""
     if by not in GROUPINGS:
         raise BlackboardError(f"group by one of {', '.join(GROUPINGS)}, not {by!r}")
-    ids = [r.id for r in runs]
-    counts = {row["run_id"]: counts_of(row) for row in run_rows(board, ids)} if ids else {}
-    curves = run_curves(board, ids)
     groups: dict[Any, tuple[str, list[Run]]] = {}
     for run in runs:
         key, label = _key(run, by)
         groups.setdefault(key, (label, []))[1].append(run)
     labels = [label for label, _ in groups.values()]
-    out = []
+    named = []
     for label, members in groups.values():
         if labels.count(label) > 1:  # an expert named like a kind ("proxy"): say which is which
             label = f"{label} ({members[0].config.human_kind})"
-        if len(members) > 1:
-            label = f"{label} ({len(members)} runs)"
-        out.append(
-            Column(
-                label=label,
-                runs=tuple(members),
-                counts=tuple(counts[r.id] for r in members),
-                curves=tuple(tuple(curves[r.id]) for r in members),
-            )
+        for part_label, part in _split(label, members):
+            named.append((f"{part_label} ({len(part)} runs)" if len(part) > 1 else part_label, part))
+    return build(board, named)
+
+
+def build(board: Blackboard, named: Sequence[tuple[str, Sequence[Run]]]) -> list[Column]:
+    """The columns of these (label, runs) pairs, in order."""
+    ids = sorted({r.id for _, members in named for r in members})
+    counts = {row["run_id"]: counts_of(row) for row in run_rows(board, ids)} if ids else {}
+    curves = run_curves(board, ids)
+    return [
+        Column(
+            label=label,
+            runs=tuple(members),
+            counts=tuple(counts[r.id] for r in members),
+            curves=tuple(tuple(curves[r.id]) for r in members),
         )
-    return out
+        for label, members in named
+    ]
+
+
+_RANGE = re.compile(r"^(?:runs?\s+)?(\d+)(?:\s*-\s*(\d+))?$")
+
+
+def parse_column(text: str) -> tuple[str, list[str]]:
+    """``pxp report --column``'s value: ``LABEL=WHAT``, WHAT a comma-separated list of run ids (``3``, ``run 3``,
+    ``3-7``) and experiment names; (label, items). ValueError with the reason."""
+    label, equals, what = text.partition("=")
+    label, items = label.strip(), [i.strip() for i in what.split(",") if i.strip()]
+    if not equals or not label or not items:
+        raise ValueError(f'--column {text!r}: write LABEL=RUNS, e.g. "RAD=run 3", "DRUG=4-8" or "DRUG-h1=EXPERIMENT"')
+    return label, items
+
+
+def named_columns(board: Blackboard, specs: Sequence[str]) -> list[Column]:
+    """The columns ``--column LABEL=WHAT`` name, in the order given. BlackboardError for an unknown run or experiment,
+    a label given twice, or a column whose runs differ in dataset or configuration (never pooled)."""
+    named: list[tuple[str, list[Run]]] = []
+    for spec in specs:
+        label, items = parse_column(spec)
+        if label in (n for n, _ in named):
+            raise BlackboardError(f"--column {label!r} is given twice")
+        members: dict[int, Run] = {}
+        for item in items:
+            for run in _runs_of(board, item):
+                members.setdefault(run.id, run)
+        runs = [members[i] for i in sorted(members)]
+        found = differences(runs)
+        if found:
+            raise BlackboardError(
+                f"--column {label!r} pools runs that differ ({describe_differences(found)}): a column is repetitions of one "
+                "configuration; give each its own --column"
+            )
+        named.append((label, runs))
+    return build(board, named)
+
+
+def _runs_of(board: Blackboard, item: str) -> list[Run]:
+    found = _RANGE.match(item)
+    if found:
+        low, high = int(found.group(1)), int(found.group(2) or found.group(1))
+        if high < low:
+            raise BlackboardError(f"--column: the range {item!r} runs backwards")
+        board.check_runs(range(low, high + 1))
+        return [board.run(i) for i in range(low, high + 1)]
+    name = item.removeprefix("experiment ").strip()
+    runs = board.runs(experiment=name)
+    if not runs:
+        raise BlackboardError(f"--column: {item!r} is neither a run id nor an experiment of {board.path or 'the blackboard'}")
+    return runs
