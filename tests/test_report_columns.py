@@ -68,4 +68,4 @@ async def test_bad_columns_are_one_line_and_exit_2(db_path: Path, capsys) -> Non
         (["--column", "A=1", "--by", "expert"], "leave out --by"),
     ]:
         code, out, err = pxp(capsys, "report", "--db", db_path, *argv)
-        assert code == 2 and message in err and len(err.strip().splitlines()) == 1, (argv, err)
+        assert code == 2 and out == "" and message in err and len(err.strip().splitlines()) == 1, (argv, err)
