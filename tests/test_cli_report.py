@@ -82,7 +82,8 @@ async def test_out_writes_markdown_csv_and_the_figure(db_path: Path, tmp_path: P
     out = tmp_path / "report"
     code, _printed, _err = pxp(capsys, "report", "--db", db_path, "--by", "experiment", "--out", out)
     assert code == 0
-    assert {p.name for p in out.iterdir()} == {"report.md", "intelligibility.csv", "curves.csv", "curves.png"}
+    # h1 and h2 answered the same instances: their agreement too
+    assert {p.name for p in out.iterdir()} == {"report.md", "intelligibility.csv", "curves.csv", "curves.png", "agreement.csv"}
     with Image.open(out / "curves.png") as image:
         assert image.format == "PNG" and image.width >= 800  # three columns: E, h1's run, h2's run
         assert len(image.convert("RGB").getcolors(1 << 20)) > 8  # drawn, not blank

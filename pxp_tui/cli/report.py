@@ -5,9 +5,14 @@ from __future__ import annotations
 import argparse
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from pxp_tui.cli.common import add_db, open_existing, positive
 from pxp_tui.cli.output import data_stream
+
+if TYPE_CHECKING:
+    from pxp_tui.blackboard import Blackboard
+    from pxp_tui.blackboard.records import Run
 
 FORMATS = ("markdown", "csv")
 
@@ -40,7 +45,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--out",
         metavar="DIR",
-        help="also write report.md, intelligibility.csv, curves.csv, curves.png, performance.csv, answer_times.csv (when answers "
+        help="also write report.md, intelligibility.csv, curves.csv, curves.png, performance.csv, agreement.csv (two experts on the same instances), answer_times.csv (when answers "
         "were timed) and, for runs with distributions, information.csv, information.png (EVINCE's measures by round), "
         "evaluation.csv, confusion.csv and case-<session>.png (the longest sessions' distributions by round) to DIR",
     )
@@ -71,6 +76,7 @@ def main(args: argparse.Namespace) -> int:
                 return 0
             cols = columns.columns(board, runs, by)
         measured = evaluations.report_rows(board, [r.id for r in runs])
+        agreed = _agreement(board, runs)
         times = notes.answer_times(board, [r.id for r in runs])
         summary = information.per_round(rounds.round_rows(board.db, [r.id for r in runs]))
         sessions = rounds.session_rows(board.db, [r.id for r in runs])
@@ -79,7 +85,7 @@ def main(args: argparse.Namespace) -> int:
             s["session_id"]: rounds.case_distributions(board.db, s["session_id"])
             for s in information.longest(sessions, max(0, args.cases))
         }
-    debate = Debate(summary, sessions, evaluation.markdown(ranks), ranks, cases)
+    debate = Debate(summary, sessions, evaluation.markdown(ranks), ranks, cases, agreed)
     figure = None
     if args.out:
         from pxp_tui.common.files import describe
@@ -91,8 +97,21 @@ def main(args: argparse.Namespace) -> int:
     if args.format == "csv":
         print(render.csv_text(render.table_rows(cols)), end="", file=data_stream())
     else:
-        print(render.report_markdown(args.db, runs, cols, measured, figure, times, debate.section(bool(args.out))), end="")
+        section = debate.section(bool(args.out))
+        print(render.report_markdown(args.db, runs, cols, measured, figure, times, section, agreed), end="")
     return 0
+
+
+def _agreement(board: Blackboard, runs: list[Run]) -> list[list[Any]] | None:
+    """The agreement table of the experts among ``runs`` who answered the same instances (None: no such pair)."""
+    if sum(r.config.human_kind.interactive for r in runs) < 2:
+        return None
+    from pxp_tui.blackboard.replies import first_replies
+    from pxp_tui.report import agreement
+    from pxp_tui.tasks import get_task
+
+    found = agreement.between(runs, first_replies(board, [r.id for r in runs]), lambda t, p: get_task(t).normalise(p))
+    return agreement.rows(found) if found else None
 
 
 @dataclass
@@ -104,6 +123,7 @@ class Debate:
     evaluation: str
     ranks: list
     cases: dict
+    agreement: list | None = None
 
     def section(self, drawn: bool) -> str | None:
         from pxp_tui.report import information
@@ -134,7 +154,11 @@ def _write(out: Path, source: str, runs: list, cols: list, measured: tuple | Non
     if debate.ranks:
         files["evaluation.csv"] = render.csv_text(evaluation.accuracy_rows(debate.ranks))
         files["confusion.csv"] = render.csv_text(evaluation.confusion_rows(debate.ranks))
-    files["report.md"] = render.report_markdown(source, runs, cols, measured, "curves.png", times, debate.section(True))
+    if debate.agreement:
+        files["agreement.csv"] = render.csv_text(debate.agreement)
+    files["report.md"] = render.report_markdown(
+        source, runs, cols, measured, "curves.png", times, debate.section(True), debate.agreement
+    )
     pictures = ["curves.png", *(["information.png"] if debate.summary else [])]
     pictures += [f"case-{session_id}.png" for session_id in debate.cases]
     with output_folder(out) as partial:  # every file whole, or none (a full disk leaves out as it was)

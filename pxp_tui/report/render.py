@@ -130,6 +130,7 @@ def report_markdown(
     figure: str | None = None,
     answer_times: Mapping[int, Sequence[float]] | None = None,
     information: str | None = None,
+    agreement: Sequence[Sequence[Any]] | None = None,
 ) -> str:
     """The whole report as one Markdown document (with ``answer_times``, run id -> the expert's ms per answer,
     a section on the time per answer; ``information``: the body of the "Information (EVINCE)" section
@@ -158,6 +159,14 @@ def report_markdown(
         from pxp_tui.report import answer_times as timing
 
         parts += timing.markdown(runs, answer_times)
+    if agreement and len(agreement) > 1:
+        parts += [
+            "## Agreement between experts",
+            "Two experts who answered the same instances: on the tag of their first reply (their judgement of the "
+            "machine's opening answer) and on their own prediction (as MATCH compares it); Cohen's kappa "
+            "(scikit-learn) and the share of instances on which they gave the same.",
+            markdown_table(agreement, right_from=3),
+        ]
     if information:
         parts += ["## Information (EVINCE)", information]
     # every cell and heading of data is made visible above; the whole document again, so that nothing quoted
