@@ -83,9 +83,11 @@ async def test_out_writes_markdown_csv_and_the_figure(db_path: Path, tmp_path: P
     code, _printed, _err = pxp(capsys, "report", "--db", db_path, "--by", "experiment", "--out", out)
     assert code == 0
     # h1 and h2 answered the same instances: their agreement too
-    assert {p.name for p in out.iterdir()} == {"report.md", "intelligibility.csv", "curves.csv", "curves.png", "agreement.csv"}
+    assert {p.name for p in out.iterdir()} == {
+        "report.md", "intelligibility.csv", "curves.csv", "curves.png", "curves.svg", "curves.pdf", "agreement.csv"
+    }  # fmt: skip
     with Image.open(out / "curves.png") as image:
-        assert image.format == "PNG" and image.width >= 800  # three columns: E, h1's run, h2's run
+        assert image.format == "PNG" and image.width >= 1200  # three columns: E, h1's run, h2's run
         assert len(image.convert("RGB").getcolors(1 << 20)) > 8  # drawn, not blank
     curves = table((out / "curves.csv").read_text())
     metrics = {m["run_id"]: m for m in metrics_json(capsys, db_path)}

@@ -137,7 +137,7 @@ class Debate:
 
 def _write(out: Path, source: str, runs: list, cols: list, measured: tuple | None, times: dict, debate: Debate) -> str:
     from pxp_tui.common.files import output_folder
-    from pxp_tui.report import answer_times, evaluation, evince_figures, figure, information, render
+    from pxp_tui.report import answer_times, evaluation, evince_figures, figure, information, performance_figure, render
 
     if out.exists() and not out.is_dir():
         raise ValueError(f"--out {out} is a file, not a directory")
@@ -159,12 +159,15 @@ def _write(out: Path, source: str, runs: list, cols: list, measured: tuple | Non
     files["report.md"] = render.report_markdown(
         source, runs, cols, measured, "curves.png", times, debate.section(True), debate.agreement
     )
-    pictures = ["curves.png", *(["information.png"] if debate.summary else [])]
+    pictures = [*(["information.png"] if debate.summary else [])]
     pictures += [f"case-{session_id}.png" for session_id in debate.cases]
     with output_folder(out) as partial:  # every file whole, or none (a full disk leaves out as it was)
         for name, text in files.items():
             (partial / name).write_text(text, encoding="utf-8")
-        figure.draw(cols, partial / "curves.png")
+        drawn = figure.draw(cols, partial / "curves.png")
+        if measured is not None:
+            drawn += performance_figure.draw(cols, measured[1], partial / "performance.png")
+        pictures = [p.name for p in drawn] + pictures
         if debate.summary:
             information.draw(debate.summary, partial / "information.png")
         for session_id, (key, label, rows) in debate.cases.items():

@@ -154,6 +154,8 @@ def report_markdown(
     if performance is None:
         parts.append("Not evaluated: these runs have no machine-performance measurements in the blackboard.")
     else:
+        if figure and any(row.get("split") == "test" for row in performance[1]):
+            parts.append("![machine performance: test accuracy at the start, after kept sessions, at the end](performance.png)")
         parts += [f"From table `{performance[0]}`, in the order measured.", markdown_table(performance_rows(performance))]
     if answer_times is not None:
         from pxp_tui.report import answer_times as timing
