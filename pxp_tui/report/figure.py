@@ -39,5 +39,6 @@ def draw(columns: Sequence[Column], path: Path) -> list[Path]:
         ax.set_ylabel("sessions")
         ax.set_xticks(js)
         ax.set_ylim(bottom=0)
+        ax.yaxis.set_major_locator(style.integer_ticks())  # counts of sessions
     style.legend_below(fig, axes, columns=4)
     return style.save(fig, path)

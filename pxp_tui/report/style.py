@@ -45,6 +45,13 @@ def pyplot() -> Any:
     return plt
 
 
+def integer_ticks() -> Any:
+    """A tick locator for counts: whole numbers only."""
+    from matplotlib.ticker import MaxNLocator
+
+    return MaxNLocator(integer=True)
+
+
 def series_style(index: int) -> dict[str, Any]:
     """The colour, marker and line style of the ``index``-th series (repeating after eight)."""
     return {
