@@ -19,6 +19,15 @@ from pxp_tui.protocol import evince
 from pxp_tui.runs import presets
 from pxp_tui.tasks import TASKS
 
+#: the options of a few words (RunConfig's CHOICES) and what they say
+WORDED = {
+    "learn_metric": "the gate's accuracy: prediction and explanation both right, or the prediction alone",
+    "learn_rule": "keep a session if the accuracy improves (the journal), or if it does not drop (the reference)",
+    "learn_first": "the first session: measured against the machine with no context, or always kept (the reference)",
+    "prompts": "the prompts' wording: pxp's, the papers' Examples 1 and 2, or the reference scripts'",
+    "rad_question": "RAD: name one of five diseases, or say Yes/No to the case's disease (the conference)",
+}
+
 #: runs of one configuration with --repeat, unless told
 REPEAT = 1
 
@@ -135,39 +144,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         action=argparse.BooleanOptionalAction,
         help="keep a session's context only if validation accuracy passes --learn-rule (default: off)",
     )
-    parser.add_argument(
-        "--learn-metric",
-        choices=CHOICES["learn_metric"],
-        help=_default("the gate's accuracy: prediction and explanation both right, or the prediction alone", d.learn_metric),
-    )
-    parser.add_argument(
-        "--learn-rule",
-        choices=CHOICES["learn_rule"],
-        help=_default(
-            "keep a session if the accuracy improves (the journal), or if it does not drop (the reference)", d.learn_rule
-        ),
-    )
-    parser.add_argument(
-        "--learn-first",
-        choices=CHOICES["learn_first"],
-        help=_default(
-            "the first session: measured against the machine with no context, or always kept (the reference)", d.learn_first
-        ),
-    )
+    for name, text in WORDED.items():
+        parser.add_argument(f"--{name.replace('_', '-')}", choices=CHOICES[name], help=_default(text, getattr(d, name)))
     parser.add_argument(
         "--evaluate",
         action=argparse.BooleanOptionalAction,
         help="measure the machine on the test split: start, after kept sessions, end (default: off)",
-    )
-    parser.add_argument(
-        "--prompts",
-        choices=CHOICES["prompts"],
-        help=_default("the prompts' wording: pxp's, the papers' Examples 1 and 2, or the reference scripts'", d.prompts),
-    )
-    parser.add_argument(
-        "--rad-question",
-        choices=CHOICES["rad_question"],
-        help=_default("RAD: name one of five diseases, or say Yes/No to the case's disease (the conference)", d.rad_question),
     )
     parser.add_argument(
         "--preset",

@@ -39,62 +39,61 @@ def _common(**values: Setting) -> dict[str, Setting]:
 GPT_4O_MINI, GPT_4O = "gpt-4o-mini", "gpt-4o"
 CLAUDE_3_OPUS, CLAUDE_35_SONNET = "anthropic/claude-3-opus-20240229", "anthropic/claude-3-5-sonnet-latest"
 
+
+def _paper(
+    task: str, dataset: str, model: str, checker: str, temperature: float | None, repeat: int, **values: Setting
+) -> dict[str, Setting]:
+    """A preset: the task, its data, the models (the machine's temperature; the task's max tokens), the runs."""
+    return _common(
+        task=Setting(task, f"task-{task}"),
+        dataset=Setting(dataset, f"dataset-{task}"),
+        model=Setting(model, "models"),
+        checker=Setting(checker, "models"),
+        temperature=Setting(temperature, "temperature"),
+        max_tokens=Setting({"rad": 300, "drug": 1024}[task], "max-tokens"),
+        repeat=Setting(repeat, "repetitions"),
+        **values,
+    )
+
+
+#: the conference paper's experiments: its Examples' wording, no validation set
+CONFERENCE = {"prompts": Setting("paper", "prompts"), "learn_gate": Setting(False, "learn-gate"),
+              "evaluate": Setting(False, "machine-performance")}  # fmt: skip
+#: the journal's controlled experiments: the reference's wording, the LEARN gate on a validation set
+JOURNAL = {
+    "prompts": Setting("reference", "prompts"),
+    "learn_gate": Setting(True, "learn-gate"),
+    "learn_metric": Setting("match-and-agree", "learn-metric"),
+    "learn_rule": Setting("improves", "learn-rule"),
+    "learn_first": Setting("measure", "learn-first"),
+}
+
 #: preset -> field of RunConfig (or ``repeat``, the runs of the experiment) -> value and its row
 PRESETS: dict[str, dict[str, Setting]] = {
-    "conference-rad": _common(
-        task=Setting("rad", "task-rad"),
-        dataset=Setting("interact-rad-20", "dataset-rad"),
-        rad_question=Setting("yes-no", "rad-prediction"),
-        prompts=Setting("paper", "prompts"),
-        model=Setting(GPT_4O_MINI, "models"),
-        temperature=Setting(1.0, "temperature"),
-        max_tokens=Setting(300, "max-tokens"),
-        checker=Setting(GPT_4O, "models"),
-        repeat=Setting(5, "repetitions"),
-        learn_gate=Setting(False, "learn-gate"),
-        evaluate=Setting(False, "machine-performance"),
+    "conference-rad": _paper(
+        "rad", "interact-rad-20", GPT_4O_MINI, GPT_4O, 1.0, 5, **CONFERENCE, rad_question=Setting("yes-no", "rad-prediction")
     ),
-    "conference-drug": _common(
-        task=Setting("drug", "task-drug"),
-        dataset=Setting("interact-drug", "dataset-drug"),
-        prompts=Setting("paper", "prompts"),
-        model=Setting(CLAUDE_3_OPUS, "models"),
-        temperature=Setting(0.3, "temperature"),
-        max_tokens=Setting(1024, "max-tokens"),
-        checker=Setting(CLAUDE_3_OPUS, "models"),
-        repeat=Setting(1, "repetitions"),
-        learn_gate=Setting(False, "learn-gate"),
-        evaluate=Setting(False, "machine-performance"),
-    ),
-    "journal-rad": _common(
-        task=Setting("rad", "task-rad"),
-        dataset=Setting("interact-rad", "dataset-rad"),
+    "conference-drug": _paper("drug", "interact-drug", CLAUDE_3_OPUS, CLAUDE_3_OPUS, 0.3, 1, **CONFERENCE),
+    # the reference's RAD data has no test split: no machine-performance measurement
+    "journal-rad": _paper(
+        "rad",
+        "interact-rad",
+        CLAUDE_35_SONNET,
+        CLAUDE_35_SONNET,
+        None,
+        5,
+        **JOURNAL,
         rad_question=Setting("disease", "rad-prediction"),
-        prompts=Setting("reference", "prompts"),
-        model=Setting(CLAUDE_35_SONNET, "models"),
-        temperature=Setting(None, "temperature"),
-        max_tokens=Setting(300, "max-tokens"),
-        checker=Setting(CLAUDE_35_SONNET, "models"),
-        repeat=Setting(5, "repetitions"),
-        learn_gate=Setting(True, "learn-gate"),
-        learn_metric=Setting("match-and-agree", "learn-metric"),
-        learn_rule=Setting("improves", "learn-rule"),
-        learn_first=Setting("measure", "learn-first"),
         evaluate=Setting(False, "machine-performance"),
     ),
-    "journal-drug": _common(
-        task=Setting("drug", "task-drug"),
-        dataset=Setting("interact-drug", "dataset-drug"),
-        prompts=Setting("reference", "prompts"),
-        model=Setting(CLAUDE_35_SONNET, "models"),
-        temperature=Setting(None, "temperature"),
-        max_tokens=Setting(1024, "max-tokens"),
-        checker=Setting(CLAUDE_35_SONNET, "models"),
-        repeat=Setting(5, "repetitions"),
-        learn_gate=Setting(True, "learn-gate"),
-        learn_metric=Setting("match-and-agree", "learn-metric"),
-        learn_rule=Setting("improves", "learn-rule"),
-        learn_first=Setting("measure", "learn-first"),
+    "journal-drug": _paper(
+        "drug",
+        "interact-drug",
+        CLAUDE_35_SONNET,
+        CLAUDE_35_SONNET,
+        None,
+        5,
+        **JOURNAL,
         evaluate=Setting(True, "machine-performance"),
     ),
 }
