@@ -47,7 +47,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="DIR",
         help="also write report.md, intelligibility.csv, curves.csv, curves.png, performance.csv, agreement.csv (two experts on the same instances), answer_times.csv (when answers "
         "were timed) and, for runs with distributions, information.csv, information.png (EVINCE's measures by round), "
-        "evaluation.csv, confusion.csv and case-<session>.png (the longest sessions' distributions by round) to DIR",
+        "evaluation.csv, confusion.csv and case-<session>.png (the longest sessions' distributions by round) to DIR; "
+        "every figure also as .svg and .pdf, and performance.png when the machine was measured on a test split",
     )
     parser.add_argument(
         "--cases",
@@ -159,22 +160,20 @@ def _write(out: Path, source: str, runs: list, cols: list, measured: tuple | Non
     files["report.md"] = render.report_markdown(
         source, runs, cols, measured, "curves.png", times, debate.section(True), debate.agreement
     )
-    pictures = [*(["information.png"] if debate.summary else [])]
-    pictures += [f"case-{session_id}.png" for session_id in debate.cases]
     with output_folder(out) as partial:  # every file whole, or none (a full disk leaves out as it was)
         for name, text in files.items():
             (partial / name).write_text(text, encoding="utf-8")
         drawn = figure.draw(cols, partial / "curves.png")
         if measured is not None:
             drawn += performance_figure.draw(cols, measured[1], partial / "performance.png")
-        pictures = [p.name for p in drawn] + pictures
         if debate.summary:
-            information.draw(debate.summary, partial / "information.png")
+            drawn += information.draw(debate.summary, partial / "information.png")
         for session_id, (key, label, rows) in debate.cases.items():
             title = f"Session {session_id} ({key}): each agent's distribution by round" + (
                 f"; the label: {label}" if label else ""
             )
-            evince_figures.draw_case(evince_figures.case_rounds(rows), partial / f"case-{session_id}.png", title, label)
+            drawn += evince_figures.draw_case(evince_figures.case_rounds(rows), partial / f"case-{session_id}.png", title, label)
+        pictures = [p.name for p in drawn]
     import sys
 
     for name in [*files, *pictures]:

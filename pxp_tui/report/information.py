@@ -184,8 +184,8 @@ def csv_rows(summary: Sequence[RoundSummary]) -> list[list[Any]]:
     return rows
 
 
-def draw(summary: Sequence[RoundSummary], path: Path) -> Path:
-    """Entropy per agent, WD %, NMI and the divergences by round (medians across sessions) as a PNG."""
+def draw(summary: Sequence[RoundSummary], path: Path) -> list[Path]:
+    """Entropy per agent, WD %, NMI and the divergences by round (medians across sessions) as PNG, SVG and PDF."""
     rounds = [s.round for s in summary]
     medians = {name: [s.values[name][0] if name in s.values else None for s in summary] for name in (*MEASURES, *DIVERGENCES)}
     counts = ", ".join(f"{s.round}: {s.sessions}" for s in summary)
