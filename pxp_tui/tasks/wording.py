@@ -14,10 +14,18 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
-from pxp_tui.engine import Message
+from pxp_tui.engine import Message, Turn
 from pxp_tui.protocol import Tag
+from pxp_tui.tasks.base import HUMAN
+
+if TYPE_CHECKING:
+    from pxp_tui.tasks.base import Task
+
+    _Base = Task
+else:
+    _Base = object
 
 #: the reference's UPDATE_CONTEXT phrases, by tag, for a message the agent receives or sends after the first;
 #: ``{noun}`` is "diagnosis" (RAD) or "opinion" (DRUG); RATIFY carries no answer in the reference
@@ -119,3 +127,33 @@ def to_pxp(messages: list[dict[str, Any]], rewrite: Rewrite) -> list[dict[str, A
         if found is not None:
             out.append(found)
     return out
+
+
+class Worded(_Base):
+    """What a task worded as the papers or the reference shares: its answers in the set's format, the human's
+    reply as the set words it (the reference: by tag; the papers: a judgement), no closing instruction."""
+
+    prompts: str
+    #: the reference's words for this task, and the papers' noun for its prediction ("diagnosis", "pathway")
+    words: ClassVar[Reference]
+    judged: ClassVar[str]
+
+    def labels(self) -> tuple[str, str]:
+        """The names of the answer's two parts in this set's format."""
+        return "Prediction", "Explanation"
+
+    def _answer(self, message: Message) -> str:
+        prediction, explanation = self.labels()
+        if self.prompts == "reference":
+            return f"*{prediction}: {message.prediction}*\n*{explanation}: {message.explanation}*"
+        return f"{prediction}: {message.prediction}\n{explanation}: {message.explanation}"
+
+    def reply_content(self, message: Message, other: str = HUMAN) -> str:
+        if self.prompts == "reference":
+            return self.words.message(message, self._answer(message))
+        if self.prompts == "paper":
+            return f"{paper_judgement(message, self.judged)}\n{self._answer(message)}"
+        return super().reply_content(message, other)
+
+    def ask_content(self, turn: Turn, other: str = HUMAN) -> str:
+        return super().ask_content(turn, other) if self.prompts == "pxp" else ""

@@ -17,13 +17,13 @@ from collections.abc import Sequence
 from typing import Any
 
 from pxp_tui.common.instance import Instance
-from pxp_tui.engine import Message, ParseError, Turn
+from pxp_tui.engine import Message, ParseError
 from pxp_tui.protocol import Tag
-from pxp_tui.tasks.base import HUMAN, HUMAN_REPLY
+from pxp_tui.tasks.base import HUMAN_REPLY
 from pxp_tui.tasks.drug.prompt import instance_text
 from pxp_tui.tasks.drug.task import DrugTask
 from pxp_tui.tasks.parsing import missing, sections
-from pxp_tui.tasks.wording import Reference, paper_judgement, paper_tag, text_of, to_pxp, without_first_line
+from pxp_tui.tasks.wording import Reference, Worded, paper_tag, text_of, to_pxp, without_first_line
 
 #: the conference paper's Example 2, its system part and its request (``{molecule}``: name and SMILES)
 PAPER_SYSTEM = "You are a synthetic Chemist. Always give the IUPAC name and SMILES strings of molecules."
@@ -79,14 +79,20 @@ _TARGET = {
 }
 
 
-class DrugVariant(DrugTask):
+class DrugVariant(Worded, DrugTask):
     """DRUG with another wording; ``shots``: the reference's few-shot examples, (target, reactants, explanation)."""
+
+    words = REFERENCE
+    judged = "pathway"
 
     def __init__(self, prompts: str = "pxp", shots: Sequence[tuple[str, str, str]] = ()) -> None:
         self.prompts = prompts
         self.shots = tuple(shots)
         prediction, explanation = LABELS[prompts]
         self._aliases = {"prediction": [prediction.lower()], "explanation": [explanation.lower()]}
+
+    def labels(self) -> tuple[str, str]:
+        return LABELS[self.prompts]
 
     @property
     def offline_name(self) -> str:
@@ -108,26 +114,10 @@ class DrugVariant(DrugTask):
             return REFERENCE_ASK.format(target=instance.input)
         return super().instance_content(instance, in_context=in_context)
 
-    def _answer(self, message: Message) -> str:
-        prediction, explanation = LABELS[self.prompts]
-        if self.prompts == "reference":
-            return f"*{prediction}: {message.prediction}*\n*{explanation}: {message.explanation}*"
-        return f"{prediction}: {message.prediction}\n{explanation}: {message.explanation}"
-
     def answer_content(self, message: Message) -> str:
         if self.prompts == "reference":
             return REFERENCE.message(message, self._answer(message))
         return super().answer_content(message)
-
-    def reply_content(self, message: Message, other: str = HUMAN) -> str:
-        if self.prompts == "reference":
-            return REFERENCE.message(message, self._answer(message))
-        if self.prompts == "paper":
-            return f"{paper_judgement(message, 'pathway')}\n{self._answer(message)}"
-        return super().reply_content(message, other)
-
-    def ask_content(self, turn: Turn, other: str = HUMAN) -> str:
-        return super().ask_content(turn, other) if self.prompts == "pxp" else ""
 
     def parse(self, text: str, instance: Instance | None = None) -> tuple[str, str]:
         if self.prompts != "reference":

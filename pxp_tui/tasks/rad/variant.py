@@ -14,13 +14,13 @@ import re
 from typing import Any
 
 from pxp_tui.common.instance import Instance
-from pxp_tui.engine import Message, ParseError, Turn
+from pxp_tui.engine import Message, ParseError
 from pxp_tui.protocol import Tag
-from pxp_tui.tasks.base import HUMAN, HUMAN_REPLY
+from pxp_tui.tasks.base import HUMAN_REPLY
 from pxp_tui.tasks.parsing import missing, sections
 from pxp_tui.tasks.rad.labels import LABELS, label_of
 from pxp_tui.tasks.rad.task import RadTask
-from pxp_tui.tasks.wording import Reference, paper_judgement, paper_tag, text_of, to_pxp, with_text, without_first_line
+from pxp_tui.tasks.wording import Reference, Worded, paper_tag, text_of, to_pxp, with_text, without_first_line
 
 CONDITIONS = ", ".join(LABELS)
 
@@ -65,8 +65,11 @@ _ALIASES = {"prediction": ["prediction", "diagnosis"], "explanation": ["explanat
 _YES_NO = re.compile(r"^\W*(yes|no)\b", re.I)
 
 
-class RadVariant(RadTask):
+class RadVariant(Worded, RadTask):
     """RAD with another wording (``prompts``) or the Yes/No question (``question``)."""
+
+    words = REFERENCE
+    judged = "diagnosis"
 
     def __init__(self, prompts: str = "pxp", question: str = "disease") -> None:
         self.prompts = prompts
@@ -104,25 +107,10 @@ class RadVariant(RadTask):
         found: list[dict[str, Any]] = with_text(parts, text)
         return found
 
-    def _answer(self, message: Message) -> str:
-        if self.prompts == "reference":
-            return f"*Prediction: {message.prediction}*\n*Explanation: {message.explanation}*"
-        return f"Prediction: {message.prediction}\nExplanation: {message.explanation}"
-
     def answer_content(self, message: Message) -> str:
         if self.prompts == "reference":
             return REFERENCE.message(message, self._answer(message))
         return super().answer_content(message) if self.prompts == "pxp" else self._answer(message)
-
-    def reply_content(self, message: Message, other: str = HUMAN) -> str:
-        if self.prompts == "reference":
-            return REFERENCE.message(message, self._answer(message))
-        if self.prompts == "paper":
-            return f"{paper_judgement(message, 'diagnosis')}\n{self._answer(message)}"
-        return super().reply_content(message, other)
-
-    def ask_content(self, turn: Turn, other: str = HUMAN) -> str:
-        return super().ask_content(turn, other) if self.prompts == "pxp" else ""
 
     # -- answers -------------------------------------------------------------------------------------
     def parse(self, text: str, instance: Instance | None = None) -> tuple[str, str]:
