@@ -21,8 +21,9 @@ def unusual(name: str, hint: object) -> object:
     """A value of the field's type that is not its default (each field its own, so a mix-up shows)."""
     options = typing.get_args(hint) if isinstance(hint, types.UnionType) else (hint,)
     kind = next(t for t in options if t is not type(None))
-    values = {str: f"x-{name}", int: 7 + len(name), float: 0.25 + len(name) / 100, bool: True, HumanKind: HumanKind.MODEL}
-    return values[kind]
+    values = {str: f"x-{name}", int: 7 + len(name), float: 0.25 + len(name) / 100, bool: True, HumanKind: HumanKind.MODEL,
+              list: [f"x-{name}", "y"], dict: {"x": name, "n": [1, 2]}}  # fmt: skip
+    return values[typing.get_origin(kind) or kind]
 
 
 def every_field_set() -> RunConfig:
@@ -57,9 +58,17 @@ def test_a_run_made_from_the_defaults_reads_back_with_its_dataset_checker_and_co
     with Blackboard.open(tmp_path / "board.db") as board:
         run_id = create_run(board, RunConfig(limit=2, context="last:2"))
         run = board.run(run_id)
+    effective = {
+        "machine": {"model": "offline", "temperature": "provider default", "max_tokens": 1024},
+        "checker": {"model": "offline", "temperature": 0, "max_tokens": 10},
+        "learn": None,
+        "prompts": "pxp",
+        "rad_question": None,
+    }  # every setting the models are called with
     assert run.config == replace(
-        RunConfig(limit=2), dataset="demo-drug", checker="offline", context="last:2", ground_metric="discrete"
-    )  # what runs.create resolved; nothing else changed
+        RunConfig(limit=2), dataset="demo-drug", checker="offline", context="last:2", ground_metric="discrete",
+        effective=effective,
+    )  # what runs.create resolved; nothing else changed  # fmt: skip
     assert (run.human, run.finished, len(run.plan)) == ("proxy", False, 2)
 
 
