@@ -143,9 +143,13 @@ def image_class() -> type[Any] | None:
     load()
     import textual_image.widget as widgets
 
+    from pxp_tui.app.picture.sixel import SixelPicture
+
+    if choice == "auto" and widgets.Image is widgets.SixelImage:
+        return SixelPicture  # the terminal has Sixel: textual-image's widget, its colours defined first
     return {
         "auto": widgets.Image,
-        "sixel": widgets.SixelImage,
+        "sixel": SixelPicture,
         "tgp": widgets.TGPImage,
         "halfcell": widgets.HalfcellImage,
         "unicode": widgets.UnicodeImage,
