@@ -35,7 +35,9 @@ class Tmux:
     def tmux(self, *args: str) -> str:
         return subprocess.run(["tmux", "-L", self.socket, *args], capture_output=True, text=True, check=False).stdout
 
-    def start(self, name: str, command: list[str]) -> None:
+    def start(self, name: str, command: list[str], pane_env: tuple[str, ...] = ()) -> None:
+        """Run ``command`` in a new session ``name``, in a clean environment (plus ``pane_env``: variables kept from
+        the pane's own, as tmux sets them: ``TMUX``, ``TERM_PROGRAM``...)."""
         env = {
             "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
             "HOME": str(self.tmp_path),
@@ -45,7 +47,7 @@ class Tmux:
             "PYTHONPATH": str(ROOT),  # the package, installed or not
             **self.env,
         }
-        exports = " ".join(f"{k}={shlex.quote(v)}" for k, v in env.items())
+        exports = " ".join([*(f"{k}={shlex.quote(v)}" for k, v in env.items()), *(f'{k}="${k}"' for k in pane_env)])
         rc = self.tmp_path / f"{name}.rc"
         shell = (
             f"cd {shlex.quote(str(self.tmp_path))} && env -i {exports} {shlex.join(command)}; echo $? > {shlex.quote(str(rc))}"

@@ -16,6 +16,8 @@ from __future__ import annotations
 import io
 import logging
 import os
+import re
+import subprocess
 import sys
 import threading
 from collections.abc import Iterator
@@ -170,6 +172,53 @@ def drawn_by() -> str:
         renderables.HalfcellImage: "halfcell",
         renderables.UnicodeImage: "unicode",
     }.get(renderables.Image, "halfcell")
+
+
+def tmux_version(env: dict[str, str] | None = None) -> str | None:
+    """tmux's version (``3.3a``) when pxp runs inside tmux (``""`` if it cannot be told), else None.
+
+    tmux sets ``TMUX`` in its panes, and ``TERM_PROGRAM=tmux`` with ``TERM_PROGRAM_VERSION``; else ``tmux -V`` says.
+    """
+    env = dict(os.environ) if env is None else env
+    if not env.get("TMUX"):
+        return None
+    if env.get("TERM_PROGRAM") == "tmux" and env.get("TERM_PROGRAM_VERSION"):
+        return env["TERM_PROGRAM_VERSION"]
+    try:
+        out = subprocess.run(["tmux", "-V"], capture_output=True, text=True, timeout=2, check=False).stdout
+    except (OSError, subprocess.SubprocessError):
+        return ""
+    found = re.search(r"tmux\s+(\S+)", out)
+    return found[1] if found else ""
+
+
+def _version(text: str) -> tuple[int, int]:
+    found = re.match(r"(?:next-)?(\d+)\.(\d+)", text)
+    return (int(found[1]), int(found[2])) if found else (0, 0)
+
+
+#: what the expert can do instead of half-cell blocks
+OPTIONS = "o opens the original, pxp serve shows pxp in a browser"
+
+
+def coarse_note(env: dict[str, str] | None = None) -> str | None:
+    """What the expert is told, once, where an X-ray can only be drawn in half-cell blocks (the terminal has no
+    Sixel and no kitty graphics, or tmux passes them not): why, and what shows pixels. None where pixels are drawn,
+    or where half-cell blocks were chosen (``PXP_IMAGES``)."""
+    if renderer() != "auto" or drawn_by() not in ("halfcell", "unicode"):
+        return None
+    version = tmux_version(env)
+    if version is None:
+        return (
+            "This terminal shows no pictures (no Sixel, no kitty graphics): the X-ray is in half-cell blocks. For pixels: "
+            f"a terminal with Sixel (xterm -ti vt340, WezTerm, foot, iTerm2) or kitty; {OPTIONS}."
+        )
+    named = f"tmux {version}".strip()
+    if version and _version(version) < (3, 4):
+        why = f"{named} passes no pictures through: the X-ray is in half-cell blocks"
+    else:
+        why = f"{named} passes no pictures through (built without Sixel, or the terminal around it has none): half-cell blocks"
+    return f"{why}. For pixels: a Sixel or kitty terminal outside tmux (or tmux 3.4+ built with Sixel); {OPTIONS}."
 
 
 def surface(cols: int, rows: int) -> Surface:
