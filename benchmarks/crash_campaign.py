@@ -17,14 +17,16 @@ killed run as interrupted; the writer's /proc/PID/fd never names a deleted db, -
 Moments are drawn from a random generator seeded per trial (``--seed`` + trial number).
 
     python benchmarks/crash_campaign.py [--trials 20] [--scenarios app,headless,repeat] [--seed 1000]
-                                        [--limit 12] [--app-limit 6] [--keep DIR]
+                                        [--limit 12] [--app-limit 6] [--keep DIR] [--docs]
 
-Prints a line per trial, then the table; exits 1 if any trial lost a message or failed a check.
+Prints a line per trial, then the table (``--docs``: also into docs/performance.md); exits 1 if any trial lost a
+message or failed a check.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import shutil
 import sys
 import tempfile
@@ -85,6 +87,7 @@ def main() -> int:
     parser.add_argument("--limit", type=int, default=12, help="sessions per headless run (default: 12)")
     parser.add_argument("--app-limit", type=int, default=6, help="sessions of the app's run (default: 6)")
     parser.add_argument("--keep", type=Path, help="keep the blackboards in this folder (default: a temporary one, removed)")
+    parser.add_argument("--docs", action="store_true", help="also write the table into docs/performance.md")
     args = parser.parse_args()
     scenarios = [s.strip() for s in args.scenarios.split(",") if s.strip()]
     unknown = [s for s in scenarios if s not in SCENARIOS]
@@ -96,6 +99,7 @@ def main() -> int:
     folder.mkdir(parents=True, exist_ok=True)
     results: dict[str, list[Trial]] = {}
     seconds: dict[str, float] = {}
+    load = os.getloadavg()[0]
     try:
         expected = reference(folder, args.limit) if set(scenarios) - {"app"} else None
         for scenario in scenarios:
@@ -121,6 +125,20 @@ def main() -> int:
     print()
     print(table(results, seconds))
     failed = any(not t.ok for trials in results.values() for t in trials)
+    if args.docs:
+        from docs_section import write_section
+
+        shown = "; ".join(
+            f"{scenario}: {min(t.shown for t in trials)}-{max(t.shown for t in trials)}"
+            for scenario, trials in results.items()
+            if trials
+        )
+        notes = [
+            f"Messages shown per trial when the process was killed: {shown}.",
+            f"Load average {load:.1f} at the start, {os.getloadavg()[0]:.1f} at the end.",
+            "Every trial passed." if not failed else "**Some trials failed**: see the script's output.",
+        ]
+        write_section("crash_campaign", "Trials per scenario", table(results, seconds) + "\n\n" + " ".join(notes))
     return 1 if failed else 0
 
 

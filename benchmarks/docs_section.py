@@ -17,7 +17,8 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-PAGE = ROOT / "docs" / "performance.md"
+#: the page the blocks are written to (``PXP_PERFORMANCE_PAGE`` names another, for the tests)
+PAGE = Path(os.environ.get("PXP_PERFORMANCE_PAGE") or ROOT / "docs" / "performance.md")
 
 
 def machine() -> str:

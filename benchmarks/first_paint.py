@@ -1,6 +1,6 @@
 """Time from starting `pxp` to its first frame on the terminal (the start screen), in a pseudo-terminal.
 
-    python benchmarks/first_paint.py [--runs 7] [--tmux] [-- COMMAND ...]
+    python benchmarks/first_paint.py [--runs 7] [--tmux] [--floor] [--docs] [-- COMMAND ...]
 
 The pseudo-terminal answers the device-attributes query as xterm does (no Sixel) and reports a cell
 size in pixels, like a real terminal; it does not answer the kitty graphics query (most terminals
@@ -10,6 +10,11 @@ start screen's "New run" panel has been written. Prints each run and the median.
 
 With ``--tmux`` the command runs in a real terminal emulator instead, a private tmux server (160 x 48),
 whose screen is read every 5 ms; the times then include starting tmux (a few milliseconds).
+
+With ``--floor`` it also measures the floor, ``bare_textual.py`` (a Textual app of one ``Static``), launched
+in turn with ``pxp`` (one of each, ``--runs`` times), and prints the ratio of the medians: the target is pxp
+within 1.25 times the floor, measured in the same sitting. ``--docs`` implies ``--floor`` and writes the
+figures into docs/performance.md.
 
 With ``--imports`` it also lists what ``pxp`` imports before its first frame, with ``python -X
 importtime``'s cost of each (one more run, in the pseudo-terminal; the import times are those of a
@@ -160,24 +165,61 @@ def _stop(pid: int, fd: int) -> None:
         os.close(fd)
 
 
+def describe(times: list[float]) -> str:
+    return f"median {statistics.median(times):.3f} s, best {min(times):.3f} s, worst {max(times):.3f} s"
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=7)
     parser.add_argument("--marker", default="New run", help="text that marks the first frame (default: New run)")
     parser.add_argument("--tmux", action="store_true", help="in a private tmux server rather than a bare pseudo-terminal")
     parser.add_argument("--imports", action="store_true", help="also list what is imported before the first frame, and its cost")
+    parser.add_argument("--floor", action="store_true", help="also measure bare_textual.py, launched in turn with pxp")
+    parser.add_argument("--docs", action="store_true", help="with --floor: also write the figures into docs/performance.md")
     parser.add_argument("command", nargs="*", help="what to start (default: pxp, in an empty directory)")
     args = parser.parse_args()
+    if args.docs and args.command:
+        parser.error("--docs measures pxp and its floor: give no COMMAND")
+    args.floor = args.floor or args.docs
+    floor = [sys.executable, str(Path(__file__).resolve().with_name("bare_textual.py"))]
+    load = os.getloadavg()[0]
     with tempfile.TemporaryDirectory() as tmp:
         pxp = shutil.which("pxp") or str(Path(sys.executable).with_name("pxp"))
         command = args.command or [pxp]
         measure = first_paint_tmux if args.tmux else first_paint
         measure(command, args.marker.encode(), tmp)  # warm the file cache once, not counted
-        times = [measure(command, args.marker.encode(), tmp) for _ in range(args.runs)]
+        if args.floor:
+            measure(floor, args.marker.encode(), tmp)
+        times, floors = [], []
+        for _ in range(args.runs):
+            times.append(measure(command, args.marker.encode(), tmp))
+            if args.floor:
+                floors.append(measure(floor, args.marker.encode(), tmp))
     where = "in tmux" if args.tmux else "in a pseudo-terminal"
     print(f"first paint of `{' '.join(Path(c).name if i == 0 else c for i, c in enumerate(command))}` {where}")
     print(f"cores: {os.cpu_count()}  runs: {' '.join(f'{t:.3f}' for t in times)} s")
-    print(f"median {statistics.median(times):.3f} s, best {min(times):.3f} s, worst {max(times):.3f} s")
+    print(describe(times))
+    if args.floor:
+        ratio = statistics.median(times) / statistics.median(floors)
+        print(f"floor, bare_textual.py, launched in turn: {' '.join(f'{t:.3f}' for t in floors)} s")
+        print(f"{describe(floors)}; pxp / floor = {ratio:.2f} (target: at most 1.25)")
+    if args.docs:
+        from docs_section import write_section
+
+        body = "\n".join(
+            [
+                f"| program, {where} | first paint, median | every launch |",
+                "|---|---:|---:|",
+                f"| `pxp` (the start screen) | **{statistics.median(times):.3f} s** | {min(times):.3f}-{max(times):.3f} s |",
+                f"| the floor: Textual and one `Static` (`bare_textual.py`) | {statistics.median(floors):.3f} s | "
+                f"{min(floors):.3f}-{max(floors):.3f} s |",
+                "",
+                f"pxp takes **{ratio:.2f} times** the floor (target: at most 1.25), {args.runs} launches of each, in turn. "
+                f"Load average {load:.1f} at the start, {os.getloadavg()[0]:.1f} at the end.",
+            ]
+        )
+        write_section("first_paint", "pxp and its floor, launched in turn", body)
     if args.imports:
         with tempfile.TemporaryDirectory() as tmp:
             print(imports_before_first_frame(tmp))

@@ -1,6 +1,6 @@
 """Peak memory and time of ``pxp import`` as files grow: DRUG rows, and RAD images.
 
-    python benchmarks/import_memory.py [--rows 5000 50000] [--images 20 200] [--keep DIR]
+    python benchmarks/import_memory.py [--rows 5000 50000] [--images 20 200] [--keep DIR] [--docs]
 
 Each import runs as its own ``pxp`` process (what a user runs); its peak resident memory is the
 kernel's (``wait4``'s ``ru_maxrss``). DRUG files are pxp's format with distinct, valid molecules;
@@ -41,11 +41,13 @@ def main() -> int:
     parser.add_argument("--rows", type=int, nargs="+", default=[5_000, 50_000])
     parser.add_argument("--images", type=int, nargs="+", default=[20, 200])
     parser.add_argument("--keep", type=Path, help="make the files here and keep them (default: a temporary folder)")
+    parser.add_argument("--docs", action="store_true", help="also write the table into docs/performance.md")
     args = parser.parse_args()
     work = args.keep or Path(tempfile.mkdtemp(prefix="pxp-import-"))
     work.mkdir(parents=True, exist_ok=True)
-    print("| file | size | seconds | peak memory | blackboard |")
-    print("|---|---:|---:|---:|---:|")
+    rows = ["| file | size | seconds | peak memory | blackboard |", "|---|---:|---:|---:|---:|"]
+    print("\n".join(rows))
+    load = os.getloadavg()[0]
     try:
         cases = [("drug", f"{n:,} DRUG rows", lambda n=n: drug_csv(work / f"drug{n}.csv", n)) for n in args.rows]
         cases += [
@@ -58,13 +60,18 @@ def main() -> int:
             seconds, peak, code = measure(["import", task, str(csv), "--db", str(db)], work)
             if code:
                 raise SystemExit(f"{label}: pxp import exited with {code}")
-            print(
-                f"| {label} | {size / 2**20:,.0f} MB | {seconds:.1f} | {peak:,.0f} MB | {db.stat().st_size / 2**20:,.0f} MB |",
-                flush=True,
+            rows.append(
+                f"| {label} | {size / 2**20:,.0f} MB | {seconds:.1f} | {peak:,.0f} MB | {db.stat().st_size / 2**20:,.0f} MB |"
             )
+            print(rows[-1], flush=True)
     finally:
         if args.keep is None:
             shutil.rmtree(work, ignore_errors=True)
+    if args.docs:
+        from docs_section import write_section
+
+        note = f"Load average {load:.1f} at the start and {os.getloadavg()[0]:.1f} at the end: the seconds move with the machine, the memory does not."
+        write_section("import_memory", "Peak memory and time per file", "\n".join(rows) + "\n\n" + note)
     return 0
 
 

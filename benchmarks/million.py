@@ -1,15 +1,16 @@
 """Build a blackboard with about one million messages, then time what a reviewer opens on it.
 
-    python benchmarks/million.py [--db PATH] [--runs 100] [--sessions 1800] [--keep]
+    python benchmarks/million.py [--db PATH] [--runs 100] [--sessions 1800] [--keep] [--docs]
 
 The file is written directly (bulk inserts, no engine), with sessions of every intelligibility
 class drawn at random. Then each view is timed on a fresh read-only connection, as the review
-screens and ``pxp metrics`` / ``pxp report`` open it: the timings are the ones in the README.
+screens and ``pxp metrics`` / ``pxp report`` open it: its figures are in docs/performance.md (``--docs`` writes them).
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import random
 import shutil
 import statistics
@@ -118,14 +119,15 @@ def build(path: Path, runs: int, sessions: int, seed: int = 0) -> int:
     return total
 
 
-def timed(label: str, fn, repeat: int = 5) -> float:
-    """Print the first call's time (cold caches) and the median of ``repeat`` calls; return the first."""
+def timed(label: str, fn, rows: list[str], repeat: int = 5) -> float:
+    """Print (and add to ``rows``) the first call's time (cold caches) and the median of ``repeat`` calls; return the first."""
     times = []
     for _ in range(repeat):
         started = time.perf_counter()
         fn()
         times.append(time.perf_counter() - started)
-    print(f"| {label} | {times[0] * 1000:.0f} ms | {statistics.median(times) * 1000:.0f} ms |")
+    rows.append(f"| {label} | {times[0] * 1000:.0f} ms | {statistics.median(times) * 1000:.0f} ms |")
+    print(rows[-1])
     return times[0]
 
 
@@ -136,8 +138,9 @@ def report_all(board: Blackboard) -> None:
         column.table, column.curve  # noqa: B018 - computed, as the report renders them
 
 
-def measure(path: Path) -> dict[str, float]:
-    """Time each view on a read-only connection; return label -> best time in seconds."""
+def measure(path: Path, rows: list[str] | None = None) -> dict[str, float]:
+    """Time each view on a read-only connection; return label -> first time in seconds. The table's lines (and a
+    first line saying what the file holds) are added to ``rows``."""
     from pxp_tui.blackboard import review
     from pxp_tui.blackboard.curves import run_curves
     from pxp_tui.blackboard.metrics import run_rows
@@ -146,39 +149,62 @@ def measure(path: Path) -> dict[str, float]:
     count = board.db.execute("SELECT COUNT(*) FROM messages").fetchone()[0]
     sessions = board.db.execute("SELECT COUNT(*) FROM data").fetchone()[0]
     runs = board.run_ids()
-    print(f"{path}: {count:,} messages, {sessions:,} sessions, {len(runs)} runs\n")
-    print("| view | first | median of 5 |\n|---|---:|---:|")
+    rows = [] if rows is None else rows
+    rows.append(
+        f"{count:,} messages, {sessions:,} sessions, {len(runs)} run{'s' if len(runs) > 1 else ''}; page cache warm; "
+        f"load average {os.getloadavg()[0]:.1f} at the start:\n"
+    )
+    print(f"{path}: {rows[0]}")
+    rows.append("| view | first | median of 5 |\n|---|---:|---:|")
+    print(rows[-1])
     last = runs[-1]
     experiment = board.run(last).experiment
     five = [r for r in runs if board.run(r).experiment == experiment]
     results = {
         "metrics: every run's table (run_intelligibility view)": timed(
-            "metrics: every run's table (`run_intelligibility`)", lambda: run_rows(board)
+            "metrics: every run's table (`run_intelligibility`)",
+            lambda: run_rows(board),
+            rows,
         ),
-        "metrics: one run": timed("metrics: one run", lambda: run_rows(board, [last])),
-        "review: runs list with counts": timed("review: runs list with counts", lambda: review.runs(board)),
+        "metrics: one run": timed("metrics: one run", lambda: run_rows(board, [last]), rows),
+        "review: runs list with counts": timed("review: runs list with counts", lambda: review.runs(board), rows),
         "review: a run's sessions, first page": timed(
-            "review: a run's sessions, first page", lambda: review.sessions(board, last)
+            "review: a run's sessions, first page",
+            lambda: review.sessions(board, last),
+            rows,
         ),
-        "review: one run's row": timed("review: one run's row", lambda: review.runs_row(board, last)),
+        "review: one run's row": timed("review: one run's row", lambda: review.runs_row(board, last), rows),
         "review: sorted by tag sequence, last page": timed(
             "review: sorted by tag sequence, last page",
-            lambda: review.sessions(board, last, review.Query(sort="tags", descending=True, offset=sessions // len(runs) - 50)),
+            lambda: review.sessions(
+                board, last, review.Query(sort="tags", descending=True, offset=max(0, sessions // len(runs) - 50))
+            ),
+            rows,
         ),
         "review: filter two-way": timed(
-            "review: filter two-way", lambda: review.sessions(board, last, review.Query(kind="two_way"))
+            "review: filter two-way",
+            lambda: review.sessions(board, last, review.Query(kind="two_way")),
+            rows,
         ),
         "review: filter text in explanations": timed(
-            "review: text filter 'boronic acid'", lambda: review.sessions(board, last, review.Query(text="boronic acid"))
+            "review: text filter 'boronic acid'",
+            lambda: review.sessions(board, last, review.Query(text="boronic acid")),
+            rows,
         ),
         "review: one session replayed": timed(
-            "review: one session replayed", lambda: review.replay(board, review.sessions(board, last).rows[0].session_id)
+            "review: one session replayed",
+            lambda: review.replay(board, review.sessions(board, last).rows[0].session_id),
+            rows,
         ),
         "report: curves of an experiment of 5 runs": timed(
-            f"report: curves of an experiment of {len(five)} run(s)", lambda: run_curves(board, five)
+            f"report: curves of an experiment of {len(five)} run(s)",
+            lambda: run_curves(board, five),
+            rows,
         ),
         "report: every column of the report by experiment": timed(
-            "report: table and curves, one column per experiment", lambda: report_all(board)
+            "report: table and curves, one column per experiment",
+            lambda: report_all(board),
+            rows,
         ),
     }
     board.close()
@@ -192,6 +218,7 @@ def main() -> int:
     parser.add_argument("--sessions", type=int, default=1800, help="sessions per run")
     parser.add_argument("--keep", action="store_true", help="keep the file")
     parser.add_argument("--reuse", action="store_true", help="time an existing --db without rebuilding it")
+    parser.add_argument("--docs", action="store_true", help="also write the table into docs/performance.md")
     args = parser.parse_args()
     workdir = None if args.db else tempfile.mkdtemp(prefix="pxp-bench-")
     path = Path(args.db or Path(workdir) / "million.db")
@@ -201,7 +228,14 @@ def main() -> int:
         started = time.perf_counter()
         messages = build(path, args.runs, args.sessions)
         print(f"built {messages:,} messages in {time.perf_counter() - started:.1f} s ({path.stat().st_size / 2**20:.0f} MiB)")
-    measure(path)
+    rows: list[str] = []
+    measure(path, rows)
+    if args.docs:
+        from docs_section import write_section
+
+        name = "million" if args.runs > 1 else "million-one-run"
+        title = f"{args.runs:,} run{'s' if args.runs > 1 else ''} of {args.sessions:,} sessions"
+        write_section(name, title, "\n".join(rows))
     if workdir is not None and not args.keep:
         shutil.rmtree(workdir)
     elif workdir is not None:

@@ -1,6 +1,7 @@
 """The work between the expert's send and the reply's frame, counted in Python function calls.
 
     python benchmarks/turn_calls.py [--steps 6] [--task drug rad] [--size 80x24 160x48] [--answer ratify refute ratify4 next]
+                                    [--docs]
 
 ``turn_latency.py`` times the wait; on this shared machine its speed changes by up to a half from one
 minute to the next, so a change of a tenth in the app's work does not show in milliseconds. This counts
@@ -31,6 +32,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from turn_latency import make_run, until  # this folder's helpers
 
 KEYS = {"ratify": "1", "refute": "2", "ratify4": "1", "next": "1"}
+#: what each --answer counts, as docs/performance.md's columns
+COLUMNS = {
+    "ratify": "RATIFY at 2: the outcome",
+    "refute": "REFUTE at 2: the reply",
+    "ratify4": "RATIFY at 4: the outcome",
+    "next": "n: the next turn",
+}
 
 
 async def count(task: str, size: tuple[int, int], steps: int, answer: str) -> list[int]:
@@ -121,16 +129,29 @@ def main() -> None:
     parser.add_argument("--size", nargs="+", default=["80x24", "160x48"])
     parser.add_argument("--answer", nargs="+", default=["ratify", "refute", "ratify4", "next"], choices=list(KEYS))
     parser.add_argument("--images", default="none", help="PXP_IMAGES (default none; halfcell: the pictures' UI work counted too)")
+    parser.add_argument("--docs", action="store_true", help="also write the counts into docs/performance.md")
     args = parser.parse_args()
     os.environ["PXP_OFFLINE_LATENCY"] = "0"
     os.environ["PXP_IMAGES"] = args.images
     print("function calls from ctrl+s to the end of the frame that paints the reply (median, range)")
+    cells: dict[tuple[str, str], list[str]] = {}
     for task in args.task:
         for size in args.size:
             width, height = (int(v) for v in size.split("x"))
             for answer in args.answer:
                 calls = asyncio.run(count(task, (width, height), args.steps, answer))
                 print(f"{task:<5} {size:<7} {answer:<7} {statistics.median(calls):>9,.0f}  ({min(calls):,}-{max(calls):,})")
+                cells.setdefault((task, size), []).append(f"{statistics.median(calls):,.0f} ({min(calls):,}-{max(calls):,})")
+    if args.docs:
+        from docs_section import write_section
+
+        rows = [
+            "| task | size | " + " | ".join(COLUMNS[a] for a in args.answer) + " |",
+            "|---|---|" + "---:|" * len(args.answer),
+            *(f"| {task.upper()} | {size} | " + " | ".join(values) + " |" for (task, size), values in cells.items()),
+        ]
+        note = f"Function calls, the median of {args.steps} steps (and their range), pictures: PXP_IMAGES={args.images}."
+        write_section("turn_calls", "Function calls per step", "\n".join(rows) + "\n\n" + note)
 
 
 if __name__ == "__main__":

@@ -2,7 +2,7 @@
 
     python benchmarks/turn_latency.py [--sessions 10] [--task drug rad] [--size 80x24 160x48]
         [--mode pilot tmux] [--latency SECONDS] [--answer ratify|refute] [--think 0.5]
-        [--profile DIR] [--first-paint] [--json FILE]
+        [--profile DIR] [--first-paint] [--json FILE] [--docs]
 
 Drives the real app through ``--sessions`` sessions of a live run with the offline machine
 (``PXP_OFFLINE_LATENCY`` = ``--latency``, default 0: the machine's own work only) on the task's demo
@@ -500,6 +500,28 @@ def summary(results: list[Result]) -> str:
     return "\n".join(lines)
 
 
+def docs_table(results: list[Result]) -> str:
+    """The figures docs/performance.md shows: per configuration, medians in ms of (a), of (b) and (c) with the
+    model's own time taken off, and the machine's speed and load beside them."""
+    lines = [
+        "| task | size | mode | steps | (a) committed | (b) on screen, minus the reply's own time "
+        "| (c) next turn ready, minus the model's own time | ref ms before-after | load before-after |",
+        "|---|---|---|---:|---:|---:|---:|---:|---:|",
+    ]
+    for r in results:
+        tmux = r.mode.startswith("tmux")
+        b = [_b(s, tmux) for s in r.steps]
+        c = [s.screen_ready if tmux else s.ready for s in r.steps]
+        b_minus = [None if v is None else v - s.reply_own_ms for v, s in zip(b, r.steps, strict=True)]
+        c_minus = [None if v is None else v - s.own_ms for v, s in zip(c, r.steps, strict=True)]
+        lines.append(
+            f"| {r.task.upper()} | {r.size} | {r.mode} | {len(r.steps)} | {stats([s.commit for s in r.steps])[0]} "
+            f"| {stats(b_minus)[0]} | {stats(c_minus)[0]} | {r.reference[0]:.1f}-{r.reference[1]:.1f} "
+            f"| {r.load_before:.2f}-{r.load_after:.2f} |"
+        )
+    return "\n".join(lines)
+
+
 # -- litellm's per-call overhead on a quiet loop ------------------------------------------------------------
 def litellm_baseline(task: str, calls: int) -> str:
     """The offline model through ``LLMClient.complete`` (litellm) against its ``answer()`` alone, no app."""
@@ -786,6 +808,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         help="also measure first paint (RUNS runs, default 5) and list the imports before it",
     )
     parser.add_argument("--json", metavar="FILE", help="write every step's numbers to FILE")
+    parser.add_argument("--docs", action="store_true", help="also write the summary's medians into docs/performance.md")
     parser.add_argument(
         "--bare",
         action="store_true",
@@ -841,6 +864,16 @@ def main(argv: list[str] | None = None) -> int:
                         print(report(result, args), flush=True)
     print()
     print(summary(results))
+    if args.docs:
+        from docs_section import write_section
+
+        answers = ", then ".join(f"{TAGS[k]} at message {2 * (i + 1)}" for i, k in enumerate(ANSWERS[args.answer]))
+        note = (
+            f"Medians in ms from ctrl+s, {answers} in each session; after a session's last answer (b) is its outcome "
+            "and (c) counts from the n that leaves it. ref ms is the machine's speed (a fixed pure-Python loop; "
+            "smaller is faster) before and after each configuration."
+        )
+        write_section("turn_latency", "Medians per configuration", docs_table(results) + "\n\n" + note)
     if args.first_paint:
         print()
         print(first_paint_section(args.first_paint))

@@ -1,127 +1,149 @@
-"""The CRIT judge of EVINCE's final distribution (issue 10): its prompt, its tolerant reading of a judge's reply,
-the offline baseline judge (deterministic, through litellm like any model), and the fallback to equal weights."""
+"""CRIT each round (paper 003, Table 4): the judge's prompt, its reading of a judge's JSON (reasons with validity
+and credibility, rival reasons), the weighted score, the offline heuristic stand-in, and a failing judge."""
 
 from __future__ import annotations
 
 import asyncio
+import json
 
 import pytest
 
 from pxp_tui.agents.crit import (
+    OFFLINE_METHOD,
     Argument,
     CritError,
     Judge,
     crit_prompt,
     offline_crit,
-    offline_cues,
-    parse_scores,
+    parse_verdict,
 )
 from pxp_tui.agents.llm import LLMClient
 from pxp_tui.common.models import OFFLINE_JUDGE
+from pxp_tui.protocol import crit
 
-CASE = "Chest X-ray, case 7."
+CASE = "Case 7: fever, dry cough, aching muscles and chills for two days during an outbreak."
 SURE = Argument(
-    "Pneumonia",
-    "Patchy consolidation in the right lower lobe: Pneumonia.",
-    {"Pneumonia": 0.8, "Atelectasis": 0.1, "Pleural Effusion": 0.05, "Cardiomegaly": 0.03, "Pneumothorax": 0.02},
+    "Influenza",
+    "Fever with chills and aching muscles during an outbreak is influenza. The dry cough fits it too.",
+    {"Influenza": 0.8, "Migraine": 0.1, "Gastroenteritis": 0.1},
 )
 UNSURE = Argument(
-    "Atelectasis",
-    "Volume loss at the right base, consistent with Atelectasis.",
-    {"Pneumonia": 0.22, "Atelectasis": 0.24, "Pleural Effusion": 0.2, "Cardiomegaly": 0.18, "Pneumothorax": 0.16},
+    "Gastroenteritis",
+    "It could be a stomach bug. Many people feel unwell in winter.",
+    {"Influenza": 0.3, "Migraine": 0.3, "Gastroenteritis": 0.4},
 )
+
+REPLY = {
+    "expert_a": {
+        "claim": "Influenza",
+        "reasons": [{"reason": "fever, chills, myalgia in an outbreak", "validity": 9, "credibility": 8}],
+        "rival_reasons": [{"reason": "could be a stomach bug", "validity": 2, "credibility": 3}],
+        "score": 8,
+    },
+    "expert_b": {
+        "claim": "Gastroenteritis",
+        "reasons": [{"reason": "a stomach bug", "validity": 2, "credibility": 3}],
+        "rival_reasons": [{"reason": "the case has no diarrhoea", "validity": 8, "credibility": 8}],
+        "score": 2,
+    },
+}
+
+
+def test_the_weighted_score_of_table_4() -> None:
+    """Gamma = mean(w over R) * S / (S + S'), w = validity * credibility / 10 (our weights: the paper gives none)."""
+    assert crit.score([(10, 10)]) == pytest.approx(10.0)  # one perfect reason, no rival
+    assert crit.score([(8, 5), (6, 5)]) == pytest.approx((4 + 3) / 2)  # no rival: the mean strength
+    assert crit.score([(8, 5)], [(8, 5)]) == pytest.approx(2.0)  # a rival as strong: half
+    assert crit.score([], [(8, 5)]) == 0.0  # no reason: nothing
+    assert crit.score([(9, 8)], [(2, 3)]) > crit.score([(9, 8)], [(8, 8)])  # stronger rivals, lower score
+    with pytest.raises(ValueError, match="validity lies in 1-10"):
+        crit.score([(11, 5)])
+    assert crit.round_score(8.0, 4.0) == 6.0 and crit.round_score(8.0, None) is None
+
+
+def test_the_prompt_asks_for_table_4_step_by_step_as_json() -> None:
+    system, user = crit_prompt(CASE, SURE, UNSURE, "Diagnosis")
+    for words in ("claim", "reasons", "validity", "credibility", "rival reasons", "JSON"):
+        assert words in system["content"]
+    text = user["content"]
+    assert text.startswith(f"Case: {CASE}")
+    assert text.index("<expert_a>") < text.index("Diagnosis: Influenza") < text.index("<expert_b>")
+    assert '"Influenza": 0.8' in text and "stomach bug" in text
 
 
 @pytest.mark.parametrize(
-    ("reply", "scores"),
+    "dress",
     [
-        ("Expert A: 7\nExpert B: 5", (7, 5)),
-        ("**Expert A**: **8**/10\n**Expert B**: 3/10", (8, 3)),
-        ("## Scores\n- A: 6.5\n- B = 9", (6.5, 9)),
-        ("Expert A: 7, Expert B: 5", (7, 5)),
-        ("Expert A gives three valid reasons: 8/10. Expert B only restates its claim: 4 out of 10.", (8, 4)),
-        # reasoning first, the scores last: the last given counts
-        ("Expert A: 2 reasons, Expert B: 1 reason.\n\nFinal scores\nExpert A: 9\nExpert B: 6", (9, 6)),
-        ("  > Expert A - 10\n  > Expert B \u2013 1", (10, 1)),
+        lambda s: s,
+        lambda s: f"```json\n{s}\n```",
+        lambda s: f"Here is my assessment.\n{s}\nI hope this helps.",
     ],
 )
-def test_a_judges_reply_is_read_however_it_writes_the_scores(reply: str, scores: tuple[float, float]) -> None:
-    assert parse_scores(reply) == scores
+def test_a_judges_json_is_read_however_it_is_dressed(dress) -> None:
+    a, b = parse_verdict(dress(json.dumps(REPLY)))
+    assert a.claim == "Influenza" and a.stated == 8 and len(a.reasons) == 1 and len(a.rivals) == 1
+    assert a.score == pytest.approx(crit.score([(9, 8)], [(2, 3)]))
+    assert b.score == pytest.approx(crit.score([(2, 3)], [(8, 8)]))
+    assert a.score > b.score
 
 
 @pytest.mark.parametrize(
     ("reply", "words"),
     [
-        ("Expert A is more convincing.", "no score for Expert A or Expert B"),
-        ("Expert A: 7", "no score for Expert B"),
-        ("Expert A: 12\nExpert B: 3", "Expert A's score 12 is outside 1-10"),
-        ("Expert A: 0\nExpert B: 3", "outside 1-10"),
-        ("", "no score"),
+        ("Expert A: 7\nExpert B: 5", "no JSON object"),
+        (json.dumps({"expert_a": REPLY["expert_a"]}), "no assessment of Expert B"),
+        (json.dumps({**REPLY, "expert_b": {**REPLY["expert_b"], "reasons": []}}), "no scored reason of Expert B"),
+        (
+            json.dumps(
+                {**REPLY, "expert_a": {**REPLY["expert_a"], "reasons": [{"reason": "x", "validity": 12, "credibility": 5}]}}
+            ),
+            "Expert A's reason 1: validity 12 is outside 1-10",
+        ),
+        (
+            json.dumps({**REPLY, "expert_b": {**REPLY["expert_b"], "rival_reasons": [{"reason": "x", "validity": 5}]}}),
+            "credibility is not a number",
+        ),
     ],
 )
-def test_a_reply_without_two_scores_is_refused_with_its_reason(reply: str, words: str) -> None:
+def test_a_reply_without_both_assessments_is_refused_with_its_reason(reply: str, words: str) -> None:
     with pytest.raises(CritError, match=words):
-        parse_scores(reply)
+        parse_verdict(reply)
 
 
-def test_the_prompt_shows_the_case_and_both_arguments_and_asks_for_the_rubric() -> None:
-    system, user = crit_prompt(CASE, SURE, UNSURE, "Prediction")
-    assert "CRIT" in system["content"] and "validity" in system["content"] and "credibility" in system["content"]
-    assert "rival reasons" in system["content"] and "from 1" in system["content"] and "to 10" in system["content"]
-    text = user["content"]
-    assert text.startswith(f"Case: {CASE}")
-    assert text.index("<expert_a>") < text.index("Prediction: Pneumonia") < text.index("<expert_b>")
-    assert "Prediction: Atelectasis" in text and '"Pneumonia": 0.8' in text and "Volume loss" in text
-
-
-def test_the_offline_judge_is_deterministic_and_weighs_a_certain_supported_argument_more() -> None:
+def test_the_offline_stand_in_is_deterministic_labelled_and_answers_in_the_judges_format() -> None:
     prompt = crit_prompt(CASE, SURE, UNSURE)
     reply = offline_crit(prompt)
-    assert reply == offline_crit(crit_prompt(CASE, SURE, UNSURE)) and "baseline" in reply
-    a, b = parse_scores(reply)
-    assert a > b  # lower entropy (Maxim 4.1), both ranked first and named
-    swapped = parse_scores(offline_crit(crit_prompt(CASE, UNSURE, SURE)))
-    assert swapped == (b, a)  # the seat does not matter, only the argument
+    assert reply == offline_crit(crit_prompt(CASE, SURE, UNSURE)) and "not CRIT" in reply
+    a, b = parse_verdict(reply)
+    assert len(a.reasons) == 2 and len(a.rivals) == 2  # the experts' sentences
+    # a reason grounded in the case's words is more valid; a surer distribution more credible
+    assert a.reasons[0].validity > b.reasons[0].validity and a.reasons[0].credibility > b.reasons[0].credibility
+    assert a.score > b.score
+    swapped = parse_verdict(offline_crit(crit_prompt(CASE, UNSURE, SURE)))
+    assert (swapped[0].score, swapped[1].score) == pytest.approx((b.score, a.score))  # the seat does not matter
 
 
-def test_the_offline_judge_marks_down_a_prediction_its_distribution_or_explanation_does_not_support() -> None:
-    labels = 5
-    sure = offline_cues(SURE, labels)
-    assert sure["ranked_first"] == sure["named"] == 1.0 and 0.5 < sure["certainty"] < 1
-    # the same distribution, but the prediction is not what it ranks first nor what the explanation names
-    unsupported = Argument("Cardiomegaly", SURE.explanation, SURE.distribution)
-    cues = offline_cues(unsupported, labels)
-    assert cues["ranked_first"] == cues["named"] == 0.0 and cues["certainty"] == sure["certainty"]
-    a, b = parse_scores(offline_crit(crit_prompt(CASE, SURE, unsupported)))
-    assert a > b
-    # a one-hot is certain; a uniform distribution is not
-    assert offline_cues(Argument("x", "x", {"x": 1.0, "y": 0.0}), 2)["certainty"] == 1.0
-    assert offline_cues(Argument("x", "x", {"x": 0.5, "y": 0.5}), 2)["certainty"] == pytest.approx(0.0)
-
-
-def test_drug_predictions_match_their_distribution_in_any_order_of_reactants() -> None:
-    argument = Argument("Nc1ccc(O)cc1.CC(=O)OC(C)=O", "From CC(=O)OC(C)=O and Nc1ccc(O)cc1.", {"CC(=O)OC(C)=O.Nc1ccc(O)cc1": 1.0})
-    assert offline_cues(argument, 1) == {"certainty": 1.0, "ranked_first": 1.0, "named": 1.0}
-
-
-def test_the_offline_judge_answers_through_litellm_as_a_model_does() -> None:
+def test_the_offline_stand_in_answers_through_litellm_and_is_named_as_a_heuristic() -> None:
     judge = Judge(LLMClient(OFFLINE_JUDGE))
     verdict = asyncio.run(judge.judge(CASE, SURE, UNSURE))
-    assert verdict.method == "crit:offline baseline"
-    assert verdict.weights == parse_scores(offline_crit(crit_prompt(CASE, SURE, UNSURE)))
-    assert verdict.machine is not None and verdict.human is not None and verdict.machine > verdict.human
-    assert "Expert A:" in verdict.reply
+    assert verdict.method == OFFLINE_METHOD == "offline heuristic (not CRIT)"
+    assert verdict.scores is not None and verdict.scores[0] > verdict.scores[1]
+    stored = verdict.stored()
+    assert stored["score"] == pytest.approx(sum(verdict.scores) / 2, abs=1e-6)
+    assert stored["items"]["machine"]["reasons"][0]["validity"] >= 1 and stored["reply"] == verdict.reply
 
 
-def test_a_judge_without_scores_gives_equal_weights_and_says_why() -> None:
+def test_a_judge_without_an_assessment_gives_no_scores_and_says_why() -> None:
     client = LLMClient("gpt-4o-mini", params={"mock_response": "Both experts argue well."}, retry_delay=0)
     verdict = asyncio.run(Judge(client).judge(CASE, SURE, UNSURE))
-    assert verdict.weights == (1.0, 1.0) and (verdict.machine, verdict.human) == (None, None)
-    assert verdict.method.startswith("equal (judge failed: no score for Expert A or Expert B")
-    assert verdict.reply == "Both experts argue well."
+    assert verdict.scores is None and verdict.method.startswith("none (judge failed: no JSON object")
+    stored = verdict.stored()
+    assert (stored["machine"], stored["human"], stored["score"]) == (None, None, None)
+    assert stored["reply"] == "Both experts argue well."
 
 
-def test_a_judge_that_answers_gives_its_scores_as_the_weights() -> None:
-    client = LLMClient("gpt-4o-mini", params={"mock_response": "Expert A's reasons hold.\n**Expert A:** 8\n**Expert B:** 4"})
+def test_a_judge_that_answers_gives_its_weighted_scores() -> None:
+    client = LLMClient("gpt-4o-mini", params={"mock_response": json.dumps(REPLY)})
     verdict = asyncio.run(Judge(client).judge(CASE, SURE, UNSURE))
-    assert verdict.weights == (8.0, 4.0) and verdict.method == "crit:gpt-4o-mini"
+    assert verdict.method == "crit:gpt-4o-mini"
+    assert verdict.scores == pytest.approx((crit.score([(9, 8)], [(2, 3)]), crit.score([(2, 3)], [(8, 8)])))

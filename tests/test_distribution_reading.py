@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from pxp_tui.tasks.distribution import block, drug_instruction, rad_instruction, read_drug, read_rad
+from pxp_tui.tasks.distribution import OTHER, block, drug_instruction, rad_instruction, read_drug, read_rad
 from pxp_tui.tasks.drug import chem
 from pxp_tui.tasks.rad.labels import LABELS
 
@@ -84,12 +84,28 @@ def test_every_condition_is_listed_in_the_fixed_order_and_the_rest_is_zero() -> 
     assert read.top == "Atelectasis"  # a tie goes to the first in order
 
 
-def test_mass_on_unknown_conditions_is_dropped_and_reported() -> None:
+def test_mass_on_conditions_outside_the_five_is_kept_as_other_and_reported() -> None:
     read = read_rad(REPLY + "Distribution: Pneumonia: 0.5, Rib fracture: 0.3, Atelectasis: 0.2", "Pneumonia")
-    assert read.probabilities["Pneumonia"] == pytest.approx(0.5 / 0.7) and read.probabilities["Atelectasis"] == pytest.approx(
-        0.2 / 0.7
-    )
+    assert read.probabilities["Pneumonia"] == pytest.approx(0.5) and read.probabilities["Atelectasis"] == pytest.approx(0.2)
+    assert read.probabilities[OTHER] == pytest.approx(0.3)  # not dropped, not spread over the five
+    assert list(read.probabilities) == [*LABELS, OTHER]
     assert read.unread == ("Rib fracture",) and not read.fallback
+    # the case: "Hepatitis C 30%" no longer turns Pneumonia into 0.857
+    read = read_rad(REPLY + "Distribution: Pneumonia 60%, Hepatitis C 30%, Atelectasis 10%", "Pneumonia")
+    assert read.probabilities["Pneumonia"] == pytest.approx(0.6) and read.probabilities[OTHER] == pytest.approx(0.3)
+    # a line that states the total is not an entry
+    read = read_rad(REPLY + "Distribution: Pneumonia: 0.6, Atelectasis: 0.4 (total 1.0)", "Pneumonia")
+    assert OTHER not in read.probabilities and read.probabilities["Pneumonia"] == pytest.approx(0.6)
+
+
+def test_a_top_k_reply_is_cut_to_k() -> None:
+    text = (
+        REPLY + "Distribution: Pneumonia: 0.4, Atelectasis: 0.25, Pleural Effusion: 0.15, Cardiomegaly: 0.12, Pneumothorax: 0.08"
+    )
+    read = read_rad(text, "Pneumonia", k=3)
+    assert sum(p > 0 for p in read.probabilities.values()) == 3 and read.cut == ("Cardiomegaly", "Pneumothorax")
+    assert read.probabilities["Pneumonia"] == pytest.approx(0.4 / 0.8) and read.probabilities["Cardiomegaly"] == 0
+    assert read_rad(text, "Pneumonia").cut == ()  # no k: all five kept
 
 
 @pytest.mark.parametrize(

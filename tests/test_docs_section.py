@@ -4,6 +4,9 @@ the prose around it kept."""
 from __future__ import annotations
 
 import importlib.util
+import os
+import subprocess
+import sys
 
 import pytest
 
@@ -40,3 +43,21 @@ def test_the_command_is_written_without_the_docs_flag() -> None:
 def test_a_block_name_is_checked(tmp_path) -> None:
     with pytest.raises(ValueError, match="block name"):
         load().write_section("Bad Name", "t", "b", page=tmp_path / "p.md")
+
+
+@pytest.mark.slow  # a benchmark's own process, building a blackboard
+def test_a_benchmark_run_with_docs_writes_its_figures_command_and_machine_into_the_page(tmp_path) -> None:
+    page = tmp_path / "performance.md"
+    page.write_text(
+        "# Performance\n\nProse.\n\n<!-- benchmark:million -->\nold figures\n<!-- /benchmark:million -->\n\nMore prose.\n"
+    )
+    env = {**os.environ, "PXP_PERFORMANCE_PAGE": str(page)}
+    command = [sys.executable, str(ROOT / "benchmarks" / "million.py"), "--runs", "2", "--sessions", "20", "--docs"]
+    done = subprocess.run(command, capture_output=True, text=True, env=env, timeout=300, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    text = page.read_text()
+    assert "old figures" not in text and text.startswith("# Performance\n\nProse.") and text.endswith("More prose.\n")
+    block = text[text.index("<!-- benchmark:million -->") : text.index("<!-- /benchmark:million -->")]
+    assert "### 2 runs of 20 sessions" in block
+    assert "Measured with `python benchmarks/million.py --runs 2 --sessions 20` on " in block
+    assert "| metrics: one run |" in block and "load average" in block

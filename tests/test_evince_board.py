@@ -58,6 +58,11 @@ def fill(board: Blackboard, rng: random.Random, sessions: int = 6, labels: tuple
             "top_k": 5,
             "contentiousness": 0.9,
             "stop": "both",
+            "evince_rule": "fig1",
+            "stop_tolerance": 0.01,
+            "smoothing": 0.01,
+            "ground_metric": "ordered" if labels == LABELS else "discrete",
+            "label_order": json.dumps(list(LABELS)) if labels == LABELS else None,
         },
         [instance] * sessions,
     )
@@ -98,7 +103,11 @@ def test_every_stored_round_equals_python_and_scipy(labels: tuple[str, ...]) -> 
     for key, python in expected.items():
         row = rows[key]
         for name in MEASURES:
-            assert row[name] == pytest.approx(getattr(python, name), abs=1e-9), (key, name)
+            value = getattr(python, name)
+            if value == float("inf"):  # a raw measure, undefined: NULL
+                assert row[name] is None, (key, name)
+            else:
+                assert row[name] == pytest.approx(value, abs=1e-9), (key, name)
         # scipy, independently, on the distributions read back from the blackboard
         session, r = key
         pa, pb = (
@@ -116,6 +125,8 @@ def test_every_stored_round_equals_python_and_scipy(labels: tuple[str, ...]) -> 
         ps, qs = [(v + e) / (1 + len(keys) * e) for v in p], [(v + e) / (1 + len(keys) * e) for v in q]
         assert row["kl_machine_human"] == pytest.approx(scipy_stats.entropy(ps, qs, base=2), abs=1e-9)
         assert row["kl_human_machine"] == pytest.approx(scipy_stats.entropy(qs, ps, base=2), abs=1e-9)
+        raw = scipy_stats.entropy(p, q, base=2)
+        assert row["kl_machine_human_raw"] is None if raw == float("inf") else row["kl_machine_human_raw"] == pytest.approx(raw)
         if order:
             positions = [LABELS.index(x) for x in keys]
             wd = scipy_stats.wasserstein_distance(positions, positions, p, q) if sum(p) and sum(q) else 0.0
@@ -137,7 +148,8 @@ def test_the_views_equal_python() -> None:
             assert session not in sessions
             continue
         summary, row = summarise(measured), sessions[session]
-        assert row["rounds"] == summary.rounds and row["converged_at"] == summary.converged_at
+        assert row["rounds"] == summary.rounds and row["converged_at"] == summary.fig1_at  # the run's rule, fig1
+        assert (row["plateau_at"], row["fig1_at"], row["evince_rule"]) == (summary.plateau_at, summary.fig1_at, "fig1")
         assert bool(row["wasserstein_decreased"]) == summary.wasserstein_decreased
         assert bool(row["mi_increased"]) == summary.mi_increased
         assert row["wasserstein_last"] == pytest.approx(summary.last.wasserstein, abs=1e-9)
@@ -184,7 +196,7 @@ def test_a_schema_3_file_migrates_and_its_runs_read(v3_file: Path) -> None:
         run = board.run(1)
         assert (run.top_k, run.human_model, run.stop, run.contentiousness_decay) == (None, None, "pxp", 0.25)
     with Blackboard.open(v3_file) as board:
-        assert board.schema_version == schema.SCHEMA_VERSION == 5  # through 4 (annotations) and 5 (distributions)
+        assert board.schema_version == schema.SCHEMA_VERSION == 6  # through 4 (annotations), 5 (distributions), 6
         assert board.db.execute("SELECT COUNT(*) FROM messages").fetchone()[0] == before
         assert board.db.execute("SELECT COUNT(*) FROM messages WHERE distribution IS NOT NULL").fetchone()[0] == 0
         assert list(board.db.query("SELECT * FROM round_information")) == []

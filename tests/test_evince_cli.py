@@ -40,7 +40,8 @@ def check_rounds_against_scipy(db: Path) -> int:
         assert r["entropy_machine"] == pytest.approx(scipy_stats.entropy(p, base=2), abs=1e-9)
         assert r["entropy_human"] == pytest.approx(scipy_stats.entropy(q, base=2), abs=1e-9)
         assert r["js_divergence"] == pytest.approx(scipy_distance.jensenshannon(p, q, base=2) ** 2, abs=1e-9)
-        assert r["wasserstein"] == pytest.approx(scipy_stats.wasserstein_distance(range(5), range(5), p, q), abs=1e-9)
+        # RAD's ground metric is 0/1 (its conditions have no order): the total variation
+        assert r["wasserstein"] == pytest.approx(scipy_distance.cityblock(p, q) / 2, abs=1e-9)
         ps, qs = ([(v + 0.01) / 1.05 for v in d] for d in (p, q))
         assert r["kl_machine_human"] == pytest.approx(scipy_stats.entropy(ps, qs, base=2), abs=1e-9)
         assert r["kl_human_machine"] == pytest.approx(scipy_stats.entropy(qs, ps, base=2), abs=1e-9)
@@ -73,7 +74,10 @@ def test_the_done_when_command_two_offline_machines_debate_every_demo_case(capsy
     assert all(s["final_distribution"] for s in sessions)
     code, out, err = pxp(capsys, "report", "--db", db, "--out", tmp_path / "out")
     assert code == 0, err
-    assert "## Information (EVINCE)" in out and "| round | sessions | H machine | H other | WD | JSD |" in out
+    assert (
+        "## Information (EVINCE)" in out
+        and "| round | sessions | H machine | H other | WD | WD % | JSD | NMI | MI | CRIT |" in out
+    )
     assert "| 1 | 20 |" in out
     png = (tmp_path / "out" / "information.png").read_bytes()
     assert png.startswith(b"\x89PNG")
@@ -84,13 +88,14 @@ def test_the_done_when_command_two_offline_machines_debate_every_demo_case(capsy
 def test_the_evince_stop_rule_ends_sessions_as_converged_and_ratifying_does_not(capsys, tmp_path: Path) -> None:
     db = tmp_path / "stop.db"
     code, _, err = pxp(
-        capsys, "run", "--headless", "--quiet", *DONE_WHEN, "--stop", "evince", "--n", "40", "--limit", "2", "--db", db
-    )
+        capsys, "run", "--headless", "--quiet", *DONE_WHEN, "--stop", "evince", "--evince-rule", "plateau", "--n", "40",
+        "--limit", "2", "--db", db,
+    )  # fmt: skip
     assert code == 0, err
     reasons = [s["stop_reason"] for s in rows(db, "SELECT stop_reason FROM data")]
     assert "ratified" not in reasons and "converged" in reasons
     for s in rows(db, "SELECT * FROM session_information WHERE stop_reason = 'converged'"):
-        assert s["converged_at"] == s["rounds"]  # it stopped at the first round where the rule held
+        assert s["converged_at"] == s["plateau_at"] == s["rounds"]  # it stopped at the first round where the rule held
     check_rounds_against_scipy(db)
 
 
@@ -117,7 +122,9 @@ def test_distributions_without_a_second_machine_are_stored_for_the_proxy_run(cap
     assert all(sum(p > 0 for p in json.loads(m[0]).values()) <= 3 for m in machine)
     assert rows(db, "SELECT COUNT(*) FROM messages WHERE sender = 'human' AND distribution IS NOT NULL")[0][0] == 0
     _, out, _ = pxp(capsys, "report", "--db", db)
-    assert "Information (EVINCE)" not in out
+    # no rounds, but the machine's first and last distributions are evaluated against the labels
+    assert "No rounds: no session of these runs has both agents' distributions" in out
+    assert "| machine, first | 3 | 3 |" in out and "| other, first |" not in out
 
 
 def _second_machine(request: Request) -> str:

@@ -1,6 +1,7 @@
-"""EVINCE's final distribution weighted by a CRIT judge (issue 10, step 3), stored with each session; a crash
-between a session's end and its judge; two machines paused and resumed; the review of a model-vs-model run;
-what each agent is told about the other's reply."""
+"""EVINCE's CRIT each round and the final distribution weighted by the last round's scores (Figure 1, step 3)
+and aggregated (EnToPPS when the top-k sets differ), stored with each session; a crash between a session's end
+and its weighing; two machines paused and resumed; the review of a model-vs-model run; what each agent is told
+about the other's reply."""
 
 from __future__ import annotations
 
@@ -20,7 +21,7 @@ from pxp_tui.blackboard import Blackboard, review
 from pxp_tui.common.kinds import HumanKind
 from pxp_tui.engine import AgentError, Message, Turn
 from pxp_tui.protocol import Sender, Tag
-from pxp_tui.protocol.evince import combine
+from pxp_tui.protocol.evince import aggregate
 from pxp_tui.runs import final
 from pxp_tui.runs.config import RunConfig
 from pxp_tui.runs.create import create_run
@@ -49,16 +50,24 @@ def last_distributions(db: Path, session_id: int) -> dict[str, dict[str, float]]
     return found
 
 
-def check_finals(db: Path) -> list[dict]:
-    """Every stored final distribution equals the weighted combination of the stored last distributions."""
+def check_finals(db: Path, k: int = 5) -> list[dict]:
+    """Every stored final distribution is the stored last distributions aggregated as the run says (EnToPPS
+    where their top-k sets differ, the weighted average otherwise) with the stored weights."""
     weights = []
     for s in rows(db, "SELECT * FROM data ORDER BY session_id"):
         last = last_distributions(db, s["session_id"])
         w = json.loads(s["final_weights"])
-        expected = combine(last["machine"], last["human"], w["machine"], w["human"])
+        expected, how = aggregate(last["machine"], last["human"], w["machine"], w["human"], k)
+        assert w["aggregation"] == how
         assert json.loads(s["final_distribution"]) == pytest.approx(expected, abs=1e-12)
         weights.append(w)
     return weights
+
+
+def last_crit(db: Path, session_id: int) -> dict | None:
+    """The CRIT verdict stored with the session's latest judged round, read back independently."""
+    found = rows(db, "SELECT crit FROM messages WHERE session_id = ? AND crit IS NOT NULL ORDER BY j DESC LIMIT 1", (session_id,))
+    return json.loads(found[0][0]) if found else None
 
 
 def test_the_final_distribution_is_weighted_by_the_offline_crit_judge(capsys, tmp_path: Path) -> None:
@@ -66,25 +75,31 @@ def test_the_final_distribution_is_weighted_by_the_offline_crit_judge(capsys, tm
     code, _, err = pxp(capsys, "run", "--headless", "--quiet", *TWO_MACHINES, "--limit", "3", "--db", db)
     assert code == 0, err
     weights = check_finals(db)
-    assert len(weights) == 3 and all(w["method"] == "crit:offline baseline" for w in weights)
+    assert len(weights) == 3 and all(w["method"] == crit.OFFLINE_METHOD for w in weights)
     assert json.loads(rows(db, "SELECT options FROM runs")[0]["options"])["final_weights"] == "crit"
-    # the stored weights are the scores the offline judge gives the stored arguments (recomputed here)
+    # every round was judged, and its verdict is the offline stand-in's on the round's stored arguments (recomputed here)
     task = get_task("rad")
     with Blackboard.open(db) as board:
         for s in rows(db, "SELECT session_id, instance_id FROM data"):
-            found = board.final_arguments(s["session_id"])
+            messages = {m.j: m for m in board.session_messages(s["session_id"])}
             (instance,) = board.instances([s["instance_id"]])
-            prompt = crit.crit_prompt(
-                final.case_text(task, instance), *(final.argument(task, found[x]) for x in (Sender.MACHINE, Sender.HUMAN))
-            )
-            stored = json.loads(rows(db, "SELECT final_weights FROM data WHERE session_id = ?", (s["session_id"],))[0][0])
-            assert (stored["machine"], stored["human"]) == crit.parse_scores(crit.offline_crit(prompt))
-            assert stored["reply"] == crit.offline_crit(prompt)  # kept for review
-            assert "The experts were shown an image; you are not" in prompt[1]["content"]
+            for j in (j for j in messages if j % 2 == 0):
+                prompt = crit.crit_prompt(
+                    final.case_text(task, instance), final.argument(task, messages[j - 1]), final.argument(task, messages[j])
+                )
+                a, b = crit.parse_verdict(crit.offline_crit(prompt))
+                stored = json.loads(messages[j].meta["crit"])
+                assert (stored["machine"], stored["human"]) == pytest.approx((a.score, b.score), abs=1e-6)
+                assert stored["reply"] == crit.offline_crit(prompt)  # kept for review
+                assert "The experts were shown an image; you are not" in prompt[1]["content"]
+            # the final weights are the last round's scores
+            verdict = last_crit(db, s["session_id"])
+            final_weights = json.loads(rows(db, "SELECT final_weights FROM data WHERE session_id = ?", (s["session_id"],))[0][0])
+            assert (final_weights["machine"], final_weights["human"]) == (verdict["machine"], verdict["human"])
     code, out, err = pxp(capsys, "report", "--db", db)
     assert code == 0, err
-    assert "weighed by: crit:offline baseline in 3 (median weights machine" in out
-    assert "the offline judge is a baseline" in out
+    assert f"weighed by: {crit.OFFLINE_METHOD} in 3 (median weights machine" in out
+    assert "a stand-in for CRIT that reads no reasons" in out
 
 
 def test_equal_weights_when_asked_for(capsys, tmp_path: Path) -> None:
@@ -94,7 +109,8 @@ def test_equal_weights_when_asked_for(capsys, tmp_path: Path) -> None:
     )
     assert code == 0, err
     weights = check_finals(db)
-    assert weights == [{"machine": 1.0, "human": 1.0, "method": "equal"}] * 2
+    assert [(w["machine"], w["human"], w["method"]) for w in weights] == [(1.0, 1.0, "equal")] * 2
+    assert rows(db, "SELECT COUNT(*) FROM messages WHERE crit IS NOT NULL")[0][0] == 0  # no round judged: nothing reads it
     assert json.loads(rows(db, "SELECT options FROM runs")[0]["options"])["final_weights"] == "equal"
     code, out, _ = pxp(capsys, "report", "--db", db)
     assert "weighed by: equal in 2 (median weights machine 1, other 1)." in out
@@ -102,18 +118,18 @@ def test_equal_weights_when_asked_for(capsys, tmp_path: Path) -> None:
     assert code != 0 and "--final-weights" in err
 
 
-def test_a_crash_before_the_judge_leaves_equal_not_judged_and_the_resumed_run_judges_it(
+def test_a_crash_before_the_weighing_leaves_equal_not_judged_and_the_resumed_run_weighs_it(
     capsys, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     db = tmp_path / "crash.db"
     with Blackboard.open(db) as board:
         run_id = create_run(board, RunConfig(task="rad", human_kind=HumanKind.MODEL, human_model="offline", top_k=5, limit=3))
-    judged = crit.Judge.judge
+    weighed = final.Weigher.weigh
 
-    async def dies(self, *args):  # the process dies as the first session's judge is asked
+    async def dies(self, *args):  # the process dies as the first session is to be weighed
         raise RuntimeError("the process died")
 
-    monkeypatch.setattr(crit.Judge, "judge", dies)
+    monkeypatch.setattr(final.Weigher, "weigh", dies)
     with Blackboard.open(db) as board, pytest.raises(RuntimeError):
         asyncio.run(execute(board, run_id))
     (first,) = rows(db, "SELECT * FROM data")
@@ -122,16 +138,36 @@ def test_a_crash_before_the_judge_leaves_equal_not_judged_and_the_resumed_run_ju
     check_finals(db)  # equal weights, honestly marked
     code, out, _ = pxp(capsys, "report", "--db", db)
     assert "weighed by: equal (not judged) in 1" in out and "resume the run to weigh them" in out
-    monkeypatch.setattr(crit.Judge, "judge", judged)
+    monkeypatch.setattr(final.Weigher, "weigh", weighed)
     code, _, err = pxp(capsys, "run", "--headless", "--quiet", "--resume", str(run_id), "--db", db)
     assert code == 0, err
     weights = check_finals(db)
-    assert len(weights) == 3 and {w["method"] for w in weights} == {"crit:offline baseline"}
+    assert len(weights) == 3 and {w["method"] for w in weights} == {crit.OFFLINE_METHOD}
+    assert (weights[0]["machine"], weights[0]["human"]) == (
+        last_crit(db, first["session_id"])["machine"],
+        last_crit(db, first["session_id"])["human"],
+    )
+
+
+VERDICT = {
+    "expert_a": {
+        "claim": "x",
+        "reasons": [{"reason": "cites the consolidation", "validity": 8, "credibility": 10}],
+        "rival_reasons": [],
+        "score": 8,
+    },
+    "expert_b": {
+        "claim": "y",
+        "reasons": [{"reason": "restates its claim", "validity": 3, "credibility": 10}],
+        "rival_reasons": [{"reason": "the consolidation", "validity": 8, "credibility": 10}],
+        "score": 3,
+    },
+}
 
 
 def judging_stub() -> Callable[[Request], str]:
-    """The checker answers Yes; the judge's first two replies (the first session's) give no scores, then it
-    scores Expert A 8 and Expert B 3."""
+    """The checker answers Yes; the judge's first two replies (the first round's) give no assessment, then it
+    answers with Table 4's items in JSON: Expert A 8 (no rival), Expert B 3 against A's 8."""
     judged = []
 
     def reply(request: Request) -> str:
@@ -141,7 +177,7 @@ def judging_stub() -> Callable[[Request], str]:
         judged.append(request)
         if len(judged) <= 2:
             return "Both experts make fair points."
-        return "Expert A cites the consolidation; Expert B does not answer it.\n**Expert A:** 8/10\n**Expert B:** 3/10"
+        return "```json\n" + json.dumps(VERDICT) + "\n```"
 
     return reply
 
@@ -156,12 +192,26 @@ def test_an_llm_judge_through_the_http_path_and_its_failure(capsys, tmp_path: Pa
         )  # fmt: skip
         judged = [r for r in stub.answered() if r.system.startswith(crit.JUDGE_MARK)]
     assert code == 0, err
-    assert len(judged) == 3 and all(r.body["model"] == "judge" and r.body["temperature"] == 0 for r in judged)
+    rounds = rows(
+        db,
+        "SELECT session_id, round, crit, crit_machine, crit_human, crit_method FROM round_information ORDER BY session_id, round",
+    )
+    assert len(judged) == len(rounds) + 1  # each round once, the first twice (its first reply had no assessment)
+    assert all(r.body["model"] == "judge" and r.body["temperature"] == 0 for r in judged)
     assert "Case: Chest X-ray, case" in judged[0].last_user_text() and "<expert_b>" in judged[0].last_user_text()
-    first, second = check_finals(db)
-    assert first["method"].startswith("equal (judge failed: no score for Expert A or Expert B")
-    assert (first["machine"], first["human"]) == (1.0, 1.0) and first["reply"] == "Both experts make fair points."
-    assert (second["machine"], second["human"], second["method"]) == (8.0, 3.0, "crit:openai/judge")
+    first = json.loads(rows(db, "SELECT crit FROM messages WHERE session_id = ? AND j = 2", (rounds[0]["session_id"],))[0][0])
+    assert first["method"].startswith("none (judge failed: no JSON object") and first["score"] is None
+    assert first["reply"] == "Both experts make fair points."
+    scored = [r for r in rounds[1:]]
+    expected = (8 * 10 / 10, (3 * 10 / 10) * 3 / (3 + 8))  # Gamma: mean strength x the reasons' share
+    assert all((r["crit_machine"], r["crit_human"]) == pytest.approx(expected) for r in scored)
+    assert all(r["crit_method"] == "crit:openai/judge" and r["crit"] == pytest.approx(sum(expected) / 2) for r in scored)
+    for w, s in zip(check_finals(db), rows(db, "SELECT session_id FROM data ORDER BY session_id"), strict=True):
+        verdict = last_crit(db, s["session_id"])
+        if verdict["machine"] is None:  # the only round of the session was the unjudged one
+            assert (w["machine"], w["human"]) == (1.0, 1.0) and w["method"].startswith("equal (judge failed: no JSON")
+        else:
+            assert (w["machine"], w["human"], w["method"]) == pytest.approx((*expected, "crit:openai/judge"))
 
 
 def test_two_machines_paused_mid_session_resume_to_exactly_the_planned_sessions(tmp_path: Path, monkeypatch) -> None:
@@ -198,7 +248,7 @@ def test_two_machines_paused_mid_session_resume_to_exactly_the_planned_sessions(
     resumed = [tuple(r) for r in rows(paused, sql)]
     assert resumed == [tuple(r) for r in rows(whole, sql)]  # as if it had never paused
     assert all(r[-1] for r in resumed)  # a distribution on every message
-    assert [w["method"] for w in check_finals(paused)] == ["crit:offline baseline"] * 3
+    assert [w["method"] for w in check_finals(paused)] == [crit.OFFLINE_METHOD] * 3
 
 
 def test_the_review_shows_both_models_messages_with_their_distributions_and_the_final(capsys, tmp_path: Path) -> None:
@@ -212,14 +262,14 @@ def test_the_review_shows_both_models_messages_with_their_distributions_and_the_
     models = {m.sender: m.meta["model"] for m in replay.messages}
     assert models == {Sender.MACHINE: "pxp-offline/rad", Sender.HUMAN: "pxp-offline/rad-second"}
     assert all(json.loads(m.meta["distribution"]) for m in replay.messages)
-    assert json.loads(replay.session["final_weights"])["method"] == "crit:offline baseline"
+    assert json.loads(replay.session["final_weights"])["method"] == crit.OFFLINE_METHOD
     from pxp_tui.app.review.message_card import MessageCard
     from pxp_tui.app.review.replay_screen import final_card
 
     card = final_card(replay.session)
     assert card is not None
     text = str(card.render())
-    assert "Final distribution · weights machine" in text and "(crit:offline baseline)" in text and "%" in text
+    assert "Final distribution · " in text and "weights machine" in text and f"by {crit.OFFLINE_METHOD}" in text and "%" in text
     assert final_card({"final_distribution": None, "final_weights": None}) is None
     assert MessageCard(replay.messages[0])  # built from the stored message; drawn in the app test below
 
@@ -249,7 +299,8 @@ def test_the_replay_screen_draws_each_distribution_and_the_final_one(capsys, tmp
             assert not app.screen.query("#replay-final")  # not before the last message
             await pilot.press("end")
             final_shown = await wait_for(pilot, lambda: app.screen.query("#replay-final"), "the final distribution")
-            assert "crit:offline baseline" in text_of(final_shown.first())
+            shown = " ".join(text_of(final_shown.first()).replace("│", " ").split())  # lines joined: the title wraps
+            assert crit.OFFLINE_METHOD in shown
             assert len(app.screen.query(".card-distribution")) == len(rows(db, "SELECT j FROM messages"))
 
     asyncio.run(drive())

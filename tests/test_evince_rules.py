@@ -8,6 +8,8 @@ import pytest
 
 from pxp_tui.protocol import information as info
 from pxp_tui.protocol.evince import (
+    FIG1,
+    PLATEAU,
     RoundInformation,
     combine,
     contentiousness,
@@ -59,7 +61,14 @@ def test_a_round_carries_every_measure() -> None:
         "cross_entropy_human_machine": info.cross_entropy(human, machine),
         "mutual_information": info.mutual_information(machine, human),
         "normalised_mi": info.normalised_mutual_information(machine, human),
+        "kl_machine_human_raw": info.kl_divergence(machine, human, 0),
+        "kl_human_machine_raw": info.kl_divergence(human, machine, 0),
+        "cross_entropy_machine_human_raw": info.cross_entropy(machine, human, 0),
+        "cross_entropy_human_machine_raw": info.cross_entropy(human, machine, 0),
     }
+    # each names a label the other gives 0: the raw measures are infinite, the smoothed finite
+    assert measured.kl_machine_human_raw == float("inf") and measured.cross_entropy_human_machine_raw == float("inf")
+    assert RoundInformation.measure(1, machine, human, smoothing=0.1).kl_machine_human < measured.kl_machine_human
     # RAD's order: Atelectasis, Pneumonia, Pleural Effusion, Cardiomegaly, Pneumothorax; cumulative
     # differences 0.3, 0, 0.1, 0 -> 0.4
     assert measured.wasserstein == pytest.approx(0.4)
@@ -69,15 +78,33 @@ def test_a_round_carries_every_measure() -> None:
         RoundInformation.measure(0, machine, human)
 
 
-def test_the_stop_rule_waits_for_neither_wd_falling_nor_mi_rising() -> None:
-    assert not should_stop([with_values(1, 1.0, 0.4)])  # nothing to compare yet
-    assert not should_stop([with_values(1, 1.0, 0.4), with_values(2, 0.8, 0.4)])  # WD fell
-    assert not should_stop([with_values(1, 1.0, 0.4), with_values(2, 1.2, 0.5)])  # MI rose
-    assert should_stop([with_values(1, 1.0, 0.4), with_values(2, 1.0, 0.4)])  # a plateau
-    assert should_stop([with_values(1, 1.0, 0.4), with_values(2, 1.1, 0.3)])  # both worse
-    # a tolerance (the book version's 0.01) counts small moves as no progress
+@pytest.mark.parametrize(
+    ("wd", "nmi", "plateau", "fig1"),
+    [
+        (0.8, 0.4, False, False),  # WD fell: progress for both
+        (1.0, 0.5, False, False),  # MI rose: progress for both
+        (1.0, 0.4, True, False),  # flat: the plateau rule stops, Figure 1's loop (<=, >=) goes on
+        (1.1, 0.3, True, True),  # both worse: both stop
+        (1.2, 0.5, False, True),  # WD up and NMI up: the plateau rule goes on, Figure 1 stops
+        (0.8, 0.3, False, True),  # WD down and NMI down: likewise
+    ],
+)
+def test_the_two_stop_rules_where_they_differ(wd: float, nmi: float, plateau: bool, fig1: bool) -> None:
+    rounds = [with_values(1, 1.0, 0.4), with_values(2, wd, nmi)]
+    assert should_stop(rounds, rule=PLATEAU) is plateau
+    assert should_stop(rounds, rule=FIG1) is fig1
+    assert not should_stop(rounds[:1], rule=PLATEAU) and not should_stop(rounds[:1], rule=FIG1)  # nothing to compare yet
+
+
+def test_the_tolerance_counts_small_moves_as_none() -> None:
     small = [with_values(1, 1.0, 0.4), with_values(2, 0.995, 0.405)]
-    assert not should_stop(small) and should_stop(small, tolerance=0.01)
+    assert should_stop(small, rule=PLATEAU) and not should_stop(small, tolerance=1e-9, rule=PLATEAU)
+    worse = [with_values(1, 1.0, 0.4), with_values(2, 1.005, 0.395)]
+    assert not should_stop(worse, rule=FIG1) and should_stop(worse, tolerance=1e-9, rule=FIG1)
+    # CRIT on its 1-10 scale: a fall of 0.05 is within 0.01 of CRIT / 10; a fall of 0.5 is not
+    flat = [with_values(1, 1.0, 0.4), with_values(2, 1.0, 0.4)]
+    assert not should_stop(flat, rule=FIG1, crit=[6.0, 5.95]) and should_stop(flat, rule=FIG1, crit=[6.0, 5.5])
+    assert not should_stop(flat, rule=FIG1, crit=[6.0, None])  # a round not judged: WD and NMI only
 
 
 def test_on_the_papers_own_debate_the_rule_stops_when_the_models_swap_distributions() -> None:
@@ -89,7 +116,8 @@ def test_on_the_papers_own_debate_the_rule_stops_when_the_models_swap_distributi
     assert rounds[1].normalised_mi == pytest.approx(rounds[0].normalised_mi)
     assert rounds[1].kl_machine_human == pytest.approx(rounds[0].kl_human_machine)
     summary = summarise(rounds)
-    assert summary.converged_at == 2  # EVINCE would have stopped before the agreement of round 3
+    assert summary.plateau_at == 2  # the plateau rule would have stopped before the agreement of round 3
+    assert summary.fig1_at is None  # Figure 1's loop goes on, as the paper's debate did
     assert summary.rounds == 3 and summary.first is rounds[0] and summary.last is rounds[2]
     assert summary.wasserstein_decreased and summary.mi_increased
     assert rounds[2].js_divergence < 0.01 < rounds[0].js_divergence
@@ -97,9 +125,9 @@ def test_on_the_papers_own_debate_the_rule_stops_when_the_models_swap_distributi
 
 def test_a_summary_of_a_session_that_never_settles() -> None:
     summary = summarise([with_values(1, 2.0, 0.1), with_values(2, 1.0, 0.2), with_values(3, 1.5, 0.05)])
-    assert summary.converged_at == 3 and summary.wasserstein_decreased and not summary.mi_increased
+    assert summary.plateau_at == summary.fig1_at == 3 and summary.wasserstein_decreased and not summary.mi_increased
     moving = summarise([with_values(1, 2.0, 0.1), with_values(2, 1.0, 0.2)])
-    assert moving.converged_at is None
+    assert moving.plateau_at is None and moving.fig1_at is None and moving.stopped_at(FIG1) is None
     with pytest.raises(ValueError):
         summarise([])
 

@@ -1,14 +1,16 @@
-"""EVINCE's final output stored with a session (``data.final_distribution``, ``data.final_weights``): issue 10.
+"""EVINCE's final output stored with a session (``data.final_distribution``, ``data.final_weights``).
 
 A session that ends with both agents' distributions gets, in the same transaction as its last message, the
 latest distribution of each combined with equal weights, its method :data:`NOT_JUDGED`. The run wiring then
-asks a CRIT judge (``pxp_tui.runs.final``) and replaces it with the weighted one (:func:`store`), or with the
-equal weights the run asked for; a run resumed after a crash in between judges what is left
+weighs it by the last round's CRIT scores (``pxp_tui.runs.final``) and replaces it (:func:`store`), or with
+the equal weights the run asked for; a run resumed after a crash in between weighs what is left
 (:func:`unjudged`). So a final distribution is never silently equal-weighted: ``final_weights`` says how it
 was weighed. No model is called here.
 
-``final_weights`` is JSON: ``{"machine": w, "human": w, "method": ...}`` and, when a judge answered, its
-reply verbatim under ``"reply"``.
+The combination is the run's ``--aggregation`` (:func:`pxp_tui.protocol.evince.aggregate`): EnToPPS
+(Appendix F) when the agents' top-k label sets differ, the weighted average otherwise; or always the
+weighted average. ``final_weights`` is JSON: ``{"machine": w, "human": w, "method": ..., "aggregation":
+"entopps" | "weighted"}`` and, when a judge answered at the session's end, its reply under ``"reply"``.
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ from typing import Any
 import sqlite_utils
 
 from pxp_tui.protocol import Sender
-from pxp_tui.protocol.evince import NOT_JUDGED, combine
+from pxp_tui.protocol.evince import NOT_JUDGED, WEIGHTED, aggregate
 
 #: each agent's latest message with a distribution, in one session
 _LATEST = """SELECT * FROM messages m WHERE session_id = ? AND distribution IS NOT NULL
@@ -36,6 +38,7 @@ class FinalWeights:
     human: float
     method: str
     reply: str = ""
+    aggregation: str = WEIGHTED  # entopps | weighted: how the distributions were combined
 
     @classmethod
     def read(cls, text: str | None) -> FinalWeights | None:
@@ -44,13 +47,28 @@ class FinalWeights:
             found = json.loads(text) if text else None
             if not isinstance(found, dict):
                 return None
-            return cls(float(found["machine"]), float(found["human"]), str(found["method"]), str(found.get("reply") or ""))
+            return cls(
+                float(found["machine"]),
+                float(found["human"]),
+                str(found["method"]),
+                str(found.get("reply") or ""),
+                str(found.get("aggregation") or WEIGHTED),
+            )
         except (ValueError, KeyError, TypeError):
             return None
 
     def describe(self) -> str:
-        """``machine 7 : other 5 (crit:gpt-4o-mini)``."""
-        return f"machine {self.machine:g} : other {self.human:g} ({self.method})"
+        """``machine 7 : other 5 (crit:gpt-4o-mini), entopps``."""
+        return f"machine {self.machine:.3g} : other {self.human:.3g} ({self.method}), {self.aggregation}"
+
+    def lines(self) -> list[str]:
+        """How it was made, in short lines (a narrow pane): the aggregation, the weights, who weighed them."""
+        how = "EnToPPS (the top-k sets differ)" if self.aggregation == "entopps" else "weighted average"
+        return [
+            f"Final distribution · {how}",
+            f"weights machine {self.machine:.3g} : other {self.human:.3g}",
+            f"by {self.method}",
+        ]
 
 
 def latest(db: sqlite_utils.Database, session_id: int) -> dict[str, dict[str, Any]]:
@@ -65,15 +83,23 @@ def store(
     human_weight: float,
     method: str,
     reply: str | None = None,
+    aggregation: str = WEIGHTED,
+    k: int | None = None,
 ) -> dict[str, float] | None:
-    """Write session ``session_id``'s final distribution, its agents' latest distributions weighted, and how
-    (``final_weights``); nothing (None) if either agent gave no distribution. The caller holds the transaction."""
+    """Write session ``session_id``'s final distribution, its agents' latest distributions combined by
+    ``aggregation`` (top-``k`` label sets for EnToPPS) with these weights, and how (``final_weights``);
+    nothing (None) if either agent gave no distribution. The caller holds the transaction."""
     found = latest(db, session_id)
     if Sender.MACHINE.value not in found or Sender.HUMAN.value not in found:
         return None
     machine, human = (json.loads(found[s.value]["distribution"]) for s in (Sender.MACHINE, Sender.HUMAN))
-    final = combine(machine, human, machine_weight, human_weight)
-    weights: dict[str, Any] = {Sender.MACHINE.value: machine_weight, Sender.HUMAN.value: human_weight, "method": method}
+    final, used = aggregate(machine, human, machine_weight, human_weight, k, aggregation)
+    weights: dict[str, Any] = {
+        Sender.MACHINE.value: machine_weight,
+        Sender.HUMAN.value: human_weight,
+        "method": method,
+        "aggregation": used,
+    }
     if reply:
         weights["reply"] = reply
     db.execute(
@@ -81,6 +107,19 @@ def store(
         [json.dumps(final, ensure_ascii=False), json.dumps(weights, ensure_ascii=False), session_id],
     )
     return final
+
+
+def latest_crit(db: sqlite_utils.Database, session_id: int) -> dict[str, Any] | None:
+    """The CRIT verdict of session ``session_id``'s latest judged round (``messages.crit``), or None."""
+    for row in db.query(
+        "SELECT crit FROM messages WHERE session_id = ? AND crit IS NOT NULL ORDER BY j DESC LIMIT 1", [session_id]
+    ):
+        try:
+            found = json.loads(row["crit"])
+        except ValueError:
+            return None
+        return found if isinstance(found, dict) else None
+    return None
 
 
 def store_unjudged(db: sqlite_utils.Database, session_id: int) -> None:

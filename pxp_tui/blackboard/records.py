@@ -10,7 +10,11 @@ from typing import Any
 from pxp_tui.common.kinds import HumanKind
 from pxp_tui.engine import RunStatus
 from pxp_tui.protocol import RunCounts
-from pxp_tui.protocol.evince import DECAY
+from pxp_tui.protocol.evince import DECAY, ENTOPPS, FIG1, OLD_TOLERANCE, PLATEAU, TOLERANCE, WEIGHTED
+from pxp_tui.protocol.information import SMOOTHING
+
+#: RAD's five conditions: the label order its runs measured the Wasserstein distance with before schema 6
+_RAD_ORDER = ("Atelectasis", "Pneumonia", "Pleural Effusion", "Cardiomegaly", "Pneumothorax")
 
 #: the key of ``runs.options`` that marks a run copied by ``pxp merge``: where its original was written
 MERGED_FROM = "merged_from"
@@ -55,6 +59,13 @@ class Run:
     contentiousness: float | None = None  # EVINCE's starting contentiousness (None: none in the prompts)
     contentiousness_decay: float = DECAY
     stop: str = "pxp"  # pxp | evince | both
+    # how the debate is measured and stopped (schema 6; older runs read as they ran: schema.DERIVED)
+    evince_rule: str = FIG1  # fig1 | plateau
+    stop_tolerance: float = TOLERANCE
+    smoothing: float = SMOOTHING
+    ground_metric: str = "discrete"  # ordered | discrete
+    label_order: tuple[str, ...] | None = None  # the ordered metric's labels (None: discrete)
+    aggregation: str = ENTOPPS  # entopps | weighted
 
     @classmethod
     def from_row(cls, row: Mapping[str, Any]) -> Run:
@@ -89,6 +100,7 @@ class Run:
             contentiousness=row.get("contentiousness"),
             contentiousness_decay=DECAY if row.get("contentiousness_decay") is None else row["contentiousness_decay"],
             stop=row.get("stop") or "pxp",
+            **_measuring(row),
         )
 
     @property
@@ -116,6 +128,30 @@ class Run:
         """Where the original of this unfinished copy is (see :attr:`merged_from`): it is continued there, never
         here, since two processes would drive one run. None for an original, or a finished run."""
         return None if self.finished else self.merged_from
+
+
+def _measuring(row: Mapping[str, Any]) -> dict[str, Any]:
+    """How a run measures and stops its debates; a row of a file older than schema 6 (read as it is) as the
+    code of its time did (schema.DERIVED's rules)."""
+    if row.get("evince_rule") is None:
+        rad = row["task"] == "rad"
+        return {
+            "evince_rule": PLATEAU,
+            "stop_tolerance": OLD_TOLERANCE,
+            "smoothing": SMOOTHING,
+            "ground_metric": "ordered" if rad else "discrete",
+            "label_order": _RAD_ORDER if rad else None,
+            "aggregation": WEIGHTED,
+        }
+    order = _json(row.get("label_order"), None)
+    return {
+        "evince_rule": row["evince_rule"],
+        "stop_tolerance": OLD_TOLERANCE if row.get("stop_tolerance") is None else row["stop_tolerance"],
+        "smoothing": SMOOTHING if row.get("smoothing") is None else row["smoothing"],
+        "ground_metric": row.get("ground_metric") or ("ordered" if order else "discrete"),
+        "label_order": tuple(order) if order else None,
+        "aggregation": row.get("aggregation") or WEIGHTED,
+    }
 
 
 def _expert_of_schema_2(row: Mapping[str, Any]) -> str | None:

@@ -6,13 +6,14 @@ from collections.abc import Callable
 
 import sqlite_utils
 
-from pxp_tui.blackboard import firsts, rounds
+from pxp_tui.blackboard import debate_eval, firsts, rounds
+from pxp_tui.protocol.evince import OLD_TOLERANCE, PLATEAU, WEIGHTED
 from pxp_tui.protocol.intelligibility import CLASSES
 
 #: ``PRAGMA application_id`` of a pxp blackboard ("PXPT")
 APPLICATION_ID = 0x50585054
 #: ``PRAGMA user_version`` of the schema this code writes
-SCHEMA_VERSION = 5
+SCHEMA_VERSION = 6
 #: the oldest schema read as it is, without migrating (a read-only reader cannot migrate): 2 differs from
 #: 3 only in ``runs`` (``human`` held the expert's name, see :data:`DERIVED`), which readers allow for
 READABLE_FROM = 2
@@ -34,7 +35,21 @@ EVINCE_MESSAGE_COLUMNS: tuple[tuple[str, type], ...] = (
 )
 EVINCE_DATA_COLUMNS: tuple[tuple[str, type], ...] = (
     ("final_distribution", str),  # JSON: the agents' last distributions, weighted (EVINCE step 3)
-    ("final_weights", str),  # JSON: {"machine": w, "human": w, "method": ...}
+    ("final_weights", str),  # JSON: {"machine": w, "human": w, "method": ..., "aggregation": ...}
+)
+#: schema 6, added by :func:`_measures`: how a run measures and stops its debates (``runs``), and each
+#: round's CRIT verdict on the message that closes the round (``messages``); ``rounds`` gains the raw KL
+#: divergences and cross entropies (:data:`pxp_tui.blackboard.rounds.MEASURES`)
+MEASURE_RUN_COLUMNS: tuple[tuple[str, type], ...] = (
+    ("evince_rule", str),  # fig1 | plateau: which of EVINCE's rules --stop evince|both applies
+    ("stop_tolerance", float),  # a change smaller than this counts as none
+    ("smoothing", float),  # of the smoothed KL divergence and cross entropy
+    ("ground_metric", str),  # ordered | discrete: the Wasserstein distance's ground metric
+    ("label_order", str),  # JSON array: the ordered metric's labels, positions 0, 1, ... (NULL: discrete)
+    ("aggregation", str),  # entopps | weighted: how the final distribution combines the agents' last ones
+)
+MEASURE_MESSAGE_COLUMNS: tuple[tuple[str, type], ...] = (
+    ("crit", str),  # JSON: the CRIT verdict of the round this message closes (EVINCE's judge, each round)
 )
 
 TABLES: dict[str, dict] = {
@@ -49,6 +64,7 @@ TABLES: dict[str, dict] = {
             "human_kind": str,  # proxy | live (pxp_tui.common.kinds.HumanKind)
             "expert": str,  # the live expert's name (NULL for other kinds)
             **dict(EVINCE_RUN_COLUMNS),
+            **dict(MEASURE_RUN_COLUMNS),
             "n": int,
             "k": int,
             "context": str,
@@ -131,6 +147,7 @@ TABLES: dict[str, dict] = {
             "cost": float,
             "raw": str,
             **dict(EVINCE_MESSAGE_COLUMNS),
+            **dict(MEASURE_MESSAGE_COLUMNS),
         },
         "pk": ("session_id", "j"),
         "not_null": {"sender", "receiver", "tag", "created_at"},
@@ -273,6 +290,7 @@ VIEWS = {
     "session_performance": PERFORMANCE_VIEW,
     "round_information": rounds.ROUND_VIEW,
     "session_information": rounds.SESSION_VIEW,
+    **debate_eval.VIEWS,
 }
 
 
@@ -326,9 +344,21 @@ def _firsts(db: sqlite_utils.Database) -> None:
     _create_tables(db)  # evaluations, evaluation_items (new in version 2)
 
 
+#: RAD's five conditions, the label order its runs measured the Wasserstein distance with before schema 6
+_RAD_ORDER = '["Atelectasis", "Pneumonia", "Pleural Effusion", "Cardiomegaly", "Pneumothorax"]'
+
 #: (table, column) -> the SQL that computes a column of this schema from an older file's columns (its
 #: migration fills it so; ``pxp merge`` copies an older file's rows so; Run.from_row reads them so)
-DERIVED = {("runs", "expert"): "CASE WHEN human_kind = 'live' THEN human END"}
+DERIVED = {
+    ("runs", "expert"): "CASE WHEN human_kind = 'live' THEN human END",
+    # schema 6: the runs before it measured and stopped as the code of their time did
+    ("runs", "evince_rule"): f"'{PLATEAU}'",
+    ("runs", "stop_tolerance"): repr(OLD_TOLERANCE),
+    ("runs", "smoothing"): "0.01",
+    ("runs", "ground_metric"): "CASE WHEN task = 'rad' THEN 'ordered' ELSE 'discrete' END",
+    ("runs", "label_order"): f"CASE WHEN task = 'rad' THEN '{_RAD_ORDER}' END",
+    ("runs", "aggregation"): f"'{WEIGHTED}'",
+}
 
 
 def _expert(db: sqlite_utils.Database) -> None:
@@ -366,8 +396,39 @@ def _evince(db: sqlite_utils.Database) -> None:
     rounds.create_trigger(db)
 
 
+def _add_columns(db: sqlite_utils.Database, table: str, columns: tuple[tuple[str, type], ...]) -> list[str]:
+    """Add the columns ``table`` lacks (an older step may have made it as it is now); the names added."""
+    have = set(table_columns(db, "main", table))
+    added = []
+    for name, kind in columns:
+        if name not in have:
+            db.execute(
+                f"ALTER TABLE {table} ADD COLUMN {name} {'REAL' if kind is float else 'INTEGER' if kind is int else 'TEXT'}"
+            )
+            added.append(name)
+    return added
+
+
+def _measures(db: sqlite_utils.Database) -> None:
+    """Version 5 -> 6: each run's EVINCE settings (the stop rule and its tolerance, the smoothing, the ground
+    metric, the aggregation), filled for older runs as they measured and stopped (:data:`DERIVED`); each
+    round's CRIT verdict on its closing message; the raw KL divergences and cross entropies in ``rounds``,
+    whose rows are all measured anew (the older ones had none)."""
+    for name in _add_columns(db, "runs", MEASURE_RUN_COLUMNS):
+        db.execute(f"UPDATE runs SET {name} = {DERIVED['runs', name]}")
+    _add_columns(db, "messages", MEASURE_MESSAGE_COLUMNS)
+    _add_columns(db, "rounds", tuple((name, float) for name in rounds.MEASURES))
+    rounds.recompute(db)
+
+
 #: version -> step that brings a blackboard from that version to the next
-MIGRATIONS: dict[int, Callable[[sqlite_utils.Database], None]] = {1: _firsts, 2: _expert, 3: _annotations, 4: _evince}
+MIGRATIONS: dict[int, Callable[[sqlite_utils.Database], None]] = {
+    1: _firsts,
+    2: _expert,
+    3: _annotations,
+    4: _evince,
+    5: _measures,
+}
 
 
 def migrate(db: sqlite_utils.Database, version: int) -> None:

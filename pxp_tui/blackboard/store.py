@@ -23,6 +23,7 @@ from pxp_tui.common.instance import Instance
 from pxp_tui.common.redaction import redact
 from pxp_tui.engine import Message, RunProgress, RunStatus, SessionRecord
 from pxp_tui.protocol import Sender, StopReason, Tag
+from pxp_tui.protocol.evince import WEIGHTED
 from pxp_tui.tasks.base import DatasetRow
 from pxp_tui.tasks.csvdata import ImportProgress
 
@@ -440,13 +441,26 @@ class Blackboard:
         return {Sender(sender): _message(row) for sender, row in finals.latest(self.db, session_id).items()}
 
     def store_final(
-        self, session_id: int, machine_weight: float, human_weight: float, method: str, reply: str | None = None
+        self,
+        session_id: int,
+        machine_weight: float,
+        human_weight: float,
+        method: str,
+        reply: str | None = None,
+        *,
+        aggregation: str = WEIGHTED,
+        k: int | None = None,
     ) -> dict[str, float] | None:
-        """Replace session ``session_id``'s final distribution by its agents' latest distributions weighted so,
-        with how (``method``: ``crit:<model>``, ``equal``, ``equal (judge failed: ...)``) and the judge's reply;
-        None (nothing written) if either agent gave no distribution. See :mod:`pxp_tui.blackboard.finals`."""
+        """Replace session ``session_id``'s final distribution by its agents' latest distributions combined by
+        ``aggregation`` with these weights, with how (``method``: ``crit:<model>``, ``equal``, ``equal (judge
+        failed: ...)``) and the judge's reply; None (nothing written) if either agent gave no distribution.
+        See :mod:`pxp_tui.blackboard.finals`."""
         with self.db.atomic():
-            return finals.store(self.db, session_id, machine_weight, human_weight, method, reply)
+            return finals.store(self.db, session_id, machine_weight, human_weight, method, reply, aggregation, k)
+
+    def latest_crit(self, session_id: int) -> dict[str, Any] | None:
+        """The CRIT verdict of session ``session_id``'s latest judged round, or None."""
+        return finals.latest_crit(self.db, session_id)
 
     def unjudged_sessions(self, run_id: int) -> list[tuple[int, int]]:
         """(session id, instance id) of run ``run_id``'s ended sessions whose final distribution still has the

@@ -14,7 +14,7 @@ from pxp_tui.tasks.csvdata import SPLITS
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_db(parser)
     parser.add_argument("task", choices=sorted(TASKS), help="the task the cases are for")
-    parser.add_argument("csv", type=Path, help="the dataset file (the papers' CSV format, or pxp's: see README)")
+    parser.add_argument("csv", type=Path, help="the dataset file (the papers' CSV format, or pxp's: see docs/tasks-and-data.md)")
     parser.add_argument(
         "--images",
         type=Path,

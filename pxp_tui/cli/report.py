@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+from dataclasses import dataclass
 from pathlib import Path
 
 from pxp_tui.cli.common import add_db, open_existing, positive
@@ -31,13 +32,21 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--out",
         metavar="DIR",
         help="also write report.md, intelligibility.csv, curves.csv, curves.png, performance.csv, answer_times.csv (when answers "
-        "were timed) and (for runs with distributions) information.csv and information.png to DIR",
+        "were timed) and, for runs with distributions, information.csv, information.png (EVINCE's measures by round), "
+        "evaluation.csv, confusion.csv and case-<session>.png (the longest sessions' distributions by round) to DIR",
+    )
+    parser.add_argument(
+        "--cases",
+        type=int,
+        default=3,
+        metavar="N",
+        help="with --out: draw the N longest debates one by one, their distributions round by round (default: 3)",
     )
 
 
 def main(args: argparse.Namespace) -> int:
-    from pxp_tui.blackboard import evaluations, notes, rounds
-    from pxp_tui.report import columns, information, render
+    from pxp_tui.blackboard import debate_eval, evaluations, notes, rounds
+    from pxp_tui.report import columns, evaluation, information, render
 
     by = args.by or ("experiment" if args.experiment else "run")
     with open_existing(args.db) as board:
@@ -50,28 +59,50 @@ def main(args: argparse.Namespace) -> int:
         times = notes.answer_times(board, [r.id for r in runs])
         summary = information.per_round(rounds.round_rows(board.db, [r.id for r in runs]))
         sessions = rounds.session_rows(board.db, [r.id for r in runs])
+        ranks = debate_eval.ranks(board.db, [r.id for r in runs])
+        cases = {
+            s["session_id"]: rounds.case_distributions(board.db, s["session_id"])
+            for s in information.longest(sessions, max(0, args.cases))
+        }
+    debate = Debate(summary, sessions, evaluation.markdown(ranks), ranks, cases)
     figure = None
     if args.out:
         from pxp_tui.common.files import describe
 
         try:
-            figure = _write(Path(args.out), args.db, runs, cols, measured, times, summary, sessions)
+            figure = _write(Path(args.out), args.db, runs, cols, measured, times, debate)
         except OSError as exc:
             raise ValueError(f"cannot write the report to {args.out}: {describe(exc)}; nothing was written there") from None
     if args.format == "csv":
         print(render.csv_text(render.table_rows(cols)), end="")
     else:
-        drawn = "information.png" if args.out and summary else None
-        section = information.markdown(summary, sessions, drawn) if summary else None
-        print(render.report_markdown(args.db, runs, cols, measured, figure, times, section), end="")
+        print(render.report_markdown(args.db, runs, cols, measured, figure, times, debate.section(bool(args.out))), end="")
     return 0
 
 
-def _write(
-    out: Path, source: str, runs: list, cols: list, measured: tuple | None, times: dict, summary: list, sessions: list
-) -> str:
+@dataclass
+class Debate:
+    """What the report shows of EVINCE: rounds, sessions, the evaluation, the sessions drawn one by one."""
+
+    summary: list
+    sessions: list
+    evaluation: str
+    ranks: list
+    cases: dict
+
+    def section(self, drawn: bool) -> str | None:
+        from pxp_tui.report import information
+
+        if not self.summary and not self.evaluation:
+            return None
+        figure = "information.png" if drawn and self.summary else None
+        pictures = [f"case-{session_id}.png" for session_id in self.cases] if drawn else []
+        return information.markdown(self.summary, self.sessions, figure, self.evaluation, pictures)
+
+
+def _write(out: Path, source: str, runs: list, cols: list, measured: tuple | None, times: dict, debate: Debate) -> str:
     from pxp_tui.common.files import output_folder
-    from pxp_tui.report import answer_times, figure, information, render
+    from pxp_tui.report import answer_times, evaluation, evince_figures, figure, information, render
 
     if out.exists() and not out.is_dir():
         raise ValueError(f"--out {out} is a file, not a directory")
@@ -83,17 +114,25 @@ def _write(
         files["performance.csv"] = render.csv_text(render.performance_rows(measured))
     if any(times.values()):
         files["answer_times.csv"] = render.csv_text(answer_times.rows(runs, times))
-    section = information.markdown(summary, sessions, "information.png") if summary else None
-    if summary:
-        files["information.csv"] = render.csv_text(information.csv_rows(summary))
-    files["report.md"] = render.report_markdown(source, runs, cols, measured, "curves.png", times, section)
-    pictures = ["curves.png", *(["information.png"] if summary else [])]
+    if debate.summary:
+        files["information.csv"] = render.csv_text(information.csv_rows(debate.summary))
+    if debate.ranks:
+        files["evaluation.csv"] = render.csv_text(evaluation.accuracy_rows(debate.ranks))
+        files["confusion.csv"] = render.csv_text(evaluation.confusion_rows(debate.ranks))
+    files["report.md"] = render.report_markdown(source, runs, cols, measured, "curves.png", times, debate.section(True))
+    pictures = ["curves.png", *(["information.png"] if debate.summary else [])]
+    pictures += [f"case-{session_id}.png" for session_id in debate.cases]
     with output_folder(out) as partial:  # every file whole, or none (a full disk leaves out as it was)
         for name, text in files.items():
             (partial / name).write_text(text, encoding="utf-8")
         figure.draw(cols, partial / "curves.png")
-        if summary:
-            information.draw(summary, partial / "information.png")
+        if debate.summary:
+            information.draw(debate.summary, partial / "information.png")
+        for session_id, (key, label, rows) in debate.cases.items():
+            title = f"Session {session_id} ({key}): each agent's distribution by round" + (
+                f"; the label: {label}" if label else ""
+            )
+            evince_figures.draw_case(evince_figures.case_rounds(rows), partial / f"case-{session_id}.png", title, label)
     import sys
 
     for name in [*files, *pictures]:

@@ -14,7 +14,8 @@ from pxp_tui.cli.common import add_db, positive
 from pxp_tui.cli.printing import SessionLines, evaluation_line, resume_command, say
 from pxp_tui.cli.repeat import drive_experiment
 from pxp_tui.common.kinds import HumanKind
-from pxp_tui.runs.config import DEFAULTS, RunConfig, parse_human
+from pxp_tui.protocol import evince
+from pxp_tui.runs.config import DEFAULTS, GROUND_METRICS, RunConfig, parse_human
 from pxp_tui.tasks import TASKS
 
 #: runs of one configuration with --repeat, unless told
@@ -59,18 +60,55 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--stop",
-        choices=["pxp", "evince", "both"],
+        choices=list(evince.STOP_RULES),
         default=d.stop,
-        help=_default("the session stop rule: PXP's, EVINCE's (WD stops falling and MI rising), or either", d.stop),
+        help=_default("the session stop rule: PXP's, EVINCE's (--evince-rule), or whichever comes first", d.stop),
+    )
+    parser.add_argument(
+        "--evince-rule",
+        choices=list(evince.EVINCE_RULES),
+        default=d.evince_rule,
+        help=_default(
+            "EVINCE's stop rule: fig1, the paper's Figure 1 loop (goes on while WD does not rise and NMI and CRIT do "
+            "not fall; CRIT judged each round), or plateau (stops when WD stops falling and NMI stops rising)",
+            d.evince_rule,
+        ),
+    )
+    parser.add_argument(
+        "--stop-tolerance",
+        type=float,
+        default=d.stop_tolerance,
+        help=_default("a change of WD, NMI or CRIT/10 smaller than this counts as none", d.stop_tolerance),
+    )
+    parser.add_argument(
+        "--smoothing",
+        type=float,
+        default=d.smoothing,
+        help=_default("added to every probability for the smoothed KL divergence and cross entropy", d.smoothing),
+    )
+    parser.add_argument(
+        "--ground-metric",
+        choices=list(GROUND_METRICS),
+        help="the Wasserstein distance's ground metric: labels in the task's order, or any two 1 apart (default: the task's)",
     )
     parser.add_argument(
         "--final-weights",
-        choices=["crit", "equal"],
+        choices=list(evince.FINAL_WEIGHTS),
         default=d.final_weights,
         help=_default(
-            "how a session's final distribution (EVINCE) weighs the two agents: by a CRIT judge's scores of their "
-            "arguments (the checker's model; offline: a baseline), or equally",
+            "how a session's final distribution (EVINCE) weighs the two agents: by the last round's CRIT scores "
+            "(the checker's model judges; offline: a heuristic stand-in), or equally",
             d.final_weights,
+        ),
+    )
+    parser.add_argument(
+        "--aggregation",
+        choices=list(evince.AGGREGATIONS),
+        default=d.aggregation,
+        help=_default(
+            "how the final distribution combines the agents' last ones: entopps (EnToPPS when their top-k label sets "
+            "differ, else the weighted average), or weighted (always the weighted average)",
+            d.aggregation,
         ),
     )
     parser.add_argument("--n", type=positive, default=d.n, help=_default("message bound per session", d.n))

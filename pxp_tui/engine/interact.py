@@ -20,14 +20,20 @@ from pxp_tui.engine.types import (
     SessionRecord,
     Turn,
     distribution_of,
+    round_crit,
 )
 from pxp_tui.protocol import Sender, StopReason, Tag, allowed_tags, sender_at, stop_reason
-from pxp_tui.protocol.evince import rounds_of, should_stop
+from pxp_tui.protocol.evince import FIG1, TOLERANCE, rounds_of, should_stop
+from pxp_tui.protocol.information import SMOOTHING
 
 #: called after each session; returns whether the session's context is kept (the LEARN gate)
 SessionGate = Callable[[SessionRecord, Sequence[SessionRecord]], Awaitable[bool]]
 #: called when a session ended (committed), before the gate: e.g. weighing its final distribution (EVINCE)
 SessionHook = Callable[[SessionRecord], Awaitable[None]]
+#: called when a message closes a round of two distributions, before it is committed: EVINCE's CRIT judge of
+#: the round (the instance, the machine's message, the other's); what it returns joins the closing message's
+#: ``meta`` (``{"crit": ...}``), so the round's verdict is committed with it and the stop rule can read it
+RoundJudge = Callable[[Instance, Message, Message], Awaitable[Mapping[str, object]]]
 
 
 def _check(reply: Reply, j: int, k: int, sender: Sender) -> None:
@@ -48,6 +54,7 @@ async def interact(
     gate: SessionGate | None = None,
     observer: Observer | None = None,
     ended: SessionHook | None = None,
+    judge: RoundJudge | None = None,
 ) -> None:
     """Run (or continue) a run: one session per instance, machine at odd ``j``, human at even ``j``.
 
@@ -71,7 +78,7 @@ async def interact(
             else:
                 session_id, history = recorder.start_session(spec.run_id, instance.id, order), []
             observer.session_started(session_id, instance, order, total, tuple(history))
-            record = await _session(spec, instance, order, total, session_id, history, agents, recorder, carried, observer)
+            record = await _session(spec, instance, order, total, session_id, history, agents, recorder, carried, observer, judge)
             if record.stop is StopReason.SKIPPED:  # neither measured nor carried: the expert set it aside
                 observer.session_ended(record, False)
                 continue
@@ -100,6 +107,7 @@ async def _session(
     recorder: Recorder,
     carried: CarriedContext,
     observer: Observer,
+    judge: RoundJudge | None = None,
 ) -> SessionRecord:
     latest: dict[Sender, Tag] = {m.sender: m.tag for m in history}
     prior = carried.view()
@@ -115,6 +123,9 @@ async def _session(
             return SessionRecord(session_id, instance, order, tuple(history), StopReason.SKIPPED)
         _check(reply, j, spec.k, sender)
         message = Message(session_id, j, sender, reply.tag, reply.prediction, reply.explanation, dict(reply.meta))
+        if judge is not None and _closes_round(message, history):
+            verdict = await judge(instance, history[-1], message)
+            message = Message(session_id, j, sender, reply.tag, reply.prediction, reply.explanation, {**reply.meta, **verdict})
         latest[sender] = reply.tag
         stop = _stop(spec, message, [*history, message], latest)
         recorder.record(message, update_context(message, instance.id, prior, carried.policy), stop)
@@ -124,9 +135,29 @@ async def _session(
     return SessionRecord(session_id, instance, order, tuple(history), stop)
 
 
+def _closes_round(message: Message, history: Sequence[Message]) -> bool:
+    """Whether ``message`` is the other agent's answer in a round where both state a distribution."""
+    return (
+        message.j % 2 == 0
+        and bool(history)
+        and distribution_of(message.meta) is not None
+        and distribution_of(history[-1].meta) is not None
+    )
+
+
 def _stop(spec: RunSpec, message: Message, session: Sequence[Message], latest: dict[Sender, Tag]) -> StopReason | None:
     """Whether the session stops after ``message``, by the run's rule (:attr:`RunSpec.stop`)."""
-    return stop_by_rule(spec.stop, spec.n, spec.order, message, session, latest)
+    return stop_by_rule(
+        spec.stop,
+        spec.n,
+        spec.order,
+        message,
+        session,
+        latest,
+        evince_rule=spec.evince_rule,
+        tolerance=spec.tolerance,
+        smoothing=spec.smoothing,
+    )
 
 
 def stop_by_rule(
@@ -136,9 +167,14 @@ def stop_by_rule(
     message: Message,
     session: Sequence[Message],
     latest: Mapping[Sender, Tag] | None = None,
+    *,
+    evince_rule: str = FIG1,
+    tolerance: float = TOLERANCE,
+    smoothing: float = SMOOTHING,
 ) -> StopReason | None:
     """Whether a session stops after ``message`` (the last of ``session``) by ``rule`` (``pxp``, ``evince`` or
-    ``both``: see :attr:`RunSpec.stop`); ``latest``: each agent's latest tag, found in ``session`` if not given."""
+    ``both``: see :attr:`RunSpec.stop`), EVINCE's being ``evince_rule`` (``fig1`` or ``plateau``) with
+    ``tolerance``; ``latest``: each agent's latest tag, found in ``session`` if not given."""
     if latest is None:
         latest = {m.sender: m.tag for m in session}
     pxp = stop_reason(message.j, n, message.tag, latest.get(Sender.MACHINE), latest.get(Sender.HUMAN))
@@ -149,7 +185,10 @@ def stop_by_rule(
         pxp = StopReason.BOUND if message.j >= n else None
     if pxp is not None or message.j % 2:
         return pxp
-    return StopReason.CONVERGED if should_stop(rounds_of(distributions(session), order)) else None
+    rounds = rounds_of(distributions(session), order, smoothing)
+    by_j = {m.j: m for m in session}
+    crit = [round_crit(by_j[2 * r.round].meta) for r in rounds]
+    return StopReason.CONVERGED if should_stop(rounds, tolerance, evince_rule, crit) else None
 
 
 def distributions(messages: Sequence[Message]) -> dict[int, dict[str, float]]:

@@ -10,6 +10,8 @@ from typing import Any, Protocol
 
 from pxp_tui.common.instance import Instance
 from pxp_tui.protocol import Sender, StopReason, Tag, sender_at
+from pxp_tui.protocol.evince import FIG1, TOLERANCE
+from pxp_tui.protocol.information import SMOOTHING
 
 
 class RunStatus(str, Enum):
@@ -27,16 +29,36 @@ class RunStatus(str, Enum):
         return self.value
 
 
+def _json_meta(meta: Mapping[str, Any], key: str) -> Any:
+    """``meta[key]`` parsed if it is JSON text, as it is if not; None if it is unreadable."""
+    value = meta.get(key)
+    if isinstance(value, str):
+        try:
+            return json.loads(value)
+        except ValueError:
+            return None
+    return value
+
+
 def distribution_of(meta: Mapping[str, Any]) -> dict[str, float] | None:
     """A message's distribution as its agent stated it (``meta["distribution"]``: JSON text or a mapping), or
     None (none stated, or unreadable)."""
-    value = meta.get("distribution")
-    if isinstance(value, str):
-        try:
-            value = json.loads(value)
-        except ValueError:
-            return None
+    value = _json_meta(meta, "distribution")
     return {str(k): float(v) for k, v in dict(value).items()} if value else None
+
+
+def crit_of(meta: Mapping[str, Any]) -> dict[str, Any] | None:
+    """The CRIT verdict stored with the message that closes a round (``meta["crit"]``: JSON text or a
+    mapping: both agents' scores, the round's ``score``, the judge's items and reply), or None."""
+    value = _json_meta(meta, "crit")
+    return dict(value) if isinstance(value, Mapping) else None
+
+
+def round_crit(meta: Mapping[str, Any]) -> float | None:
+    """The round's CRIT score (the mean of both agents'), or None if the round was not judged."""
+    found = crit_of(meta)
+    score = found.get("score") if found else None
+    return float(score) if isinstance(score, (int, float)) and not isinstance(score, bool) else None
 
 
 @dataclass(frozen=True)
@@ -147,8 +169,13 @@ class RunSpec:
     #: the session stop rule: PXP's (``pxp``), EVINCE's (``evince``: RATIFY/RATIFY does not stop, the
     #: measures do), or whichever comes first (``both``); REJECT and the bound n always stop
     stop: str = "pxp"
-    #: the task's label order for the Wasserstein distance (None: total variation)
+    #: the label order of an ordered ground metric for the Wasserstein distance (None: 0/1, the total variation)
     order: tuple[str, ...] | None = None
+    #: which of EVINCE's rules ``evince`` and ``both`` apply (``fig1`` or ``plateau``), with what tolerance,
+    #: and the smoothing of the KL divergence and cross entropy the rounds are measured with
+    evince_rule: str = FIG1
+    tolerance: float = TOLERANCE
+    smoothing: float = SMOOTHING
 
 
 @dataclass

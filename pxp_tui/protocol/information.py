@@ -10,19 +10,22 @@ smoothing of KL divergence and cross entropy only).
 All logarithms are base 2: entropies, divergences and mutual information are in bits.
 
 - :func:`entropy`: Shannon entropy ``H(P) = -sum P(x) log2 P(x)`` (``0 log 0 = 0``).
-- :func:`kl_divergence` and :func:`cross_entropy`: on the *smoothed* pair. The paper notes KL is
-  undefined when the second distribution has a zero where the first has mass, and prescribes
-  smoothing (its Table 1). Both distributions get :data:`SMOOTHING` added to every label of the pair's
-  label set and are renormalised: ``P'(x) = (P(x) + e) / (1 + C e)`` for ``C`` labels. So
-  ``KL(P||P) = 0``, every value is finite (SQL can store it), and
-  ``cross_entropy(P, Q) = H(P') + KL(P'||Q')``. ``smoothing=0`` gives the raw measures, ``inf`` where
-  undefined.
+- :func:`kl_divergence` and :func:`cross_entropy`: raw (``smoothing=0``, the paper's Appendix D
+  formulas: ``inf`` where the second distribution has a zero where the first has mass, and
+  ``cross_entropy(P, P) = H(P)``), or on the *smoothed* pair, as the paper's Table 1 prescribes for
+  zeros: both distributions get ``e`` (a run setting, :data:`SMOOTHING` by default) added to every
+  label of the pair's label set and are renormalised, ``P'(x) = (P(x) + e) / (1 + C e)`` for ``C``
+  labels. Smoothed, ``KL(P||P) = 0``, every value is finite, and ``cross_entropy(P, Q) = H(P') +
+  KL(P'||Q')`` (so ``cross_entropy(P, P) = H(P')``, a little more than ``H(P)``). The default
+  argument is the smoothed measure (what the debate's rounds compare); pass ``smoothing=0`` for the raw one.
 - :func:`js_divergence`: the Jensen-Shannon *divergence* in bits, in [0, 1]; :func:`js_distance` is its
   square root (scipy's ``jensenshannon(p, q, base=2)``, a metric).
 - :func:`wasserstein`: 1-Wasserstein distance over an ordered label set with unit spacing, the area
   between the two cumulative distributions (scipy's ``wasserstein_distance(range(k), range(k), p, q)``).
   For labels with no order, :func:`total_variation` is the 1-Wasserstein distance under the discrete
-  metric (moving mass to any other label costs 1).
+  (0/1) metric (moving mass to any other label costs 1). Which ground metric a task uses is its choice
+  (:func:`ground_distance`); :func:`wasserstein_percent` is the paper's "WD %": the distance as a share
+  of the largest the metric allows (1 for 0/1, ``k - 1`` for ``k`` ordered labels).
 - :func:`mutual_information`: the paper gives ``I(X;Y) = sum p(x,y) log p(x,y) / (p(x) p(y))`` and its
   normalisation ``I / max(H(X), H(Y))`` but not how the joint of two agents' distributions is formed.
   We take the *maximal-agreement coupling* (:func:`coupling`): the agents name the same label as often
@@ -150,6 +153,21 @@ def total_variation(p: Distribution, q: Distribution) -> float:
     """``sum |P - Q| / 2``: the 1-Wasserstein distance when any two distinct labels are 1 apart."""
     a, b = _pair(p, q)
     return min(1.0, math.fsum(abs(x - y) for x, y in zip(a, b, strict=True)) / 2)
+
+
+def ground_distance(p: Distribution, q: Distribution, order: Sequence[str] | None = None) -> float:
+    """The 1-Wasserstein distance under the task's ground metric: ordered labels (``order``) or 0/1 (None)."""
+    return total_variation(p, q) if order is None else wasserstein(p, q, order)
+
+
+def largest_distance(order: Sequence[str] | None = None) -> float:
+    """The largest 1-Wasserstein distance of the ground metric: ``len(order) - 1`` for ordered labels, 1 for 0/1."""
+    return 1.0 if order is None else float(max(1, len(order) - 1))
+
+
+def wasserstein_percent(distance: float, order: Sequence[str] | None = None) -> float:
+    """The paper's "WD %" (its Figures 4b and 6b): ``100 * WD / largest_distance(order)``."""
+    return 100.0 * distance / largest_distance(order)
 
 
 def coupling(p: Distribution, q: Distribution) -> dict[tuple[str, str], float]:

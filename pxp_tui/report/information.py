@@ -1,39 +1,50 @@
-"""The report's "Information (EVINCE)" section: EVINCE's measures by round across sessions (issue 10).
+"""The report's "Information (EVINCE)" section: EVINCE's measures by round, the debates' evaluation, figures.
 
 For each round r, the sessions that reached it and the median of each measure over them (the shape of
-the paper's Figure 4: WD falling, MI rising); the CSV adds min and max. A PNG draws the medians of WD,
-JSD and normalised MI by round, with Pillow as :mod:`pxp_tui.report.figure` does.
+the paper's Figures 4, 5 and 7); the CSV adds min and max. The raw KL divergences and cross entropies are
+infinite where undefined (NULL in the blackboard): a median over them may be infinite, shown as ``inf``.
+Figures: :mod:`pxp_tui.report.evince_figures`.
 """
 
 from __future__ import annotations
 
+import math
 import statistics
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from PIL import Image, ImageDraw, ImageFont
-
 from pxp_tui.blackboard.finals import FinalWeights
 from pxp_tui.protocol.evince import NOT_JUDGED
-
-#: the offline judge's method (``crit:`` and how the offline model is named to users)
-OFFLINE_CRIT = "crit:offline baseline"
+from pxp_tui.report import evince_figures
 
 #: measure -> its header (bits; JSD the divergence; NMI normalised by the larger entropy)
 MEASURES = {
     "entropy_machine": "H machine",
     "entropy_human": "H other",
     "wasserstein": "WD",
+    "wasserstein_percent": "WD %",
     "js_divergence": "JSD",
+    "normalised_mi": "NMI",
+    "mutual_information": "MI",
+    "crit": "CRIT",
+}
+#: the divergences' table: smoothed and raw, both ways
+DIVERGENCES = {
     "kl_machine_human": "KL(m,o)",
     "kl_human_machine": "KL(o,m)",
-    "mutual_information": "MI",
-    "normalised_mi": "NMI",
+    "cross_entropy_machine_human": "CE(m,o)",
+    "cross_entropy_human_machine": "CE(o,m)",
+    "kl_machine_human_raw": "raw KL(m,o)",
+    "kl_human_machine_raw": "raw KL(o,m)",
+    "cross_entropy_machine_human_raw": "raw CE(m,o)",
+    "cross_entropy_human_machine_raw": "raw CE(o,m)",
 }
-#: measure -> colour in the figure (Okabe-Ito)
-DRAWN = {"wasserstein": (0, 114, 178), "js_divergence": (213, 94, 0), "normalised_mi": (0, 158, 115)}
+#: the raw measures: NULL in the blackboard means infinite (undefined), not missing
+RAW = tuple(name for name in DIVERGENCES if name.endswith("_raw"))
+#: sessions drawn one by one (the paper's Figure 6a): the longest ones
+CASES = 3
 
 
 @dataclass(frozen=True)
@@ -52,8 +63,11 @@ def per_round(rows: Sequence[Mapping[str, Any]]) -> list[RoundSummary]:
     found = []
     for r, members in sorted(by_round.items()):
         values = {}
-        for name in MEASURES:
-            seen = [float(m[name]) for m in members if m[name] is not None]
+        for name in (*MEASURES, *DIVERGENCES):
+            if name in RAW:
+                seen = [math.inf if m.get(name) is None else float(m[name]) for m in members]
+            else:
+                seen = [float(m[name]) for m in members if m.get(name) is not None]
             if seen:
                 values[name] = (statistics.median(seen), min(seen), max(seen))
         found.append(RoundSummary(r, len(members), values))
@@ -61,47 +75,77 @@ def per_round(rows: Sequence[Mapping[str, Any]]) -> list[RoundSummary]:
 
 
 def _cell(value: tuple[float, float, float] | None) -> str:
-    return "" if value is None else f"{value[0]:.3f}"
+    if value is None:
+        return ""
+    return "inf" if math.isinf(value[0]) else f"{value[0]:.3f}"
 
 
-def markdown(summary: Sequence[RoundSummary], sessions: Sequence[Mapping[str, Any]], figure: str | None = None) -> str:
-    """The section's body: how it was measured, the per-round table, the sessions' summary."""
+def _table(summary: Sequence[RoundSummary], measures: Mapping[str, str]) -> list[str]:
+    header = ["round", "sessions", *measures.values()]
+    lines = ["| " + " | ".join(header) + " |", "|" + "|".join("---:" for _ in header) + "|"]
+    for s in summary:
+        lines.append("| " + " | ".join([str(s.round), str(s.sessions), *(_cell(s.values.get(m)) for m in measures)]) + " |")
+    return lines
+
+
+def markdown(
+    summary: Sequence[RoundSummary],
+    sessions: Sequence[Mapping[str, Any]],
+    figure: str | None = None,
+    evaluation: str = "",
+    cases: Sequence[str] = (),
+) -> str:
+    """The section's body: how it was measured, the per-round tables, the sessions' summary, the evaluation."""
     if not summary:
-        return "No rounds: these runs stored no distributions (run with `--top-k`, best with `--human model:...`)."
-    header = ["round", "sessions", *MEASURES.values()]
+        none = "No rounds: no session of these runs has both agents' distributions (`--human model:...` with `--top-k`)."
+        return none + ("\n\n" + evaluation if evaluation else "")
     lines = [
         "Medians across sessions of EVINCE's measures of each round (round r: the machine's message 2r-1 and the "
-        "other agent's answer 2r), in bits; WD over RAD's five conditions in labels.py order (total variation for "
-        "DRUG); KL and cross entropy smoothed (0.01); MI of the maximal-agreement coupling, NMI = MI / max(H). "
-        "`pxp export` writes every round (`round_information`).",
+        "other agent's answer 2r), in bits. WD under each run's ground metric (`runs.ground_metric`: 0/1, the total "
+        "variation, or labels in order), and WD % its share of the largest the metric allows (the paper's Figures 4b "
+        "and 6b); MI of the maximal-agreement coupling, NMI = MI / max(H); CRIT the round's score (the mean of both "
+        "agents', 1-10; empty: not judged). `pxp export` writes every round (`round_information`).",
         "",
-        "| " + " | ".join(header) + " |",
-        "|" + "|".join("---:" for _ in header) + "|",
+        *_table(summary, MEASURES),
+        "",
+        "KL divergence and cross entropy, both ways: smoothed (each run's `--smoothing` added to every label's "
+        "probability) and raw (the paper's formulas as they stand: `inf` where the second distribution gives 0 to a "
+        "label the first does not, NULL in the blackboard).",
+        "",
+        *_table(summary, DIVERGENCES),
     ]
-    for s in summary:
-        lines.append("| " + " | ".join([str(s.round), str(s.sessions), *(_cell(s.values.get(m)) for m in MEASURES)]) + " |")
     if sessions:
         count = len(sessions)
         fell = sum(1 for s in sessions if s["wasserstein_decreased"])
         rose = sum(1 for s in sessions if s["mi_increased"])
-        converged = [s["converged_at"] for s in sessions if s["converged_at"] is not None]
-        where = f", median round {statistics.median(converged):g}" if converged else ""
+        stopped = [s for s in sessions if s.get("stop_reason") == "converged"]
+        fig1 = sum(1 for s in sessions if s.get("fig1_at") is not None)
+        plateau = sum(1 for s in sessions if s.get("plateau_at") is not None)
+        reasons: dict[str, int] = {}
+        for s in sessions:
+            reasons[str(s.get("stop_reason"))] = reasons.get(str(s.get("stop_reason")), 0) + 1
+        ended = ", ".join(f"{why} {n}" for why, n in sorted(reasons.items(), key=lambda item: -item[1]))
         lines += [
             "",
-            f"{count} session(s) with rounds: WD fell (last round vs first) in {fell}, NMI rose in {rose}; "
-            f"EVINCE's stop rule (WD not down and NMI not up) held in {len(converged)}{where}.",
+            f"{count} session(s) with rounds (ended: {ended}): WD fell (last round vs first) in {fell}, NMI rose in "
+            f"{rose}; Figure 1's loop would have ended in {fig1}, the plateau rule held in {plateau} (each with its "
+            f"run's tolerance); {len(stopped)} were stopped by EVINCE's rule.",
         ]
     finals = final_lines(sessions)
     if finals:
         lines += ["", finals]
+    if evaluation:
+        lines += ["", evaluation]
     if figure:
-        lines += ["", f"![WD, JSD and NMI by round]({figure})"]
+        lines += ["", f"![entropy, WD %, NMI and the divergences by round]({figure})"]
+    for case in cases:
+        lines += ["", f"![one session's distributions by round]({case})"]
     return "\n".join(lines)
 
 
 def final_lines(sessions: Sequence[Mapping[str, Any]]) -> str:
-    """How the sessions' final distributions (EVINCE's step 3) were weighed: each method with its sessions
-    and median weights; a word on those still waiting for their judge."""
+    """How the sessions' final distributions were made: each weighing method with its sessions and median
+    weights, how many were aggregated by EnToPPS; a word on those still waiting for their weights."""
     weights = [w for w in (FinalWeights.read(s.get("final_weights")) for s in sessions) if w is not None]
     if not weights:
         return ""
@@ -109,73 +153,45 @@ def final_lines(sessions: Sequence[Mapping[str, Any]]) -> str:
     for w in weights:
         by_method.setdefault(w.method, []).append(w)
     parts = [
-        f"{method} in {len(found)} (median weights machine {statistics.median(w.machine for w in found):g}, "
-        f"other {statistics.median(w.human for w in found):g})"
+        f"{method} in {len(found)} (median weights machine {statistics.median(w.machine for w in found):.3g}, "
+        f"other {statistics.median(w.human for w in found):.3g})"
         for method, found in sorted(by_method.items(), key=lambda item: -len(item[1]))
     ]
+    entopps = sum(1 for w in weights if w.aggregation == "entopps")
     text = (
-        f"Final distributions (EVINCE's step 3: the agents' last distributions, weighted, `data.final_distribution`) "
-        f"of {len(weights)} session(s), weighed by: {'; '.join(parts)}."
+        f"Final distributions (`data.final_distribution`) of {len(weights)} session(s): {entopps} by EnToPPS "
+        f"(Appendix F: the agents' top-k label sets differed), {len(weights) - entopps} by the weighted average of "
+        f"Figure 1's step 3; weighed by: {'; '.join(parts)}."
     )
     if any(method.startswith("crit:") for method in by_method):
-        text += " crit: a judge model scored each agent's arguments 1-10 (CRIT), the scores are the weights"
-        text += "; the offline judge is a baseline that reads no reasons." if OFFLINE_CRIT in by_method else "."
+        text += " crit: the last round's CRIT scores of each agent (a judge model, Table 4) are the weights."
+    if any(method.startswith("offline heuristic") for method in by_method):
+        text += " The offline heuristic is a stand-in for CRIT that reads no reasons."
     if NOT_JUDGED in by_method:
-        text += " Sessions `equal (not judged)` ended before their judge answered: resume the run to weigh them."
+        text += " Sessions `equal (not judged)` ended before they were weighed: resume the run to weigh them."
     return text
 
 
 def csv_rows(summary: Sequence[RoundSummary]) -> list[list[Any]]:
     """A header, then one row per round: sessions, and each measure's median, min and max."""
-    rows: list[list[Any]] = [["round", "sessions", *(f"{m}_{s}" for m in MEASURES for s in ("median", "min", "max"))]]
+    names = [*MEASURES, *DIVERGENCES]
+    rows: list[list[Any]] = [["round", "sessions", *(f"{m}_{s}" for m in names for s in ("median", "min", "max"))]]
     for summary_row in summary:
         row: list[Any] = [summary_row.round, summary_row.sessions]
-        for name in MEASURES:
+        for name in names:
             row += list(summary_row.values.get(name, ("", "", "")))
         rows.append(row)
     return rows
 
 
-SIZE = (560, 360)
-MARGIN = (56, 40, 20, 64)  # left, top, right, bottom
-
-
 def draw(summary: Sequence[RoundSummary], path: Path) -> Path:
-    """The medians of WD, JSD and NMI by round as a PNG (the shape of the paper's Figure 4)."""
-    if not summary:
-        raise ValueError("a figure needs at least one round")
-    image = Image.new("RGB", SIZE, "white")
-    canvas = ImageDraw.Draw(image)
-    font, small = ImageFont.load_default(size=14), ImageFont.load_default(size=11)
-    left, top, right, bottom = MARGIN
-    width, height = SIZE[0] - left - right, SIZE[1] - top - bottom
-    top_value = max([1.0, *(s.values[m][0] for s in summary for m in DRAWN if m in s.values)])
-    n = len(summary)
+    """Entropy per agent, WD %, NMI and the divergences by round (medians across sessions) as a PNG."""
+    rounds = [s.round for s in summary]
+    medians = {name: [s.values[name][0] if name in s.values else None for s in summary] for name in (*MEASURES, *DIVERGENCES)}
+    counts = ", ".join(f"{s.round}: {s.sessions}" for s in summary)
+    return evince_figures.draw_measures(rounds, medians, path, f"EVINCE measures by round, medians (sessions per round {counts})")
 
-    def xy(index: int, value: float) -> tuple[float, float]:
-        return left + index / max(n - 1, 1) * width, top + height - value / top_value * height
 
-    canvas.text((SIZE[0] // 2, 8), "EVINCE measures by round (medians across sessions)", fill="black", font=font, anchor="mt")
-    canvas.rectangle([left, top, left + width, top + height], outline=(120, 120, 120))
-    for tick in range(5):
-        value = top_value * tick / 4
-        _, y = xy(0, value)
-        canvas.line([left, y, left + width, y], fill=(230, 230, 230))
-        canvas.text((left - 6, y), f"{value:.2f}", fill="black", font=small, anchor="rm")
-    for index, s in enumerate(summary):
-        x, _ = xy(index, 0)
-        canvas.text((x, top + height + 6), f"{s.round}\n({s.sessions})", fill="black", font=small, anchor="ma", align="center")
-    canvas.text((left + width // 2, top + height + 38), "round (sessions reaching it)", fill="black", font=small, anchor="mt")
-    x = left
-    for name, colour in DRAWN.items():
-        points = [xy(i, s.values[name][0]) for i, s in enumerate(summary) if name in s.values]
-        if len(points) > 1:
-            canvas.line(points, fill=colour, width=2)
-        for px, py in points:
-            canvas.ellipse([px - 3, py - 3, px + 3, py + 3], fill=colour)
-        label = MEASURES[name]
-        canvas.line([x, SIZE[1] - 12, x + 20, SIZE[1] - 12], fill=colour, width=3)
-        canvas.text((x + 24, SIZE[1] - 12), label, fill="black", font=small, anchor="lm")
-        x += 40 + int(canvas.textlength(label, font=small))
-    image.save(path, format="PNG")
-    return path
+def longest(sessions: Sequence[Mapping[str, Any]], count: int = CASES) -> list[Mapping[str, Any]]:
+    """The sessions drawn one by one: the ``count`` with the most rounds (the first of equals)."""
+    return sorted(sessions, key=lambda s: (-int(s["rounds"]), s["session_id"]))[:count]

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from pxp_tui.common.kinds import HumanKind
 from pxp_tui.common.models import OFFLINE
-from pxp_tui.protocol import evince
+from pxp_tui.protocol import evince, information
 from pxp_tui.tasks import get_task
 
 if TYPE_CHECKING:
@@ -57,8 +57,16 @@ class RunConfig:
     contentiousness: float | None = None  # EVINCE's starting contentiousness in both prompts (None: none)
     contentiousness_decay: float = evince.DECAY  # less each round after the first two
     stop: str = "pxp"  # pxp | evince | both (EVINCE's rule needs distributions: --top-k)
+    #: which of EVINCE's stop rules --stop evince|both applies: Figure 1's loop (the paper's algorithm, with
+    #: CRIT each round) or the plateau of its prose
+    evince_rule: str = evince.FIG1
+    stop_tolerance: float = evince.TOLERANCE  # a change of WD, NMI or CRIT/10 smaller than this counts as none
+    smoothing: float = information.SMOOTHING  # of the smoothed KL divergence and cross entropy (the raw are kept too)
+    ground_metric: str | None = None  # ordered | discrete: the Wasserstein distance's (None: the task's)
     #: how a session's final distribution weighs the agents: crit (a judge, the checker's model) | equal
     final_weights: str = "crit"
+    #: how it combines them: EnToPPS when their top-k label sets differ, else the weighted average | weighted
+    aggregation: str = evince.ENTOPPS
 
     def validate(self) -> None:
         """Raise ValueError with a one-line reason for a configuration that cannot run."""
@@ -90,6 +98,19 @@ class RunConfig:
             raise ValueError(f"--stop is one of {', '.join(evince.STOP_RULES)}, got {self.stop!r}")
         if self.final_weights not in evince.FINAL_WEIGHTS:
             raise ValueError(f"--final-weights is one of {', '.join(evince.FINAL_WEIGHTS)}, got {self.final_weights!r}")
+        if self.evince_rule not in evince.EVINCE_RULES:
+            raise ValueError(f"--evince-rule is one of {', '.join(evince.EVINCE_RULES)}, got {self.evince_rule!r}")
+        if not 0 <= self.stop_tolerance < 1:
+            raise ValueError(f"--stop-tolerance lies in [0, 1), got {self.stop_tolerance}")
+        if not 0 < self.smoothing <= 1:
+            raise ValueError(f"--smoothing lies in (0, 1] (the raw measures are stored beside), got {self.smoothing}")
+        if self.aggregation not in evince.AGGREGATIONS:
+            raise ValueError(f"--aggregation is one of {', '.join(evince.AGGREGATIONS)}, got {self.aggregation!r}")
+        if self.ground_metric is not None:
+            if self.ground_metric not in GROUND_METRICS:
+                raise ValueError(f"--ground-metric is one of {', '.join(GROUND_METRICS)}, got {self.ground_metric!r}")
+            if self.ground_metric == "ordered" and get_task(self.task).label_order is None:
+                raise ValueError(f"--ground-metric ordered: the {self.task} task's labels have no order")
         if self.stop != "pxp" and self.top_k is None:
             raise ValueError(f"--stop {self.stop} compares distributions: add --top-k")
         if self.timeout is not None and self.timeout <= 0:
@@ -100,6 +121,13 @@ class RunConfig:
     @property
     def checker_model(self) -> str:
         return self.checker or self.model
+
+    def label_order(self) -> tuple[str, ...] | None:
+        """The labels of the Wasserstein distance's ordered ground metric (None: the 0/1 metric), by
+        ``--ground-metric`` or, unset, the task's own choice."""
+        task = get_task(self.task)
+        metric = self.ground_metric or task.ground_metric
+        return task.label_order if metric == "ordered" else None
 
     # -- stored as a run ----------------------------------------------------------------------------
     def columns(self) -> dict[str, Any]:
@@ -119,6 +147,10 @@ class RunConfig:
         options = {k: v for k, v in run.options.items() if k in known and k not in columns}
         return cls(**columns, **options)
 
+
+#: the Wasserstein distance's ground metrics: labels at positions 0, 1, ... in the task's order, or any two
+#: labels 1 apart (the total variation)
+GROUND_METRICS = ("ordered", "discrete")
 
 #: every default, for the CLI's options and the start screen
 DEFAULTS = RunConfig()

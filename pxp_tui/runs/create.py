@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import random
 
 from pxp_tui.blackboard import Blackboard, BlackboardError
@@ -55,8 +56,11 @@ def _create_run(board: Blackboard, config: RunConfig) -> int:
         learn.check_held_out(
             board, dataset, config.split, learn_gate=config.learn_gate, evaluate=config.evaluate, context=config.context
         )
+    order = config.label_order()
     fields = {
         **config.columns(),
+        "ground_metric": "ordered" if order else "discrete",
+        "label_order": json.dumps(list(order), ensure_ascii=False) if order else None,
         "dataset": dataset,
         "checker": config.checker_model,
         "expert": config.expert.strip() if config.expert else None,

@@ -60,9 +60,20 @@ async def _execute(
     instances = board.instances(run.plan)
     machine, checker = build_machine(task, config)
     agent = build_human(run.human_kind, Seat(run, config, task, machine, checker, live=human))
-    spec = RunSpec(run_id=run_id, n=config.n, k=config.k, context=config.context, stop=config.stop, order=task.label_order)
+    spec = RunSpec(
+        run_id=run_id,
+        n=config.n,
+        k=config.k,
+        context=config.context,
+        stop=config.stop,
+        order=run.label_order,
+        evince_rule=run.evince_rule,
+        tolerance=run.stop_tolerance,
+        smoothing=run.smoothing,
+    )
     progress = board.progress(run_id, instances)
-    weights = final.Weigher(board, task, final.judge_of(task, config))
+    judge = final.judge_of(task, config)
+    weights = final.Weigher(board, task, judge, config)
     gate = None
     if config.learn_gate or config.evaluate:
         gate = learn.Learn(board, run, machine, learn_gate=config.learn_gate, evaluate=config.evaluate, report=on_evaluation)
@@ -70,7 +81,16 @@ async def _execute(
     try:
         await weights.left_over(run_id, instances)  # sessions a crash left between their end and their judge
         await interact(
-            spec, instances, machine, agent, board, progress=progress, observer=observer, gate=gate, ended=weights.session_ended
+            spec,
+            instances,
+            machine,
+            agent,
+            board,
+            progress=progress,
+            observer=observer,
+            gate=gate,
+            ended=weights.session_ended,
+            judge=weights.round_judge(),
         )
     except sqlite3.Error as exc:  # the blackboard refused a write: its transaction was rolled back whole
         raise _write_failed(board, run_id, exc) from None

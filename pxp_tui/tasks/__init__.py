@@ -12,6 +12,7 @@ if TYPE_CHECKING:
 TASKS: dict[str, str] = {
     "drug": "pxp_tui.tasks.drug.task:DrugTask",
     "rad": "pxp_tui.tasks.rad.task:RadTask",
+    "diagnosis": "pxp_tui.tasks.diagnosis.task:DiagnosisTask",
 }
 
 _loaded: dict[str, Task] = {}

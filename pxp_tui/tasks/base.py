@@ -98,9 +98,12 @@ class Task(ABC):
     #: modules the task imports lazily that are slow to import (its drawing code): the app loads them
     #: in a thread after its first paint, so that the session screen never waits on them
     slow_modules: ClassVar[tuple[str, ...]] = ()
-    #: the labels in their order, for the Wasserstein distance between distributions (None: nominal
-    #: labels, the total variation; see :mod:`pxp_tui.protocol.evince`)
+    #: the labels in their order, for an ordered ground metric of the Wasserstein distance between
+    #: distributions (None: the labels have no order; see :mod:`pxp_tui.protocol.information`)
     label_order: ClassVar[tuple[str, ...] | None] = None
+    #: the task's choice of ground metric: ``discrete`` (any two labels 1 apart: the total variation) or
+    #: ``ordered`` (labels at positions 0, 1, ... of :attr:`label_order`); ``--ground-metric`` overrides it
+    ground_metric: ClassVar[str] = "discrete"
 
     # -- prompt assembly (ASSEMBLE_PROMPT) -------------------------------------------------------
     @abstractmethod

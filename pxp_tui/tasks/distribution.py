@@ -1,15 +1,20 @@
-"""Probability distributions in replies (issue 10): reading them, and the instruction that asks for one.
+"""Probability distributions in replies: reading them, and the instruction that asks for one.
 
 RAD: a line ``Distribution: Atelectasis: 0.6, Pneumonia: 0.3, ...`` over the five conditions. Also read:
 percentages, ``Pneumonia (0.3)``, ``30% Pneumonia``, bullets, numbered lists, bold, a table, one
 condition per line under the ``Distribution:`` heading; conditions by any name :func:`label_of`
-knows. DRUG: a top-k over candidate reactant sets, one per line (or comma-separated), ``CCO.CC(=O)Cl:
-0.6``, the sets canonicalised with RDKit as MATCH compares them.
+knows. A diagnosis task's labels are read the same way (:func:`read_labelled`). DRUG: a top-k over
+candidate reactant sets, one per line (or comma-separated), ``CCO.CC(=O)Cl: 0.6``, the sets
+canonicalised with RDKit as MATCH compares them.
 
-Conditions or sets not named get 0 and the rest is renormalised; mass on an entry that names no
-known label is dropped (and listed in :attr:`ReadDistribution.unread`); the same label written twice
-has its probabilities added. A reply with no readable distribution gives a one-hot on the
-prediction, marked as a fallback.
+A top-``k`` request keeps the ``k`` most probable entries (the rest is cut, listed in
+:attr:`ReadDistribution.cut`, and the kept ones renormalised): what the agent was asked for. Labels not
+named get 0. Mass on an entry that names no label of the task is never dropped: RAD keeps it as
+:data:`OTHER` (its five conditions are a closed set), a diagnosis task under the entry's own name (its
+labels are those of its data; a model may name any disease); the names are listed in
+:attr:`ReadDistribution.unread`. DRUG drops an entry that names no molecule (listed there too). The same
+label written twice has its probabilities added; a line giving the total ("total 1.0") is not an entry.
+A reply with no readable distribution gives a one-hot on the prediction, marked as a fallback.
 """
 
 from __future__ import annotations
@@ -23,6 +28,12 @@ from pxp_tui.tasks.rad.labels import LABELS, label_of
 
 #: the heading that introduces a distribution in a reply
 HEADING = "Distribution"
+#: where RAD keeps the mass a reply gives to labels outside its five conditions
+OTHER = "other"
+#: the longest name of a label kept verbatim (a diagnosis outside the task's labels)
+MAX_LABEL = 80
+#: an entry that states a total, not a label's probability
+_TOTAL = re.compile(r"\b(?:total|sum|overall|altogether)\b", re.IGNORECASE)
 
 _MARKS = r"[\s>#*_\-•+]*"
 _EMPH = r"(?:\*\*|__|\*|_)?"
@@ -49,8 +60,10 @@ class ReadDistribution:
     probabilities: dict[str, float]
     #: no distribution could be read: the probabilities are a one-hot on the prediction
     fallback: bool = False
-    #: entries with a probability that named no known label (their mass was dropped)
+    #: entries with a probability that named no label of the task (kept as OTHER, or under their name; DRUG drops them)
     unread: tuple[str, ...] = field(default=())
+    #: labels beyond the top k asked for, cut (the kept ones renormalised)
+    cut: tuple[str, ...] = field(default=())
 
     @property
     def top(self) -> str:
@@ -82,12 +95,15 @@ def block(text: str) -> str | None:
 Entry = tuple[str | None, str, float, bool]
 
 
-def _collect(entries: list[Entry]) -> tuple[dict[str, float], tuple[str, ...]]:
-    """Sum the probabilities of each label; the texts of entries that are not read.
+def _collect(
+    entries: list[Entry], unknown: Callable[[str], str | None] | None = None
+) -> tuple[dict[str, float], tuple[str, ...]]:
+    """Sum the probabilities of each label; the texts of entries that name no label.
 
     Numbers with ``%`` are percentages. Bare numbers are percentages if every bare number named by a
     label exceeds 1 ("Pneumonia: 60, Atelectasis: 40"); otherwise they are fractions, and a bare number
-    above 1 is not a probability (a size, a count in a remark) and is not read.
+    above 1 is not a probability (a size, a count in a remark) and is not read. ``unknown`` gives the key
+    an entry naming no label is kept under (None: dropped).
     """
     bare = [number for label, _, number, percent in entries if label is not None and not percent]
     scale = 100.0 if bare and all(n > 1 for n in bare) else 1.0
@@ -95,23 +111,40 @@ def _collect(entries: list[Entry]) -> tuple[dict[str, float], tuple[str, ...]]:
     unread = []
     for label, written, number, percent in entries:
         value = number / 100 if percent else number / scale
+        if label is None and value <= 1 and _TOTAL.search(written):
+            continue
         if label is None or value > 1:
+            name = written.strip(" \t\n:=,;|*_()-")
             if any(ch.isalpha() for ch in written):
-                unread.append(written.strip(" \t\n:=,;|*_()-"))
+                unread.append(name)
+                key = unknown(name) if unknown is not None and value <= 1 else None
+                if key:
+                    found[key] = found.get(key, 0.0) + value
             continue
         found[label] = found.get(label, 0.0) + value
     return found, tuple(unread)
 
 
-def _rad_entries(text: str) -> list[Entry]:
-    """(condition, its text, value) pairs, with the condition written before its number or after it."""
+def top_k(found: dict[str, float], k: int | None) -> tuple[dict[str, float], tuple[str, ...]]:
+    """The ``k`` most probable entries (a tie: the first written) and the labels cut; all when ``k`` is None."""
+    if k is None:
+        return found, ()
+    if k < 1:
+        raise ValueError(f"k must be at least 1, got {k}")
+    ranked = sorted((x for x in found if found[x] > 0), key=lambda x: -found[x])
+    kept = set(ranked[:k])
+    return {x: v for x, v in found.items() if x in kept}, tuple(x for x in ranked[k:])
+
+
+def _rad_entries(text: str, name_of: Callable[[str], str | None] = label_of) -> list[Entry]:
+    """(label, its text, value) pairs, with the label written before its number or after it."""
     text = _LIST_MARK.sub("", text.replace("|", " "))
     numbers = list(_NUMBER.finditer(text))
     gaps = [text[(numbers[i - 1].end() if i else 0) : n.start()] for i, n in enumerate(numbers)]
     gaps.append(text[numbers[-1].end() :] if numbers else text)
     values = [(float(n.group("num")), bool(n.group("pct"))) for n in numbers]
-    before: list[Entry] = [(label_of(gaps[i]), gaps[i], v, pct) for i, (v, pct) in enumerate(values)]
-    after: list[Entry] = [(label_of(gaps[i + 1]), gaps[i + 1], v, pct) for i, (v, pct) in enumerate(values)]
+    before: list[Entry] = [(name_of(gaps[i]), gaps[i], v, pct) for i, (v, pct) in enumerate(values)]
+    after: list[Entry] = [(name_of(gaps[i + 1]), gaps[i + 1], v, pct) for i, (v, pct) in enumerate(values)]
 
     def named(entries: list[Entry]) -> int:
         return sum(entry[0] is not None for entry in entries)
@@ -120,24 +153,48 @@ def _rad_entries(text: str) -> list[Entry]:
 
 
 def _finish(
-    found: dict[str, float], unread: tuple[str, ...], fallback: str, labels: tuple[str, ...] | None = None
+    found: dict[str, float],
+    unread: tuple[str, ...],
+    fallback: str,
+    labels: tuple[str, ...] | None = None,
+    cut: tuple[str, ...] = (),
 ) -> ReadDistribution:
     if found and sum(found.values()) > 0:
-        return ReadDistribution(normalise(found, labels), False, unread)
+        if labels is not None:
+            labels = (*labels, *(x for x in found if x not in labels))
+        return ReadDistribution(normalise(found, labels), False, unread, cut)
+    if labels is not None and fallback not in labels:
+        labels = (*labels, fallback)
     return ReadDistribution(normalise({fallback: 1.0}, labels), True, unread)
 
 
-def read_rad(text: str, prediction: str) -> ReadDistribution:
-    """The distribution over RAD's five conditions in ``text``, in :data:`LABELS` order (zeros included).
+def read_labelled(
+    text: str,
+    predicted: str,
+    labels: tuple[str, ...],
+    name_of: Callable[[str], str | None],
+    k: int | None = None,
+    unknown: Callable[[str], str | None] | None = None,
+) -> ReadDistribution:
+    """The top-``k`` distribution over ``labels`` in ``text`` (every label, zeros included, in their order),
+    labels named by ``name_of``; an entry naming none is kept under ``unknown(its text)``, after them.
+    ``predicted`` is the fallback's one-hot."""
+    written = block(text)
+    found, unread = _collect(_rad_entries(written, name_of), unknown) if written is not None else ({}, ())
+    kept, cut = top_k(found, k)
+    return _finish(kept, unread, predicted, labels, cut)
+
+
+def read_rad(text: str, prediction: str, k: int | None = None) -> ReadDistribution:
+    """The top-``k`` distribution over RAD's five conditions in ``text``, in :data:`LABELS` order (zeros
+    included), with :data:`OTHER` after them when the reply gives mass to a condition outside the five.
 
     ``prediction`` (any name of a condition) is the fallback's one-hot; ValueError if it names none.
     """
     predicted = label_of(prediction)
     if predicted is None:
         raise ValueError(f"the prediction {prediction!r} names none of {', '.join(LABELS)}")
-    written = block(text)
-    found, unread = _collect(_rad_entries(written)) if written is not None else ({}, ())
-    return _finish(found, unread, predicted, LABELS)
+    return read_labelled(text, predicted, LABELS, label_of, k, lambda name: OTHER)
 
 
 def read_drug(text: str, prediction: str, target: str | None = None, k: int | None = None) -> ReadDistribution:
@@ -153,12 +210,8 @@ def read_drug(text: str, prediction: str, target: str | None = None, k: int | No
         raise ValueError(f"the prediction {prediction!r} is not valid SMILES")
     written = block(text)
     found, unread = _collect(_drug_entries(written, lambda body: chem.smiles_in(body, exclude=target))) if written else ({}, ())
-    if k is not None:
-        if k < 1:
-            raise ValueError(f"k must be at least 1, got {k}")
-        kept = sorted(found, key=lambda s: -found[s])[:k]
-        found = {s: found[s] for s in found if s in kept}
-    return _finish(found, unread, ".".join(parts))
+    kept, cut = top_k(found, k)
+    return _finish(kept, unread, ".".join(parts), cut=cut)
 
 
 def _drug_entries(text: str, molecules: Callable[[str], list[str]]) -> list[Entry]:

@@ -36,7 +36,7 @@ def final_card(session: Mapping[str, Any]) -> Static | None:
     bars = bars_content({"distribution": session.get("final_distribution")}, BAR_WIDTH)
     if weights is None or bars is None:
         return None
-    title = Content.styled(f"Final distribution · weights {weights.describe()}", "bold")
+    title = Content.styled("\n".join(weights.lines()), "bold")
     return Static(Content("\n").join([title, bars]), id="replay-final")
 
 

@@ -204,7 +204,10 @@ class SessionScreen(KeptParts, SessionNotes, PictureActions, EarlyKeys, Screen):
             run.n,
             run.k,
             rule=run.stop,
-            labels=self.pxp_task.label_order,
+            labels=run.label_order,
+            evince_rule=run.evince_rule,
+            tolerance=run.stop_tolerance,
+            smoothing=run.smoothing,
         )
         self.part(Conversation).clear()
         self.part(MachinePane).clear("waiting for the machine's first message")
@@ -238,7 +241,7 @@ class SessionScreen(KeptParts, SessionNotes, PictureActions, EarlyKeys, Screen):
 
     def _show_metrics(self, tags: list[Any], messages: list[Any]) -> None:
         self.part(MetricsPane).show_session(tags)
-        self.part(MetricsPane).show_information(messages, self.pxp_task.label_order)
+        self.part(MetricsPane).show_information(messages, self.stored_run.label_order if self.stored_run else None)
 
     def _after_message(self) -> None:
         assert self.exchange is not None

@@ -9,7 +9,7 @@ from typing import Any
 from pxp_tui.common.instance import Instance
 from pxp_tui.engine import ParseError
 from pxp_tui.tasks.base import DatasetRow, Task
-from pxp_tui.tasks.distribution import ReadDistribution, rad_instruction, read_rad
+from pxp_tui.tasks.distribution import OTHER, ReadDistribution, rad_instruction, read_rad
 from pxp_tui.tasks.parsing import missing, sections
 from pxp_tui.tasks.rad import dataset, images
 from pxp_tui.tasks.rad.labels import LABELS, label_of
@@ -37,7 +37,10 @@ class RadTask(Task):
     prediction_choices = LABELS
     explanation_noun = "radiology reports"
     generation = {"max_tokens": 300}  # the papers' setting for RAD
-    label_order = tuple(LABELS)  # the order of labels.py, for the Wasserstein distance
+    #: the order of labels.py, then OTHER (a condition outside the five), for --ground-metric ordered; the
+    #: conditions have no natural order, so the task's own ground metric is 0/1
+    label_order = (*LABELS, OTHER)
+    ground_metric = "discrete"
 
     def system_prompt(self) -> str:
         return SYSTEM_PROMPT
@@ -109,4 +112,4 @@ class RadTask(Task):
         return rad_instruction(min(k, len(LABELS)))
 
     def read_distribution(self, text: str, prediction: str, instance: Instance | None, k: int) -> ReadDistribution | None:
-        return read_rad(text, prediction)
+        return read_rad(text, prediction, min(k, len(LABELS)))
