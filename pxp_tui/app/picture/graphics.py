@@ -76,7 +76,8 @@ def _ask_terminal() -> None:
         if sys.__stdin__ is None or sys.__stdout__ is None:
             raise TerminalError("no terminal")
         with capture_mode():
-            sys.__stdout__.write(KITTY[0] + DA1[0])
+            # not inside tmux: it passes no kitty graphics, and shows the question as the pane's title
+            sys.__stdout__.write(DA1[0] if os.environ.get("TMUX") else KITTY[0] + DA1[0])
             sys.__stdout__.flush()
             answer = _read_answer(sys.__stdin__.buffer.fileno())
             if answer.startswith(KITTY[1]):
