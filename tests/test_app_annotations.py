@@ -13,6 +13,7 @@ from pxp_tui.blackboard import Blackboard, notes, review
 from pxp_tui.protocol import Tag
 
 from .app_helpers import expert_turn, live_app, messages, rows, run_done, session_screen, type_answer, wait_for
+from .internals import notifications
 
 
 @pytest.fixture(autouse=True)
@@ -117,7 +118,7 @@ async def test_undo_goes_back_through_the_tag_choices_and_the_answer_is_timed(db
         assert choice.selected is None
         await pilot.press("ctrl+z")  # nothing earlier: it says so, and nothing changes
         assert choice.selected is None
-        assert any("Nothing to undo" in str(n.message) for n in app._notifications)
+        assert any("Nothing to undo" in note for note in notifications(app))
         await pilot.press("1", "ctrl+s")
         await run_done(pilot, app)
     assert [(j, t) for _, j, _, t, _ in messages(db_path, run_id)] == [(1, "INIT"), (2, "RATIFY"), (3, "RATIFY")]
@@ -154,20 +155,19 @@ async def test_the_review_lists_skipped_and_flagged_sessions_and_writes_notes(db
 
     review_app = ReviewApp(db_path)
     async with review_app.run_test(size=(160, 48)) as pilot:
-        await wait_for(pilot, lambda: type(review_app.screen).__name__ == "ReviewScreen", "the runs")
-        await pilot.pause(0.3)
+        await wait_for(pilot, lambda: type(review_app.screen).__name__ == "ReviewScreen" and review_app.screen.runs, "the runs")
         await pilot.press("enter")
         await wait_for(pilot, lambda: type(review_app.screen).__name__ == "SessionsScreen", "the sessions")
         screen = review_app.screen
         await wait_for(pilot, lambda: screen.page is not None and screen.page.total == 2, "the session list")
         assert "1/2 finished, 1 skipped" in str(screen.query_one("#sessions-title").render())
         table = screen.query_one("#sessions-table")
-        assert table.get_row_at(0)[8] == "skipped"
+        assert str(table.get_row_at(0)[8]) == "skipped"
         await pilot.press("b")  # flag the skipped one, with a note
         await wait_for(pilot, lambda: type(review_app.screen).__name__ == "NoteScreen", "the note")
         review_app.screen.query_one("#note-text").insert("skipped: image too dark")
         await pilot.press("ctrl+s")
-        await wait_for(pilot, lambda: table.get_row_at(0)[9] == "⚑ skipped: image too dark", "the note in the list")
+        await wait_for(pilot, lambda: str(table.get_row_at(0)[9]) == "⚑ skipped: image too dark", "the note in the list")
         screen.query_one("#filter-class").value = "flagged"
         await wait_for(pilot, lambda: screen.page.total == 1 and screen.query_state.kind == "flagged", "the flagged filter")
         assert table.row_count == 1

@@ -19,7 +19,7 @@ from pxp_tui.app.review.replay_screen import ReplayScreen
 from pxp_tui.app.session.screen import SessionScreen
 from pxp_tui.app.shell.keys import key_rows
 from pxp_tui.blackboard import Blackboard
-from pxp_tui.runs.config import RunConfig
+from pxp_tui.config import RunConfig
 from pxp_tui.runs.create import create_run
 from pxp_tui.runs.execute import execute
 

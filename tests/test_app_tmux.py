@@ -79,7 +79,7 @@ def test_in_tmux_3_3_an_xray_header_says_once_that_no_pixels_pass_and_what_to_do
     version = subprocess.run(["tmux", "-V"], capture_output=True, text=True, check=False).stdout.split()[-1]
     db = tmp_path / "sessions.db"
     command = [str(PXP), "run", "--task", "rad", "--human", "live", "--limit", "1", "--db", str(db)]
-    tmux.start("rad", command, pane_env=("TMUX", "TERM_PROGRAM", "TERM_PROGRAM_VERSION"))
+    tmux.start("rad", command, pane_env=("TERM_PROGRAM", "TERM_PROGRAM_VERSION"))
     screen = tmux.wait("rad", r"Your turn", patience=240)  # a bound: the first turn on a loaded machine
     if tuple(int(n) for n in re.findall(r"\d+", version)[:2]) >= (3, 4):
         pytest.skip(f"tmux {version} may pass Sixel through")

@@ -8,6 +8,8 @@ from PIL import Image
 
 from pxp_tui.app.picture.sixel import registers_first
 
+from .internals import sixel_data
+
 
 def _xray_like() -> Image.Image:
     """A grey picture with many levels in its first band (the stray band came from such a band)."""
@@ -16,9 +18,7 @@ def _xray_like() -> Image.Image:
 
 
 def test_colour_registers_are_defined_before_the_first_pixel_and_none_is_lost() -> None:
-    from textual_image._sixel import image_to_sixels
-
-    original = image_to_sixels(_xray_like())
+    original = sixel_data(_xray_like())
     fixed = registers_first(original)
     start = re.match(r'\x1bP[0-9;]*q"[0-9;]*', fixed)
     assert start is not None

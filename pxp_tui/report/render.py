@@ -5,9 +5,12 @@ from __future__ import annotations
 import csv
 import io
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import fields
 from typing import Any
 
 from pxp_tui.blackboard.records import Run
+from pxp_tui.common.visible import visible
+from pxp_tui.config import RunConfig
 from pxp_tui.protocol.repeats import CountsSpread, Spread
 from pxp_tui.report.columns import Column
 from pxp_tui.report.table import ROWS
@@ -23,6 +26,8 @@ SHORT = {
     "ultra_strong_machine": "ultra m",
 }
 RUN_FIELDS = ("id", "task", "dataset", "model", "checker", "human", "n", "k", "context", "experiment", "status", "created_at")
+#: the fields of a run's configuration (``Run.config``)
+CONFIG_FIELDS = frozenset(f.name for f in fields(RunConfig))
 
 
 def number(value: float) -> str:
@@ -51,7 +56,7 @@ def markdown_table(rows: Sequence[Sequence[Any]], *, right_from: int = 1) -> str
     """A GitHub-flavoured Markdown table; the first row is the header."""
 
     def clean(value: Any) -> str:
-        return "" if value is None else str(value).replace("|", "\\|").replace("\n", " ")
+        return "" if value is None else visible(str(value)).replace("|", "\\|").replace("\n", " ")
 
     header, *body = rows
     align = ["---" if i < right_from else "---:" for i in range(len(header))]
@@ -103,7 +108,12 @@ def curves_rows(columns: Sequence[Column]) -> list[list[Any]]:
 
 # -- runs and performance ------------------------------------------------------------------------
 def runs_markdown(runs: Sequence[Run]) -> str:
-    return markdown_table([list(RUN_FIELDS), *([getattr(r, f) for f in RUN_FIELDS] for r in runs)], right_from=len(RUN_FIELDS))
+    return markdown_table([list(RUN_FIELDS), *([_field(r, f) for f in RUN_FIELDS] for r in runs)], right_from=len(RUN_FIELDS))
+
+
+def _field(run: Run, name: str) -> Any:
+    """A column of the runs table: a field of the run's configuration, or of the stored run (id, human, status...)."""
+    return getattr(run.config if name in CONFIG_FIELDS else run, name)
 
 
 def performance_rows(found: tuple[str, list[dict[str, Any]]]) -> list[list[Any]]:
@@ -138,7 +148,7 @@ def report_markdown(
     if figure:
         parts.append(f"![intelligibility versus message bound]({figure})")
     for column in columns:
-        parts += [f"### {column.label}", curves_markdown(column)]
+        parts += [f"### {visible(column.label, one_line=True)}", curves_markdown(column)]
     parts.append("## Machine performance")
     if performance is None:
         parts.append("Not evaluated: these runs have no machine-performance measurements in the blackboard.")
@@ -150,4 +160,6 @@ def report_markdown(
         parts += timing.markdown(runs, answer_times)
     if information:
         parts += ["## Information (EVINCE)", information]
-    return "\n\n".join(parts) + "\n"
+    # every cell and heading of data is made visible above; the whole document again, so that nothing quoted
+    # in it (the blackboard's path, a section's text) can hold a terminal escape when the file is printed
+    return visible("\n\n".join(parts) + "\n")

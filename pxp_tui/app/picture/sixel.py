@@ -12,11 +12,8 @@ Sixel widget with it. ``tests/test_real_terminals.py`` looks at xterm's pixels.
 from __future__ import annotations
 
 import re
-from typing import Any
 
-from textual.app import ComposeResult
-from textual_image.widget.sixel import Image as SixelImage
-from textual_image.widget.sixel import _ImageSixelImpl, _NoopRenderable
+from pxp_tui.app.picture import textual_image_internals as internals
 
 #: a colour register's definition (``#N;2;R;G;B``: RGB in percent); a selection is ``#N`` alone
 _DEFINITION = re.compile(r"#(\d+);2;(\d+);(\d+);(\d+)")
@@ -34,13 +31,5 @@ def registers_first(sixels: str) -> str:
     return head + "".join(definitions) + _DEFINITION.sub(r"#\1", body)
 
 
-class _RegistersFirst(_ImageSixelImpl):
-    def _image_to_sixels(self, image: Any, sixel_options: Any = None, background: Any = None) -> str:
-        return registers_first(super()._image_to_sixels(image, sixel_options, background))
-
-
-class SixelPicture(SixelImage, Renderable=_NoopRenderable):
-    """textual-image's Sixel widget, its colour registers defined before the pixels (see the module)."""
-
-    def compose(self) -> ComposeResult:
-        yield _RegistersFirst(self.image, self._sixel_options)
+#: textual-image's Sixel widget, its colour registers defined before the pixels (see the module)
+SixelPicture = internals.sixel_widget(registers_first)

@@ -26,6 +26,7 @@ from pxp_tui.app.picture.tone import Tone
 from pxp_tui.app.picture.widget import Picture
 from pxp_tui.app.picture.zoom import View, in_whole_cells
 from pxp_tui.app.shared.fitting_footer import FittingFooter
+from pxp_tui.common.visible import visible
 from pxp_tui.tasks.pictures import Surface
 
 
@@ -95,7 +96,8 @@ class PictureScreen(Screen):
         task, instance, prediction = self.pxp_task, self.instance, self.prediction
         title = describe(task, instance)
         if self.which == "prediction":
-            title = Content.assemble(Content.styled(instance.name, "bold"), f"  {self.caption}: {prediction}")
+            shown = visible(f"  {self.caption}: {prediction}", one_line=True)
+            title = Content.assemble(Content.styled(visible(instance.name, one_line=True), "bold"), shown)
         self.query_one("#viewer-title", Static).update(title)
         picture = self.query_one(Picture)
         if self.zoomable:
@@ -147,7 +149,7 @@ class PictureScreen(Screen):
                 (left, top, right, bottom), _ = self.shown
                 width, height = self._original.size
                 text = f"{scale} · x {left}–{right} y {top}–{bottom} of {width}×{height} · {self.tone.describe()} · arrows pan"
-        self.query_one("#viewer-status", Static).update(text)
+        self.query_one("#viewer-status", Static).update(Content(text))
 
     def _area(self) -> tuple[tuple[int, int], tuple[int, int]] | None:
         """(image size, area in pixels) of the zoomable picture, once drawn."""

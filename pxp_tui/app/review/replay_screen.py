@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -18,12 +17,15 @@ from textual.widgets import Header, Static
 from pxp_tui.app.picture.instance_view import InstanceView, PictureActions, picture_bindings
 from pxp_tui.app.review import glyphs
 from pxp_tui.app.review.message_card import BAR_WIDTH, MessageCard
+from pxp_tui.app.review.reader import ReviewBoard
 from pxp_tui.app.review.review_notes import replay_note
 from pxp_tui.app.shared.distribution_bars import bars_content
 from pxp_tui.app.shared.fitting_footer import FittingFooter
+from pxp_tui.app.shared.leaving import leave
 from pxp_tui.blackboard import Blackboard, review
 from pxp_tui.blackboard.finals import FinalWeights
 from pxp_tui.common.models import model_label
+from pxp_tui.common.visible import visible
 from pxp_tui.protocol import session_flags
 
 if TYPE_CHECKING:
@@ -36,7 +38,7 @@ def final_card(session: Mapping[str, Any]) -> Static | None:
     bars = bars_content({"distribution": session.get("final_distribution")}, BAR_WIDTH)
     if weights is None or bars is None:
         return None
-    title = Content.styled("\n".join(weights.lines()), "bold")
+    title = Content.styled(visible("\n".join(weights.lines())), "bold")  # who weighed them: as stored
     return Static(Content("\n").join([title, bars]), id="replay-final")
 
 
@@ -55,7 +57,7 @@ class ReplayScreen(PictureActions, Screen):
 
     shown: reactive[int] = reactive(0, init=False)
 
-    def __init__(self, board: Blackboard, session_id: int) -> None:
+    def __init__(self, board: ReviewBoard, session_id: int) -> None:
         super().__init__()
         self.board = board
         self.session_id = session_id
@@ -75,23 +77,21 @@ class ReplayScreen(PictureActions, Screen):
 
     @work(exclusive=True, group="replay")
     async def load(self) -> None:
-        replay, task = await asyncio.to_thread(self._read)
-        await self._show(replay, task)
-
-    def _read(self) -> tuple[review.Replay, Task]:
-        from pxp_tui.tasks import get_task
-
-        replay = review.replay(self.board, self.session_id)
-        return replay, get_task(replay.run.task)  # RDKit for DRUG: loaded here, off the UI loop
+        replay, task = await self.board.read(_read, self.session_id)
+        if self in self.app.screen_stack:  # not closed while the read was on its way
+            await self._show(replay, task)
 
     async def _show(self, replay: review.Replay, task: Task) -> None:
         self.replay = replay
         run, session = replay.run, replay.session
         self.sub_title = f"run {run.id} · session {session['ord'] + 1}"
         self.query_one("#replay-title", Static).update(
-            Content(  # the instance's name as stored (a SMILES is no markup)
-                f"Run {run.id} · {run.task.upper()} · session {session['ord'] + 1} of {len(run.plan)} · "
-                f"{replay.instance.name} · machine {model_label(run.model)} · human {run.human}"
+            Content(  # the instance's name as stored (a SMILES is no markup), its control characters escaped
+                visible(
+                    f"Run {run.id} · {run.config.task.upper()} · session {session['ord'] + 1} of {len(run.plan)} · "
+                    f"{replay.instance.name} · machine {model_label(run.config.model)} · human {run.human}",
+                    one_line=True,
+                )
             )
         )
         note = self.query_one("#replay-note", Static)
@@ -118,7 +118,7 @@ class ReplayScreen(PictureActions, Screen):
             if final is not None:
                 pane.mount(final)
         pane.call_after_refresh(pane.scroll_end, animate=False)
-        self.query_one("#replay-status", Static).update(self._status(shown))
+        self.query_one("#replay-status", Static).update(Content(visible(self._status(shown), one_line=True)))
         if shown:  # what the latest message shown proposes (for DRUG, its reaction)
             latest = self.replay.messages[shown - 1]
             self.query_one(InstanceView).show_prediction(latest.prediction, f"message {latest.j}: {latest.sender.value}'s answer")
@@ -149,4 +149,12 @@ class ReplayScreen(PictureActions, Screen):
             self.shown = 1
 
     def action_back(self) -> None:
-        self.dismiss()
+        leave(self)  # its reads stop first
+
+
+def _read(board: Blackboard, session_id: int) -> tuple[review.Replay, Task]:
+    """The session replayed, and its task (on the reader's thread)."""
+    from pxp_tui.tasks import get_task
+
+    replay = review.replay(board, session_id)
+    return replay, get_task(replay.run.config.task)  # RDKit for DRUG: loaded here, off the UI loop

@@ -5,16 +5,21 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
+from textual.content import Content
 from textual.screen import Screen
 from textual.widgets import DataTable, Header, Static
 
+from pxp_tui.app.review.reader import ReviewBoard
 from pxp_tui.app.shared.fitting_footer import FittingFooter
-from pxp_tui.blackboard import Blackboard, BlackboardError, review
+from pxp_tui.app.shared.leaving import leave
+from pxp_tui.blackboard import BlackboardError, review
 from pxp_tui.blackboard.records import RunSummary
 from pxp_tui.common.models import model_label
+from pxp_tui.common.visible import visible
 from pxp_tui.engine import RunStatus
 
 #: (column key, header) of the runs list: the counts first, so that they show at 80 columns
@@ -37,19 +42,19 @@ COLUMNS = (
 LIVE_REFRESH = 2.0
 
 
-def open_board(path: Path) -> Blackboard:
-    """The blackboard read-only: never blocks nor changes a run being written to the same file."""
-    return Blackboard.open(path, create=False, readonly=True)
+def open_board(path: Path) -> ReviewBoard:
+    """The blackboard read-only, read on one thread (never blocks nor changes a run being written to the same file)."""
+    return ReviewBoard(path)
 
 
 def cells(summary: RunSummary) -> list[Any]:
     run, counts = summary.run, summary.counts
     values = {
         "id": run.id,
-        "task": run.task.upper(),
+        "task": run.config.task.upper(),
         "human": run.human,
         "status": str(run.status),
-        "dataset": run.dataset,
+        "dataset": run.config.dataset,
         "date": run.created_at[:16].replace("T", " "),
         "progress": f"{counts.sessions}/{summary.planned}",
         "two_way": counts.two_way,
@@ -57,10 +62,13 @@ def cells(summary: RunSummary) -> list[Any]:
             kind: f"{getattr(counts, kind + '_human')} · {getattr(counts, kind + '_machine')}"
             for kind in ("one_way", "strong", "ultra_strong")
         },
-        "experiment": run.experiment or "",
-        "model": model_label(run.model),
+        "experiment": run.config.experiment or "",
+        "model": model_label(run.config.model),
     }
-    return [values[key] for key, _ in COLUMNS]
+    # text as stored, shown as text: a str cell would be read as markup, and a name may hold terminal escapes
+    return [
+        Text(visible(value, one_line=True)) if isinstance(value, str) else value for value in (values[key] for key, _ in COLUMNS)
+    ]
 
 
 class ReviewScreen(Screen):
@@ -76,12 +84,12 @@ class ReviewScreen(Screen):
     def __init__(self, db_path: Path | str, *, name: str | None = None) -> None:
         super().__init__(name=name)
         self.db_path = Path(db_path)
-        self.board: Blackboard | None = None
+        self.board: ReviewBoard | None = None
         self.runs: list[RunSummary] = []
 
     def compose(self) -> ComposeResult:
         yield Header()
-        yield Static(f"Runs in {self.db_path}", id="runs-title")
+        yield Static(Content(visible(f"Runs in {self.db_path}", one_line=True)), id="runs-title")
         table: DataTable = DataTable(id="runs-table", cursor_type="row", zebra_stripes=True)
         for key, label in COLUMNS:
             table.add_column(label, key=key)
@@ -94,7 +102,7 @@ class ReviewScreen(Screen):
         try:
             self.board = open_board(self.db_path)
         except BlackboardError as exc:
-            self.query_one("#runs-status", Static).update(f"cannot open: {exc}")
+            self.query_one("#runs-status", Static).update(Content(visible(f"cannot open: {exc}")))
             return
         self.load()
         self.set_interval(LIVE_REFRESH, self._live_refresh)
@@ -103,11 +111,12 @@ class ReviewScreen(Screen):
         if self.board is not None:
             self.board.close()
 
-    @work(thread=True, exclusive=True, group="runs")
-    def load(self) -> None:
+    @work(group="runs")  # reads queue on the reader's one thread: shown in the order asked, the last one last
+    async def load(self) -> None:
         assert self.board is not None
-        runs = review.runs(self.board)
-        self.app.call_from_thread(self._show, runs)
+        runs = await self.board.read(review.runs)
+        if self in self.app.screen_stack:  # not closed while the read was on its way
+            self._show(runs)
 
     def _show(self, runs: list[RunSummary]) -> None:
         table = self.query_one("#runs-table", DataTable)
@@ -123,8 +132,8 @@ class ReviewScreen(Screen):
         self.query_one("#runs-status", Static).update(status + " · Enter: a run's sessions · r: refresh")
 
     def _live_refresh(self) -> None:
-        if any(r.run.status is RunStatus.RUNNING for r in self.runs):
-            self.load()
+        if self.board is not None and not self.board.pending and any(r.run.status is RunStatus.RUNNING for r in self.runs):
+            self.load()  # a refresh is not asked while a read is still on its way
 
     def action_refresh(self) -> None:
         if self.board is not None:
@@ -146,4 +155,4 @@ class ReviewScreen(Screen):
         self.action_open_run()
 
     def action_back(self) -> None:
-        self.dismiss()
+        leave(self)  # its reads stop first

@@ -13,18 +13,22 @@ from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
+from textual.content import Content
 from textual.screen import Screen
 from textual.widgets import DataTable, Header, Static
 
 from pxp_tui.app.review import glyphs
 from pxp_tui.app.review.filter_bar import CLASS_LABELS, FilterBar
 from pxp_tui.app.review.messages import FilterChanged
+from pxp_tui.app.review.reader import ReviewBoard
 from pxp_tui.app.review.review_notes import ReviewNotes, note_cell
 from pxp_tui.app.shared.fitting_footer import FittingFooter
+from pxp_tui.app.shared.leaving import leave
 from pxp_tui.app.shared.session_notes import note_bindings
 from pxp_tui.blackboard import Blackboard, notes, review
 from pxp_tui.blackboard.records import RunSummary
 from pxp_tui.common.models import model_label
+from pxp_tui.common.visible import visible
 from pxp_tui.engine import RunStatus
 
 #: (column key = sort key of pxp_tui.blackboard.review.SORTS, header)
@@ -45,10 +49,11 @@ LIVE_REFRESH = 2.0
 
 def row_cells(row: review.SessionRow) -> list[Any]:
     one, two, strong, ultra = glyphs.flag_cells(row.flags)
-    stop = row.stop_reason or "…open"
+    stop = Text(visible(row.stop_reason, one_line=True)) if row.stop_reason else "…open"
     # the instance's name as stored: a str cell would be read as markup (`[nH]` in a SMILES would vanish)
-    cells = [row.order + 1, Text(str(row.instance)), glyphs.tag_glyphs(row.tags), one, two, strong, ultra, row.n_messages, stop]
-    return [*cells, note_cell(row.flagged, row.note)]
+    name = Text(visible(str(row.instance), one_line=True))
+    cells = [row.order + 1, name, glyphs.tag_glyphs(row.tags), one, two, strong, ultra, row.n_messages, stop]
+    return [*cells, Text(note_cell(row.flagged, row.note))]
 
 
 class SessionsScreen(ReviewNotes, Screen):
@@ -68,7 +73,7 @@ class SessionsScreen(ReviewNotes, Screen):
         Binding("escape", "back", "Runs", id="review.sessions.back"),
     ]
 
-    def __init__(self, board: Blackboard, run_id: int) -> None:
+    def __init__(self, board: ReviewBoard, run_id: int) -> None:
         super().__init__()
         self.board = board
         self.run_id = run_id
@@ -95,12 +100,11 @@ class SessionsScreen(ReviewNotes, Screen):
         self.set_interval(LIVE_REFRESH, self._live_refresh)
 
     # -- loading ------------------------------------------------------------------------------------
-    @work(thread=True, exclusive=True, group="sessions")
-    def load(self) -> None:
-        run = review.runs_row(self.board, self.run_id)
-        page = review.sessions(self.board, self.run_id, self.query_state)
-        self.skipped = notes.skipped(self.board, self.run_id)
-        self.app.call_from_thread(self._show, run, page)
+    @work(group="sessions")  # reads queue on the reader's one thread: shown in the order asked, the last one last
+    async def load(self) -> None:
+        run, page, self.skipped = await self.board.read(_read, self.run_id, self.query_state)
+        if self in self.app.screen_stack:  # not closed while the read was on its way
+            self._show(run, page)
 
     def _show(self, line: RunSummary, page: review.Page) -> None:
         self.summary, self.page = line, page
@@ -111,10 +115,13 @@ class SessionsScreen(ReviewNotes, Screen):
             f"strong h {c.strong_human} m {c.strong_machine} · "
             f"ultra h {c.ultra_strong_human} m {c.ultra_strong_machine}"
         )
+        about = visible(
+            f"Run {self.run_id} · {run.config.task.upper()} on {run.config.dataset} · machine {model_label(run.config.model)} · "
+            f"human {run.human} · n={run.config.n} k={run.config.k} · {run.status}",
+            one_line=True,
+        )
         self.query_one("#sessions-title", Static).update(
-            f"Run {self.run_id} · {run.task.upper()} on {run.dataset} · machine {model_label(run.model)} · "
-            f"human {run.human} · n={run.n} k={run.k} · {run.status}\n"
-            f"{c.sessions}/{line.planned} finished{self._skipped_text()} · {summary}"
+            Content(f"{about}\n{c.sessions}/{line.planned} finished{self._skipped_text()} · {summary}")
         )
         table = self.query_one("#sessions-table", DataTable)
         keep = table.cursor_row
@@ -123,7 +130,7 @@ class SessionsScreen(ReviewNotes, Screen):
             table.add_row(*row_cells(row), key=str(row.session_id))
         if page.rows:
             table.move_cursor(row=min(keep, len(page.rows) - 1))
-        self.query_one("#sessions-status", Static).update(self._status(page))
+        self.query_one("#sessions-status", Static).update(Content(visible(self._status(page), one_line=True)))
 
     def _status(self, page: review.Page) -> str:
         q = self.query_state
@@ -138,8 +145,8 @@ class SessionsScreen(ReviewNotes, Screen):
         return " · ".join(parts)
 
     def _live_refresh(self) -> None:
-        if self.summary is not None and self.summary.run.status is RunStatus.RUNNING:
-            self.load()
+        if self.summary is not None and self.summary.run.status is RunStatus.RUNNING and not self.board.pending:
+            self.load()  # a refresh is not asked while a read is still on its way
 
     def _requery(self, **changes: Any) -> None:
         self.query_state = replace(self.query_state, **changes)
@@ -202,4 +209,9 @@ class SessionsScreen(ReviewNotes, Screen):
         self.app.push_screen(ReplayScreen(self.board, row.session_id))
 
     def action_back(self) -> None:
-        self.dismiss()
+        leave(self)  # its reads stop first
+
+
+def _read(board: Blackboard, run_id: int, query: review.Query) -> tuple[RunSummary, review.Page, int]:
+    """The run's line, the page of its sessions asked for, and how many sessions were skipped (on the reader's thread)."""
+    return review.runs_row(board, run_id), review.sessions(board, run_id, query), notes.skipped(board, run_id)
