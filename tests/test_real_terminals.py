@@ -57,18 +57,18 @@ def app_env(tmp_path: Path) -> dict[str, str]:
     }
 
 
-def kitty_skip() -> str | None:
-    """Why kitty's graphics cannot be tested here, or None."""
+def kitty_version() -> tuple[int, int] | None:
+    """kitty's version here, or None where it is not installed."""
     if missing("kitty"):
-        return "kitty is not installed"
+        return None
     out = subprocess.run(["kitty", "--version"], capture_output=True, text=True, check=False).stdout
     found = re.search(r"kitty (\d+)\.(\d+)", out)
-    if found and (int(found[1]), int(found[2])) < (0, 28):
-        return (
-            f"kitty {found[1]}.{found[2]} here predates Unicode placeholders (kitty 0.28), through which textual-image "
-            "places its pictures: this kitty draws them wrong"
-        )
-    return None
+    return (int(found[1]), int(found[2])) if found else None
+
+
+KITTY = kitty_version()
+#: textual-image places kitty pictures by Unicode placeholders, which kitty draws from 0.28
+PLACEHOLDERS = (0, 28)
 
 
 def source(picture: Path | bytes):
@@ -159,7 +159,37 @@ def test_the_bundled_phantom_is_drawn_at_pixel_resolution_in_xterm_sixel(xserver
     run_and_look(xserver, "xterm", tmp_path, db, ["run", "--task", "rad", "--human", "live", "--limit", "1"])
 
 
-@pytest.mark.skipif(kitty_skip() is not None, reason=str(kitty_skip()))
+@pytest.mark.skipif(KITTY is None, reason="kitty is not installed")
+@pytest.mark.skipif(
+    KITTY is not None and KITTY < PLACEHOLDERS,
+    reason=f"kitty {KITTY} here predates Unicode placeholders (kitty 0.28), through which textual-image places its pictures",
+)
 def test_a_phantom_is_drawn_at_pixel_resolution_in_kitty(xserver: XServer, tmp_path: Path) -> None:
     db = tmp_path / "sessions.db"
     run_and_look(xserver, "kitty", tmp_path, db, ["run", "--task", "rad", "--human", "live", "--limit", "1"])
+
+
+@pytest.mark.skipif(KITTY is None or KITTY >= PLACEHOLDERS, reason="needs a kitty older than 0.28 (Debian's 0.26)")
+def test_in_a_kitty_too_old_for_placeholders_the_xray_is_drawn_in_half_cells_not_as_empty_boxes(
+    xserver: XServer, tmp_path: Path
+) -> None:
+    """kitty 0.26 answers kitty's graphics query but draws textual-image's placeholders as empty boxes: pxp asks its
+    version (XTVERSION) and draws half-cell blocks instead, which open full-screen (a small X-ray)."""
+    db = tmp_path / "sessions.db"
+    run = [str(PXP), "run", "--task", "rad", "--human", "live", "--limit", "1", "--db", str(db)]
+    terminal = Terminal(xserver, "kitty", run, SIZE, app_env(tmp_path))
+    try:
+        screen, box = shown_picture(terminal, lambda box: height(box) >= 200, "the X-ray full-screen (kitty 0.26)")
+        screen.save(tmp_path / "kitty-half-cells.png")
+    except AssertionError:
+        terminal.screenshot().save(tmp_path / "kitty-at-the-end.png")  # to look at
+        raise
+    finally:
+        terminal.close()
+    import numpy
+
+    shown = numpy.asarray(screen.convert("L").crop(box)).astype(int)
+    cell_height = screen.height // SIZE[1]
+    for x in (shown.shape[1] // 3, shown.shape[1] // 2):  # half-cell blocks: at most one change per half cell
+        changes = int((numpy.diff(shown[:, x]) != 0).sum())
+        assert changes <= shown.shape[0] / (cell_height / 2) + 2, f"{changes} changes in {shown.shape[0]} rows"
