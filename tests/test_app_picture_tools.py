@@ -15,7 +15,6 @@ from pxp_tui.app.picture import graphics
 from pxp_tui.app.picture.viewer import PictureScreen
 from pxp_tui.app.picture.widget import Picture
 from pxp_tui.app.review import ReviewApp
-from pxp_tui.app.review.replay_screen import ReplayScreen
 from pxp_tui.app.session.screen import SessionScreen
 from pxp_tui.app.shell.keys import key_rows
 from pxp_tui.blackboard import Blackboard
@@ -24,7 +23,7 @@ from pxp_tui.runs.create import create_run
 from pxp_tui.runs.execute import execute
 
 from .app_helpers import expert_turn, live_app, wait_for
-from .test_app_picture_viewer import drawn, open_viewer
+from .test_app_picture_viewer import drawn, open_viewer, replay_viewer
 
 TOOL_IDS = {
     "viewer.fit", "viewer.actual", "viewer.zoom_in", "viewer.zoom_out", "viewer.brighter", "viewer.darker",
@@ -109,19 +108,6 @@ async def test_one_to_one_gives_the_terminal_the_originals_pixels_unscaled_in_wh
         await pilot.press("0")
         again, status = await sent(pilot, viewer)
         assert again.shape == fitted.shape and "zoom 1×" in status
-
-
-async def replay_viewer(db_path: Path, pilot) -> PictureScreen:
-    app = pilot.app
-    await wait_for(pilot, lambda: app.screen.query("#runs-table") and app.screen.query_one("#runs-table").row_count, "runs")
-    await pilot.press("enter")
-    await wait_for(
-        pilot, lambda: app.screen.query("#sessions-table") and app.screen.query_one("#sessions-table").row_count, "sessions"
-    )
-    await pilot.press("enter")
-    await wait_for(pilot, lambda: isinstance(app.screen, ReplayScreen) and app.screen.query("#instance-picture"), "the replay")
-    await pilot.press("f")
-    return await wait_for(pilot, lambda: app.screen if isinstance(app.screen, PictureScreen) else None, "the viewer")
 
 
 async def test_the_tools_keys_are_the_same_from_the_session_and_the_replay_in_help_and_footer(db_path: Path, monkeypatch) -> None:

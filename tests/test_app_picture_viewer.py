@@ -139,23 +139,26 @@ async def test_a_molecule_is_drawn_for_the_whole_screen_and_tab_shows_the_reacti
         assert app.is_running
 
 
+async def replay_viewer(db_path: Path, pilot) -> PictureScreen:
+    app = pilot.app
+    await wait_for(pilot, lambda: app.screen.query("#runs-table") and app.screen.query_one("#runs-table").row_count, "runs")
+    await pilot.press("enter")
+    await wait_for(
+        pilot, lambda: app.screen.query("#sessions-table") and app.screen.query_one("#sessions-table").row_count, "sessions"
+    )
+    await pilot.press("enter")
+    await wait_for(pilot, lambda: isinstance(app.screen, ReplayScreen) and app.screen.query("#instance-picture"), "the replay")
+    await pilot.press("f")
+    return await wait_for(pilot, lambda: app.screen if isinstance(app.screen, PictureScreen) else None, "the viewer")
+
+
 async def test_the_replay_opens_the_picture_full_screen_too(db_path: Path, monkeypatch) -> None:
     monkeypatch.setenv("PXP_IMAGES", "halfcell")
     with Blackboard.open(db_path) as board:
         await execute(board, create_run(board, RunConfig(task="rad", limit=1)))
     async with ReviewApp(db_path).run_test(size=(120, 36)) as pilot:
         app = pilot.app
-        await wait_for(pilot, lambda: app.screen.query("#runs-table") and app.screen.query_one("#runs-table").row_count, "runs")
-        await pilot.press("enter")
-        await wait_for(
-            pilot, lambda: app.screen.query("#sessions-table") and app.screen.query_one("#sessions-table").row_count, "sessions"
-        )
-        await pilot.press("enter")
-        await wait_for(
-            pilot, lambda: isinstance(app.screen, ReplayScreen) and app.screen.query("#instance-picture"), "the replay"
-        )
-        await pilot.press("f")
-        viewer = await wait_for(pilot, lambda: app.screen if isinstance(app.screen, PictureScreen) else None, "the viewer")
+        viewer = await replay_viewer(db_path, pilot)
         await drawn(pilot, viewer)
         await pilot.press("escape")
         await wait_for(pilot, lambda: isinstance(app.screen, ReplayScreen), "the replay again")
