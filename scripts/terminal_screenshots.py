@@ -12,6 +12,7 @@ those programs and tmux (.ci/run installs them) and the papers' data (``train_xr
 from __future__ import annotations
 
 import argparse
+import os
 import subprocess
 import sys
 import tempfile
@@ -76,7 +77,7 @@ def main() -> int:
             finally:
                 terminal.close()
             _copy(db, home / "tmux.db")
-            socket = "pxp-screenshots"
+            socket = f"pxp-screenshots-{os.getpid()}"  # a private server of its own
             inner = " ".join(["env", *(f"{k}={v}" for k, v in env.items() if k != "TERM"), *run, "--db", str(home / "tmux.db")])
             terminal = Terminal(server, "xterm", ["tmux", "-L", socket, "-f", "/dev/null", "new-session", inner], SIZE, env)
             try:
