@@ -11,13 +11,13 @@ import os
 import shutil
 import struct
 import subprocess
-import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from .waiting import PATIENCE, poll
+
 ROOT = Path(__file__).resolve().parent.parent
-PATIENCE = 120.0  # a bound against hanging (the app's first frame on a loaded machine), not a timing assertion
 #: the terminals' background: no grey, so that a grey pixel is a picture's (an X-ray is grey throughout)
 BACKGROUND = (16, 48, 96)
 #: the Xvfb screen, large enough for 160x48 cells of the font below
@@ -35,15 +35,9 @@ def displays() -> range:
 
 
 def wait_for(condition: Callable[[], Any], what: str, patience: float = PATIENCE, every: float = 0.25) -> Any:
-    """Poll ``condition`` until it returns something true (returned), or fail saying ``what`` never came."""
-    deadline = time.monotonic() + patience
-    while True:
-        result = condition()
-        if result:
-            return result
-        if time.monotonic() > deadline:
-            raise AssertionError(f"{what}: not within {patience:.0f} s")
-        time.sleep(every)
+    """``condition``'s first true value, looked at every ``every`` seconds (a screenshot is not cheap); fails saying
+    ``what`` never came within ``patience`` seconds."""
+    return poll(condition, what, patience, every)
 
 
 class XServer:
