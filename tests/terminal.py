@@ -46,6 +46,7 @@ class Tmux:
             "HOME": str(self.tmp_path),
             "TERM": "xterm-256color",
             "PXP_OFFLINE_LATENCY": "0",
+            "PXP_FULL_SCREEN": "never",  # as in every test (conftest): a small X-ray stays in its pane unless asked
             "LITELLM_LOCAL_MODEL_COST_MAP": "True",
             "PYTHONPATH": str(ROOT),  # the package, installed or not
             **self.env,
