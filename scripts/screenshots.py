@@ -3,7 +3,7 @@
     python scripts/screenshots.py [--out docs] [--only NAME ...]
 
 Drives the real app with Pilot on the bundled demos and the offline machine (pictures as half-cell
-blocks, as in tmux) and saves SVG; with `rsvg-convert` on PATH, PNG instead (the SVG is removed
+blocks, as in tmux; a small X-ray kept in its pane) and saves SVG; with `rsvg-convert` on PATH, PNG instead (the SVG is removed
 unless ``--keep-svg``).
 """
 
@@ -22,6 +22,7 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 os.environ.setdefault("PXP_IMAGES", "halfcell")
+os.environ.setdefault("PXP_FULL_SCREEN", "never")  # the session's own layout (its X-ray would open full-screen by itself)
 os.environ.setdefault("PXP_OFFLINE_LATENCY", "0")
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 

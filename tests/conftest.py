@@ -33,12 +33,14 @@ def pytest_collection_finish(session: pytest.Session) -> None:
 
 @pytest.fixture(autouse=True)
 def _offline_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    """No simulated latency and no retry waits unless a test asks for them; settings (the theme) and the cache (pictures
+    """No simulated latency, no retry waits and no X-ray opened full-screen by itself unless a test asks for them; settings (the theme) and the cache (pictures
     opened outside) in a temporary dir."""
     monkeypatch.setenv("PXP_CONFIG_DIR", str(tmp_path / "config"))
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
     monkeypatch.setenv("PXP_OFFLINE_LATENCY", "0")
     monkeypatch.setenv("PXP_RETRY_DELAY", "0")
+    # a small X-ray stays in the session pane (tests/test_app_picture_tools.py tests it opening full-screen)
+    monkeypatch.setenv("PXP_FULL_SCREEN", "never")
     monkeypatch.setenv("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
 

@@ -43,6 +43,7 @@ __all__ = [
     "on_terminal_writes",
     "screen_lines",
     "send_to_driver",
+    "sixel_data",
 ]
 
 #: Relies on: ``Screen._compositor_refresh()``, the method that paints a screen's frame (lays out what is due,
@@ -131,3 +132,13 @@ def image_widget_base() -> type:
     from textual_image.widget._base import Image
 
     return Image
+
+
+def sixel_data(image: Any) -> str:
+    """``image`` (Pillow) as textual-image's Sixel widget encodes it, before the app's rewrite (``sixel.py``).
+
+    Relies on: ``textual_image._sixel.image_to_sixels(image)``, returning the Sixel string.
+    """
+    from textual_image._sixel import image_to_sixels
+
+    return image_to_sixels(image)

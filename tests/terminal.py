@@ -38,17 +38,20 @@ class Tmux:
     def tmux(self, *args: str) -> str:
         return subprocess.run(["tmux", "-L", self.socket, *args], capture_output=True, text=True, check=False).stdout
 
-    def start(self, name: str, command: list[str], size: tuple[int, int] = (160, 48)) -> None:
+    def start(self, name: str, command: list[str], size: tuple[int, int] = (160, 48), pane_env: tuple[str, ...] = ()) -> None:
+        """Run ``command`` in a new session ``name``, in a clean environment but for ``TMUX`` (plus ``pane_env``:
+        more variables kept from the pane's own, as tmux sets them: ``TERM_PROGRAM``...)."""
         env = {
             "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
             "HOME": str(self.tmp_path),
             "TERM": "xterm-256color",
             "PXP_OFFLINE_LATENCY": "0",
+            "PXP_FULL_SCREEN": "never",  # as in every test (conftest): a small X-ray stays in its pane unless asked
             "LITELLM_LOCAL_MODEL_COST_MAP": "True",
             "PYTHONPATH": str(ROOT),  # the package, installed or not
             **self.env,
         }
-        exports = " ".join(f"{k}={shlex.quote(v)}" for k, v in env.items())
+        exports = " ".join([*(f"{k}={shlex.quote(v)}" for k, v in env.items()), *(f'{k}="${k}"' for k in pane_env)])
         rc = self.tmp_path / f"{name}.rc"
         shell = (
             f'cd {shlex.quote(str(self.tmp_path))} && env -i TMUX="$TMUX" {exports} {shlex.join(command)}; '

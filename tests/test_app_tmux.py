@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import signal
 import sqlite3
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -70,3 +72,29 @@ def test_a_crash_loses_nothing_shown_and_the_run_resumes_at_the_next_message(tmu
     assert tmux.exit_code("again") == 0
     third = query(db, "SELECT m.j, m.sender, m.tag FROM messages m JOIN data d USING (session_id) WHERE d.ord = 2 ORDER BY m.j")
     assert third == [(1, "machine", "INIT"), (2, "human", "RATIFY"), (3, "machine", "RATIFY")]  # INIT not asked again
+
+
+def test_in_tmux_3_3_an_xray_header_says_once_that_no_pixels_pass_and_what_to_do(tmux: Tmux, tmp_path: Path) -> None:
+    """The real tmux here (3.3) passes no Sixel: the X-ray's header says so, in words, with the expert's options."""
+    version = subprocess.run(["tmux", "-V"], capture_output=True, text=True, check=False).stdout.split()[-1]
+    db = tmp_path / "sessions.db"
+    command = [str(PXP), "run", "--task", "rad", "--human", "live", "--limit", "1", "--db", str(db)]
+    tmux.start("rad", command, pane_env=("TERM_PROGRAM", "TERM_PROGRAM_VERSION"))
+    screen = tmux.wait("rad", r"Your turn", patience=240)  # a bound: the first turn on a loaded machine
+    if tuple(int(n) for n in re.findall(r"\d+", version)[:2]) >= (3, 4):
+        pytest.skip(f"tmux {version} may pass Sixel through")
+    # the picture's pane, left of the others (as wide as the machine's pane under it): the note wraps in it
+    width = next(line.index("╮") + 1 for line in screen.splitlines() if "─ Machine ─" in line)
+    flat = " ".join(" ".join(line[:width] for line in screen.splitlines()).split())
+    assert f"tmux {version} passes no pictures through" in flat
+    assert "o opens the original" in flat and "pxp serve" in flat
+    assert flat.count("passes no pictures") == 1  # said once
+    assert "Gi=" not in tmux.tmux("display-message", "-p", "-t", "rad", "#{pane_title}")  # no kitty question as its title
+    for _ in range(3):  # full-screen: said there too, once (the first key at the first turn is sometimes not taken)
+        tmux.keys("rad", "f")
+        try:
+            full = " ".join(tmux.wait("rad", r"Fit", patience=20).split())
+            break
+        except AssertionError:
+            continue
+    assert full.count(f"tmux {version} passes no pictures through") == 1

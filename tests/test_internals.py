@@ -205,6 +205,34 @@ def test_an_image_is_scaled_as_textual_image_scales_it() -> None:
         assert [[tuple(pixel) for pixel in row] for row in rows] == [[(255, 0, 0)] * 2] * 2
 
 
+async def test_sixel_data_is_rewritten_before_textual_image_s_widget_writes_it() -> None:
+    from PIL import Image
+
+    written: list[str] = []
+    widget = image_internals.sixel_widget(lambda sixels: written.append(sixels) or sixels.upper())
+
+    class Shown(App[None]):
+        def compose(self) -> ComposeResult:
+            yield widget(Image.new("RGB", (40, 40), (200, 0, 0)))
+
+    what = "textual_image.widget.sixel's Image composing _ImageSixelImpl, which encodes through _image_to_sixels"
+    with relied_on("textual-image", what, IMAGE_DOOR):
+        async with Shown().run_test(size=(40, 20)) as pilot:
+            for _ in range(100):
+                if written:
+                    break
+                await pilot.pause()
+        assert written and written[0].startswith("\x1bP") and "#" in written[0]
+
+
+def test_sixel_data_is_what_textual_image_encodes() -> None:
+    from PIL import Image
+
+    with relied_on("textual-image", "textual_image._sixel.image_to_sixels(image)", TESTS_DOOR):
+        data = internals.sixel_data(Image.new("RGB", (12, 12), (0, 0, 255)))
+        assert data.startswith("\x1bP") and data.endswith("\x1b\\")
+
+
 # -- litellm --------------------------------------------------------------------------------------------
 @pytest.fixture
 def canary_provider() -> Iterator[list[dict[str, Any]]]:

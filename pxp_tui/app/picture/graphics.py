@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import logging
 import os
+import re
+import subprocess
 import sys
 import threading
 from typing import Any
@@ -28,11 +30,20 @@ RENDERERS = ("auto", "sixel", "tgp", "halfcell", "unicode", "none")
 #: then, without Sixel, a kitty graphics query; each as (question, answer's start, answer's end)
 DA1 = ("\x1b[c", "\x1b[?", "c")
 KITTY = ("\x1b_Gi=31,s=1,v=1,a=q,t=d,f=24;AAAA\x1b\\", "\x1b_G", "\x1b\\")
+#: the terminal's name and version (XTVERSION), asked of a terminal with kitty graphics and no Sixel
+VERSION = ("\x1b[>0q", "\x1bP>|", "\x1b\\")
+#: the first kitty that draws pictures placed by Unicode placeholders, as textual-image places them
+KITTY_PLACEHOLDERS = (0, 28)
 WAIT = 0.1  # seconds for an answer, as textual-image waits
+#: seconds for the answer to XTVERSION, asked only of a terminal that has answered already (kitty): a late answer
+#: would reach the app as keys
+VERSION_WAIT = 2.0
 
 #: the terminal's answers by their start, or the error textual-image's reader raised instead (no answer
 #: in time, something else); None until :func:`probe` has asked
 _answers: dict[str, str | type[Exception]] | None = None
+#: kitty's version where it has kitty graphics but too old to draw textual-image's pictures (``0.26.5``), else None
+_old_kitty: str | None = None
 _loading = threading.Lock()
 
 
@@ -70,7 +81,7 @@ def _ask_terminal() -> None:
     textual-image, asking kitty's question alone, waits :data:`WAIT` for an answer that never comes (xterm,
     most terminals). A Sixel terminal is asked kitty's question too (a query: it draws nothing); inside tmux
     or screen only DA1 is asked (:func:`multiplexed`)."""
-    global _answers
+    global _answers, _old_kitty
     TerminalError = internals.terminal_error()  # noqa: N806 - a class
 
     answers: dict[str, str | type[Exception]] = {}
@@ -85,6 +96,10 @@ def _ask_terminal() -> None:
                 answers[KITTY[1]] = answer
                 answer = _read_answer(sys.__stdin__.buffer.fileno())
             answers[DA1[1]] = answer if answer.startswith(DA1[1]) else TerminalError
+            if KITTY[1] in answers and not has_sixel(answer):
+                _old_kitty = _too_old_kitty(sys.__stdin__.buffer.fileno())
+                if _old_kitty is not None:
+                    del answers[KITTY[1]]  # its graphics not used: half-cell blocks, and the header says why
     except (TerminalError, TimeoutError) as exc:
         answers.setdefault(DA1[1], type(exc))
     answers.setdefault(KITTY[1], TimeoutError)  # not answered before DA1's answer: never
@@ -92,16 +107,43 @@ def _ask_terminal() -> None:
     internals.cell_size()  # kept by textual-image: its widgets read it when imported
 
 
-def _read_answer(stdin: int) -> str:
-    """One answer of the terminal (kitty's or DA1's), read as textual-image reads one; TerminalError if
-    something else comes (a key), TimeoutError if nothing comes within :data:`WAIT`."""
+def has_sixel(da1: str) -> bool:
+    """Whether DA1's answer (``\\x1b[?62;4;6c``) lists Sixel (attribute 4)."""
+    return "4" in da1.removeprefix(DA1[1]).removesuffix(DA1[2]).split(";")
+
+
+def _too_old_kitty(stdin: int) -> str | None:
+    """Ask the terminal's name and version (DA1 after it, so that a terminal that does not answer costs no wait):
+    kitty's version if it is kitty older than :data:`KITTY_PLACEHOLDERS`, else None."""
+    assert sys.__stdout__ is not None
+    sys.__stdout__.write(VERSION[0] + DA1[0])
+    sys.__stdout__.flush()
+    answer = _read_answer(stdin, VERSION_WAIT)
+    if not answer.startswith(VERSION[1]):
+        return None
+    _read_answer(stdin, VERSION_WAIT)  # DA1's
+    return old_kitty(answer[len(VERSION[1]) : -len(VERSION[2])])
+
+
+def old_kitty(name: str) -> str | None:
+    """The version in ``name`` (XTVERSION's answer: ``kitty(0.26.5)``) if it is kitty older than
+    :data:`KITTY_PLACEHOLDERS`, else None."""
+    found = re.fullmatch(r"kitty\((\d+)\.(\d+)[^)]*\)", name.strip())
+    if found and (int(found[1]), int(found[2])) < KITTY_PLACEHOLDERS:
+        return name.strip()[len("kitty(") : -1]
+    return None
+
+
+def _read_answer(stdin: int, wait: float = WAIT) -> str:
+    """One answer of the terminal (kitty's, DA1's or XTVERSION's), read as textual-image reads one; TerminalError
+    if something else comes (a key), TimeoutError if nothing comes within ``wait`` seconds."""
     sequence = ""
     while True:
-        sequence += internals.read(stdin, 1, WAIT)
-        for _, start, end in (KITTY, DA1):
+        sequence += internals.read(stdin, 1, wait)
+        for _, start, end in (KITTY, DA1, VERSION):
             if sequence.startswith(start) and len(sequence) > len(start) and sequence.endswith(end):
                 return sequence
-        if not any(start.startswith(sequence) or sequence.startswith(start) for _, start, _ in (KITTY, DA1)):
+        if not any(start.startswith(sequence) or sequence.startswith(start) for _, start, _ in (KITTY, DA1, VERSION)):
             raise internals.terminal_error()(f"unexpected answer from the terminal: {sequence!r}")
 
 
@@ -127,9 +169,13 @@ def image_class() -> type[Any] | None:
     load()
     import textual_image.widget as widgets
 
+    from pxp_tui.app.picture.sixel import SixelPicture
+
+    if choice == "auto" and widgets.Image is widgets.SixelImage:
+        return SixelPicture  # the terminal has Sixel: textual-image's widget, its colours defined first
     return {
         "auto": widgets.Image,
-        "sixel": widgets.SixelImage,
+        "sixel": SixelPicture,
         "tgp": widgets.TGPImage,
         "halfcell": widgets.HalfcellImage,
         "unicode": widgets.UnicodeImage,
@@ -150,6 +196,60 @@ def drawn_by() -> str:
         renderables.HalfcellImage: "halfcell",
         renderables.UnicodeImage: "unicode",
     }.get(renderables.Image, "halfcell")
+
+
+def tmux_version(env: dict[str, str] | None = None) -> str | None:
+    """tmux's version (``3.3a``) when pxp runs inside tmux (``""`` if it cannot be told), else None.
+
+    tmux sets ``TMUX`` in its panes, and ``TERM_PROGRAM=tmux`` with ``TERM_PROGRAM_VERSION``; else ``tmux -V`` says.
+    """
+    env = dict(os.environ) if env is None else env
+    if not env.get("TMUX"):
+        return None
+    if env.get("TERM_PROGRAM") == "tmux" and env.get("TERM_PROGRAM_VERSION"):
+        return env["TERM_PROGRAM_VERSION"]
+    try:
+        out = subprocess.run(["tmux", "-V"], capture_output=True, text=True, timeout=2, check=False).stdout
+    except (OSError, subprocess.SubprocessError):
+        return ""
+    found = re.search(r"tmux\s+(\S+)", out)
+    return found[1] if found else ""
+
+
+def _version(text: str) -> tuple[int, int]:
+    found = re.match(r"(?:next-)?(\d+)\.(\d+)", text)
+    return (int(found[1]), int(found[2])) if found else (0, 0)
+
+
+#: what the expert can do instead of half-cell blocks
+OPTIONS = "o opens the original, pxp serve shows pxp in a browser"
+
+
+def coarse_note(env: dict[str, str] | None = None, kitty: str | None = None) -> str | None:
+    """What the expert is told, once, where an X-ray can only be drawn in half-cell blocks (the terminal has no
+    Sixel and no kitty graphics, kitty is too old for textual-image's pictures, or tmux passes them not): why, and
+    what shows pixels. None where pixels are drawn, or where half-cell blocks were chosen (``PXP_IMAGES``).
+    ``env`` and ``kitty`` (the too old kitty's version) are the probe's findings unless given."""
+    if renderer() != "auto" or drawn_by() not in ("halfcell", "unicode"):
+        return None
+    version = tmux_version(env)
+    kitty = _old_kitty if kitty is None else kitty
+    if version is None and kitty:
+        return (
+            f"kitty {kitty} cannot show pxp's pictures (they need kitty 0.28+): the X-ray is in half-cell blocks. For "
+            f"pixels: kitty 0.28 or later, or a terminal with Sixel (xterm -ti vt340, WezTerm, foot); {OPTIONS}."
+        )
+    if version is None:
+        return (
+            "This terminal shows no pictures (no Sixel, no kitty graphics): the X-ray is in half-cell blocks. For pixels: "
+            f"a terminal with Sixel (xterm -ti vt340, WezTerm, foot, iTerm2) or kitty; {OPTIONS}."
+        )
+    named = f"tmux {version}".strip()
+    if version and _version(version) < (3, 4):
+        why = f"{named} passes no pictures through: the X-ray is in half-cell blocks"
+    else:
+        why = f"{named} passes no pictures through (built without Sixel, or the terminal around it has none): half-cell blocks"
+    return f"{why}. For pixels: a Sixel or kitty terminal outside tmux (or tmux 3.4+ built with Sixel); {OPTIONS}."
 
 
 def surface(cols: int, rows: int) -> Surface:

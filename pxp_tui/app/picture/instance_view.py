@@ -8,6 +8,7 @@ on a picture shows it full-screen; screens that show an instance add :func:`pict
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 from textual.app import ComposeResult
@@ -16,10 +17,18 @@ from textual.containers import Vertical
 from textual.widgets import Static
 
 from pxp_tui.app.picture.cache import draw_ahead, instance_key, prediction_key
-from pxp_tui.app.picture.instance_info import describe, open_outside
+from pxp_tui.app.picture.instance_info import describe, graphics_note, open_outside
 from pxp_tui.app.picture.widget import Picture
 from pxp_tui.app.shared.css import beside
 from pxp_tui.app.shared.parts import KeptParts
+
+#: an X-ray shown in fewer pixels than this in height opens full-screen where the view asks for it (the session)
+SMALL = 200
+
+
+def opens_full_screen() -> bool:
+    """Whether a small X-ray opens full-screen: ``PXP_FULL_SCREEN=auto`` (the default), not ``never``."""
+    return os.environ.get("PXP_FULL_SCREEN", "auto").strip().lower() not in ("never", "off", "no", "0")
 
 
 def picture_bindings(screen: str) -> list[Binding]:
@@ -42,10 +51,14 @@ class InstanceView(KeptParts, Vertical):
         prediction: str | None = None,
         *,
         caption: str = "proposed",
+        full_screen_when_small: bool = False,
         id: str | None = None,
         classes: str | None = None,
     ) -> None:
         super().__init__(id=id, classes=classes)
+        #: open an X-ray full-screen as it is shown, when the pane gives it fewer than :data:`SMALL` pixels in height
+        self.full_screen_when_small = full_screen_when_small
+        self._opened_for: Any = None  # the instance whose X-ray was opened full-screen so
         self.pxp_task = task
         self.instance = instance
         self.prediction = prediction
@@ -54,6 +67,9 @@ class InstanceView(KeptParts, Vertical):
 
     def compose(self) -> ComposeResult:
         yield Static(id="instance-meta")
+        note = Static(id="instance-note")
+        note.display = False
+        yield note
         yield Picture(id="instance-picture")
         yield Picture(id="prediction-picture")
 
@@ -69,6 +85,9 @@ class InstanceView(KeptParts, Vertical):
         if self._drawn != (task, instance):
             self._drawn = (task, instance)
             self.part("#instance-meta", Static).update(describe(task, instance))
+            note = graphics_note(task, instance)
+            self.part("#instance-note", Static).update(note or "")
+            self.part("#instance-note").display = bool(note)
             self.part("#instance-picture", Picture).show(
                 lambda surface: task.draw_instance(instance, surface), key=instance_key(task, instance)
             )
@@ -100,6 +119,26 @@ class InstanceView(KeptParts, Vertical):
             )
 
     # -- the picture full-screen, or in the desktop's viewer --------------------------------------
+    def on_picture_drawn(self, event: Picture.Drawn) -> None:
+        """An X-ray the pane shows in fewer than :data:`SMALL` pixels in height opens full-screen (once per instance)."""
+        event.stop()
+        task, instance = self.pxp_task, self.instance
+        if (
+            not self.full_screen_when_small
+            or not opens_full_screen()
+            or event.picture.id != "instance-picture"
+            or self._opened_for is instance
+            or task is None
+            or task.original_picture(instance) is None
+            or self.screen is not self.app.screen
+            or getattr(self.screen, "watched", False)  # a proxy answering: the expert watches the whole screen
+        ):
+            return
+        (width, height), (iw, ih) = event.surface.pixels, event.size
+        if min(height, ih * width / iw) < SMALL:
+            self._opened_for = instance
+            self.open_full()
+
     def on_picture_clicked(self, event: Picture.Clicked) -> None:
         event.stop()
         self.open_full("prediction" if event.picture.id == "prediction-picture" else "instance")

@@ -130,3 +130,23 @@ def scaled_rgb(image: Any, width: int, height: int) -> Iterable[Iterable[Any]]:
     from textual_image._pixeldata import PixelData
 
     return PixelData(image, mode="rgb").scaled(width, height)
+
+
+def sixel_widget(rewrite: Callable[[str], str]) -> type:
+    """textual-image's Sixel widget, each image's Sixel data passed through ``rewrite`` before it is written.
+
+    Relies on: ``textual_image.widget.sixel.Image`` (public) composing one ``_ImageSixelImpl(image,
+    sixel_options)`` from its ``_sixel_options``, which encodes through ``_image_to_sixels(image, sixel_options,
+    background=...)`` returning the Sixel string; ``_NoopRenderable``, the widget's ``Renderable``.
+    """
+    from textual_image.widget.sixel import Image, _ImageSixelImpl, _NoopRenderable
+
+    class Rewritten(_ImageSixelImpl):
+        def _image_to_sixels(self, image: Any, sixel_options: Any = None, background: Any = None) -> str:
+            return rewrite(super()._image_to_sixels(image, sixel_options, background))
+
+    class Widget(Image, Renderable=_NoopRenderable):
+        def compose(self) -> Iterator[Any]:
+            yield Rewritten(self.image, self._sixel_options)
+
+    return Widget

@@ -1,9 +1,13 @@
-"""A picture on the whole screen: the X-ray with zoom and pan, or the molecule and the reaction drawn large.
+"""A picture on the whole screen: the X-ray with a radiology viewer's reading tools, or the molecule and the
+reaction drawn large.
 
-Zooming crops the original image (Pillow) and scales the crop to the pixels the terminal shows, so a
-radiologist zooming on a lung sees the file's own detail at every renderer (Sixel, kitty graphics,
-half-cell blocks). Molecules are drawn again for the whole screen. Escape (or q, or f) goes back to
-where the expert was.
+An X-ray is shown by cropping the original image (Pillow) and scaling the crop to the pixels the terminal
+shows, so a radiologist zooming on a lung sees the file's own detail at every renderer (Sixel, kitty
+graphics, half-cell blocks). The tools: fit (0) and 1:1 (1: one image pixel per screen pixel, the crop
+given to the terminal unscaled, in whole cells), zoom steps (+ -) and pan (arrows, h j k l, a drag, the
+wheel), window/level (brightness [ ], contrast , .; :mod:`~pxp_tui.app.picture.tone`) and invert (i), r
+resetting the window; the bottom line gives the current values. Molecules are drawn again for the whole
+screen. Escape (or q, or f) goes back to where the expert was.
 """
 
 from __future__ import annotations
@@ -17,10 +21,13 @@ from textual.content import Content
 from textual.screen import Screen
 from textual.widgets import Static
 
-from pxp_tui.app.picture.instance_info import describe, open_outside
+from pxp_tui.app.picture.instance_info import describe, graphics_note, open_outside
+from pxp_tui.app.picture.tone import Tone
 from pxp_tui.app.picture.widget import Picture
-from pxp_tui.app.picture.zoom import View
+from pxp_tui.app.picture.zoom import View, in_whole_cells
+from pxp_tui.app.shared.fitting_footer import FittingFooter
 from pxp_tui.common.visible import visible
+from pxp_tui.tasks.pictures import Surface
 
 
 class PictureScreen(Screen):
@@ -29,16 +36,25 @@ class PictureScreen(Screen):
     CSS_PATH = "viewer.tcss"
     BINDINGS = [
         Binding("escape,q,f", "close", "Back", id="viewer.close"),
+        Binding("0,home", "fit", "Fit", id="viewer.fit"),
+        Binding("1", "actual", "Actual size (1:1)", id="viewer.actual"),
         Binding("plus,equals_sign", "zoom(1)", "Zoom in", id="viewer.zoom_in"),
         Binding("minus", "zoom(-1)", "Zoom out", id="viewer.zoom_out"),
         Binding("left,h", "pan(-1, 0)", "Pan left", id="viewer.left", show=False),
         Binding("right,l", "pan(1, 0)", "Pan right", id="viewer.right", show=False),
         Binding("up,k", "pan(0, -1)", "Pan up", id="viewer.up", show=False),
         Binding("down,j", "pan(0, 1)", "Pan down", id="viewer.down", show=False),
-        Binding("0,home", "reset", "Whole picture", id="viewer.reset"),
+        Binding("right_square_bracket", "brightness(1)", "Brighter", id="viewer.brighter"),
+        Binding("left_square_bracket", "brightness(-1)", "Darker", id="viewer.darker"),
+        Binding("full_stop", "contrast(1)", "Contrast+", id="viewer.more_contrast"),
+        Binding("comma", "contrast(-1)", "Contrast-", id="viewer.less_contrast"),
+        Binding("i", "invert", "Invert", id="viewer.invert"),
+        Binding("r", "reset_tone", "Reset window", id="viewer.reset_tone"),
         Binding("tab", "switch", "Target / proposal", id="viewer.switch"),
-        Binding("o", "open_outside", "Open in image viewer", id="viewer.open"),
+        Binding("o", "open_outside", "Open original", id="viewer.open"),
     ]
+    #: the actions of the reading tools, for X-rays only
+    TOOLS = frozenset({"fit", "actual", "zoom", "pan", "brightness", "contrast", "invert", "reset_tone"})
     #: how far one pan key moves, as a share of the region shown
     STEP = 0.25
 
@@ -50,16 +66,22 @@ class PictureScreen(Screen):
         self.which = which if prediction else "instance"
         self.caption = caption
         self.view = View()
+        self.tone = Tone()
         self._original: Any = None  # the decoded original image (decoded in the drawing thread)
         self._drag: tuple[int, int] | None = None
         #: the box of the original last shown and the size it was scaled to (zoomable pictures only), and its view
         self.shown: tuple[tuple[int, int, int, int], tuple[int, int]] | None = None
         self.shown_view: View | None = None
+        self.shown_tone: Tone | None = None
 
     def compose(self) -> ComposeResult:
         yield Static(id="viewer-title")
+        note = Static(id="viewer-note")
+        note.display = False
+        yield note
         yield Picture(id="viewer-picture")
         yield Static(id="viewer-status")
+        yield FittingFooter()
 
     def on_mount(self) -> None:
         self._show()
@@ -79,16 +101,17 @@ class PictureScreen(Screen):
         self.query_one("#viewer-title", Static).update(title)
         picture = self.query_one(Picture)
         if self.zoomable:
-            view = self.view
-            picture.show(lambda surface: self._zoomed(view, surface.pixels), waiting="")
+            view, tone = self.view, self.tone
+            picture.show(lambda surface: self._zoomed(view, tone, surface), waiting="")
         elif self.which == "prediction":
             picture.show(lambda surface: task.draw_prediction(instance, prediction, surface))
         else:
             picture.show(lambda surface: task.draw_instance(instance, surface))
         self._status()
 
-    def _zoomed(self, view: View, area: tuple[int, int]) -> Any:
-        """The region of the original ``view`` shows, scaled to ``area`` pixels (runs in the picture's thread)."""
+    def _zoomed(self, view: View, tone: Tone, surface: Surface) -> Any:
+        """The region of the original ``view`` shows, scaled to the surface's pixels, in ``tone`` (runs in the
+        picture's thread). At 1:1 the crop is given unscaled, in whole cells (the terminal scales nothing)."""
         from PIL import Image
 
         if self._original is None:
@@ -97,23 +120,35 @@ class PictureScreen(Screen):
             image = Image.open(io.BytesIO(self.pxp_task.original_picture(self.instance)))
             image.load()
             self._original = image if image.mode in ("L", "RGB") else image.convert("RGB")
-        box, size = view.crop(self._original.size, area)
-        self.shown, self.shown_view = (box, size), view
+        box, size = view.crop(self._original.size, surface.pixels)
+        actual = view.is_actual(self._original.size, surface.pixels) and not surface.coarse
+        if actual:
+            cell = (surface.pixels[0] // surface.cols, surface.pixels[1] // surface.rows)
+            box, size = in_whole_cells(box, cell, self._original.size)
+        self.shown, self.shown_view, self.shown_tone = (box, size), view, tone
         self.app.call_from_thread(self._status)
-        return self._original.crop(box).resize(size, Image.Resampling.LANCZOS)
+        crop = self._original.crop(box)
+        if actual:  # unscaled; where the image is smaller than whole cells, black around it (as a light box)
+            shown = Image.new(crop.mode, size, 0)
+            shown.paste(tone.apply(crop), ((size[0] - crop.width) // 2, (size[1] - crop.height) // 2))
+            return shown
+        return tone.apply(crop if crop.size == size else crop.resize(size, Image.Resampling.LANCZOS))
 
     def _status(self) -> None:
-        keys = "o open in image viewer · esc back"
-        if self.prediction:
-            keys = "tab target/proposal · " + keys
+        note = graphics_note(self.pxp_task, self.instance) if self.zoomable else None
+        shown_note = self.query_one("#viewer-note", Static)
+        shown_note.update(note or "")
+        shown_note.display = bool(note)
         if not self.zoomable:
-            text = f"drawn for the whole screen · {keys}"
-        elif self.shown is None or self._original is None:
-            text = f"zoom {self.view.zoom:g}× · +/- zoom · arrows pan · 0 whole · {keys}"
+            text = "drawn for the whole screen"
         else:
-            (left, top, right, bottom), _ = self.shown
-            width, height = self._original.size
-            text = f"zoom {self.view.zoom:g}× · x {left}–{right} y {top}–{bottom} of {width}×{height} · +/- zoom · arrows pan · 0 whole · {keys}"
+            sizes = self._area()
+            scale = "1:1" if sizes and self.view.is_actual(*sizes) else f"zoom {self.view.zoom:.3g}×"
+            text = f"{scale} · {self.tone.describe()}"
+            if self.shown is not None and self._original is not None:
+                (left, top, right, bottom), _ = self.shown
+                width, height = self._original.size
+                text = f"{scale} · x {left}–{right} y {top}–{bottom} of {width}×{height} · {self.tone.describe()} · arrows pan"
         self.query_one("#viewer-status", Static).update(Content(text))
 
     def _area(self) -> tuple[tuple[int, int], tuple[int, int]] | None:
@@ -127,6 +162,8 @@ class PictureScreen(Screen):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "switch":
             return bool(self.prediction)
+        if action in self.TOOLS:
+            return self.zoomable or action == "zoom"  # zooming a molecule says why it is not zoomed
         return True
 
     def action_close(self) -> None:
@@ -142,15 +179,38 @@ class PictureScreen(Screen):
             self.view = self.view.clamped(*sizes)
         self._show()
 
+    def action_fit(self) -> None:
+        self.view = View()
+        self._show()
+
+    def action_actual(self) -> None:
+        """1:1: one pixel of the image per pixel of the screen (per half cell with half-cell blocks)."""
+        sizes = self._area()
+        if sizes:
+            self.view = self.view.actual(*sizes).clamped(*sizes)
+            self._show()
+
+    def action_brightness(self, steps: int) -> None:
+        self.tone = self.tone.brighter(steps)
+        self._show()
+
+    def action_contrast(self, steps: int) -> None:
+        self.tone = self.tone.contrast(steps)
+        self._show()
+
+    def action_invert(self) -> None:
+        self.tone = self.tone.invert()
+        self._show()
+
+    def action_reset_tone(self) -> None:
+        self.tone = Tone()
+        self._show()
+
     def action_pan(self, dx: int, dy: int) -> None:
         sizes = self._area()
         if self.zoomable and sizes:
             self.view = self.view.panned(dx * self.STEP, dy * self.STEP, *sizes)
             self._show()
-
-    def action_reset(self) -> None:
-        self.view = View()
-        self._show()
 
     def action_switch(self) -> None:
         if self.prediction:

@@ -47,6 +47,13 @@ class Picture(Widget):
 
     DEFAULT_CSS = beside(__file__)
 
+    class Drawn(Message):
+        """A picture is on the screen, drawn for ``surface`` (its cells and pixels) at ``size`` (the image's pixels)."""
+
+        def __init__(self, picture: Picture, surface: Surface, size: tuple[int, int]) -> None:
+            super().__init__()
+            self.picture, self.surface, self.size = picture, surface, size
+
     class Clicked(Message):
         """The picture was clicked (the instance view opens it full-screen)."""
 
@@ -203,6 +210,8 @@ class Picture(Widget):
         self.surface, self.image_size = surface, size
         if surface is not None and surface not in self.shown_on:
             self.shown_on.append(surface)
+        if shown is not None and surface is not None and size is not None:
+            self.post_message(self.Drawn(self, surface, size))
         on_screen = frame.query(".picture-image")
         if key is not None and key == self._shown_key and _same_cells(shown, list(on_screen)):
             # the same picture in the same cells, drawn again for a frame a row taller or shorter (the machine's

@@ -129,7 +129,7 @@ class SessionScreen(KeptParts, PictureActions, Screen):
         yield Header()
         with Horizontal(id="session-panes"):
             with Vertical(id="session-left"):
-                yield InstanceView(id="instance")
+                yield InstanceView(id="instance", full_screen_when_small=True)
                 yield MachinePane(id="machine")
             with Vertical(id="session-middle"):
                 yield Conversation(id="conversation")

@@ -1,0 +1,204 @@
+"""Real terminal emulators on a private X server: ``Xvfb``, ``xterm -ti vt340`` (Sixel) and kitty (its
+graphics protocol), keys typed by ``xdotool``, and screenshots of the terminal's window (``xwd``, read with
+Pillow). Used by the real-pixels tests (tests/test_real_terminals.py) and scripts/screenshots.py.
+
+Display numbers come from ``PXP_TEST_DISPLAYS`` (``first-last``, default ``41-49``): the first free one is taken.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import struct
+import subprocess
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from .waiting import PATIENCE, poll
+
+ROOT = Path(__file__).resolve().parent.parent
+#: the terminals' background: no grey, so that a grey pixel is a picture's (an X-ray is grey throughout)
+BACKGROUND = (16, 48, 96)
+#: the Xvfb screen, large enough for 160x48 cells of the font below
+SCREEN = (1600, 1000)
+FONT = ("DejaVu Sans Mono", 10)
+
+
+def missing(*programs: str) -> list[str]:
+    return [p for p in programs if shutil.which(p) is None]
+
+
+def displays() -> range:
+    first, _, last = os.environ.get("PXP_TEST_DISPLAYS", "41-49").partition("-")
+    return range(int(first), int(last or first) + 1)
+
+
+def wait_for(condition: Callable[[], Any], what: str, patience: float = PATIENCE, every: float = 0.25) -> Any:
+    """``condition``'s first true value, looked at every ``every`` seconds (a screenshot is not cheap); fails saying
+    ``what`` never came within ``patience`` seconds."""
+    return poll(condition, what, patience, every)
+
+
+class XServer:
+    """A private ``Xvfb`` (the first free display of :func:`displays`)."""
+
+    def __init__(self, size: tuple[int, int] = SCREEN) -> None:
+        self.size = size
+        self.process: subprocess.Popen[bytes] | None = None
+        self.display = ""
+
+    def start(self) -> XServer:
+        for number in displays():
+            if Path(f"/tmp/.X{number}-lock").exists():
+                continue
+            process = subprocess.Popen(
+                ["Xvfb", f":{number}", "-screen", "0", f"{self.size[0]}x{self.size[1]}x24", "-nolisten", "tcp"],
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+            )
+            display = f":{number}"
+            if self._ready(process, display):
+                self.process, self.display = process, display
+                return self
+        raise RuntimeError(f"no free X display among :{displays().start}-:{displays().stop - 1} (PXP_TEST_DISPLAYS)")
+
+    @staticmethod
+    def _ready(process: subprocess.Popen[bytes], display: str) -> bool:
+        def up() -> bool | None:
+            if process.poll() is not None:
+                return True  # it ended (the display is taken): the answer is known
+            probe = subprocess.run(["xdpyinfo", "-display", display], capture_output=True, check=False)
+            return probe.returncode == 0 or None
+
+        wait_for(up, f"Xvfb on {display}", patience=30)
+        return process.poll() is None
+
+    def env(self) -> dict[str, str]:
+        return {"DISPLAY": self.display}
+
+    def close(self) -> None:
+        if self.process is not None:
+            self.process.terminate()
+            self.process.wait(timeout=30)
+            self.process = None
+
+
+class Terminal:
+    """A terminal emulator window on ``server`` running ``command``, ``cols`` x ``rows`` cells."""
+
+    def __init__(self, server: XServer, kind: str, command: Sequence[str], size: tuple[int, int], env: dict[str, str]) -> None:
+        self.server, self.kind, self.size = server, kind, size
+        cols, rows = size
+        # set in the terminal, where the terminal sets its own TERM (xterm also drops COLORTERM from its environment)
+        command = ["env", *(f"{k}={v}" for k, v in env.items()), *command]
+        colour = "#" + "".join(f"{c:02x}" for c in BACKGROUND)
+        if kind == "xterm":
+            argv = [
+                "xterm", "-ti", "vt340", "-geometry", f"{cols}x{rows}+0+0", "-fa", FONT[0], "-fs", str(FONT[1]),
+                "-bg", colour, "-fg", "white", "-bw", "0",
+                "-xrm", "XTerm*numColorRegisters: 1024", "-xrm", "XTerm*maxGraphicSize: 4096x4096",
+                "-e", *command,
+            ]  # fmt: skip
+            self.window_class = "XTerm"
+        elif kind == "kitty":
+            argv = [
+                "kitty", "--config", "NONE", "-o", f"initial_window_width={cols}c", "-o", f"initial_window_height={rows}c",
+                "-o", "remember_window_size=no", "-o", f"font_family={FONT[0]}", "-o", f"font_size={FONT[1]}",
+                "-o", f"background={colour}", "-o", "window_padding_width=0", *command,
+            ]  # fmt: skip
+            self.window_class = "kitty"
+        else:
+            raise ValueError(kind)
+        full_env = {**os.environ, **server.env(), "LIBGL_ALWAYS_SOFTWARE": "1"}  # kitty on Mesa's software OpenGL
+        self.process = subprocess.Popen(argv, env=full_env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        self.window = wait_for(self._window, f"the {kind} window", patience=60)
+
+    def _xdotool(self, *args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            ["xdotool", *args], capture_output=True, text=True, check=False, env={**os.environ, **self.server.env()}
+        )
+
+    def _window(self) -> str | None:
+        if self.process.poll() is not None:
+            raise AssertionError(f"{self.kind} ended (exit code {self.process.returncode})")
+        found = self._xdotool("search", "--onlyvisible", "--class", self.window_class).stdout.split()
+        return found[0] if found else None
+
+    def keys(self, *keys: str) -> None:
+        """Type ``keys`` (xdotool's names: ``f``, ``plus``, ``Escape``, ``ctrl+s``) into the terminal, focused
+        (keys sent to a window instead, with XSendEvent, are ignored by xterm)."""
+        self._xdotool("windowfocus", "--sync", self.window)
+        for key in keys:
+            self._xdotool("key", "--clearmodifiers", key)
+
+    def screenshot(self) -> Any:
+        """The terminal's window as a Pillow RGB image."""
+        data = subprocess.run(
+            ["xwd", "-id", self.window, "-silent"], capture_output=True, check=True, env={**os.environ, **self.server.env()}
+        ).stdout
+        return xwd_image(data)
+
+    def close(self) -> None:
+        if self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+
+
+def xwd_image(data: bytes) -> Any:
+    """An X window dump (``xwd``'s format, 24-bit TrueColor) as a Pillow RGB image."""
+    from PIL import Image
+
+    fields = struct.unpack(">25I", data[:100])
+    header, width, height, byte_order, bits, line, colours = (fields[i] for i in (0, 4, 5, 7, 11, 12, 19))
+    if bits != 32:
+        raise ValueError(f"xwd: {bits} bits per pixel (a 24-bit display is expected)")
+    start = header + colours * 12
+    raw = "BGRX" if byte_order == 0 else "XRGB"
+    return Image.frombuffer("RGB", (width, height), data[start : start + line * height], "raw", raw, line, 1).copy()
+
+
+# -- what the screen shows ---------------------------------------------------------------------------------
+#: the app's theme in these tests: its colours have no grey, so that the grey pixels are the X-ray's
+THEME = "solarized-dark"
+
+
+def grey_regions(image: Any) -> list[tuple[int, int, int, int, int]]:
+    """The connected regions of grey pixels (R = G = B), largest first: (pixels, left, top, right, bottom)."""
+    import numpy
+    from scipy import ndimage
+
+    rgb = numpy.asarray(image).astype(int)
+    grey = (rgb[..., 0] == rgb[..., 1]) & (rgb[..., 1] == rgb[..., 2])
+    labels, count = ndimage.label(grey)
+    sizes = ndimage.sum_labels(grey, labels, range(1, count + 1))
+    regions = []
+    for index, found in enumerate(ndimage.find_objects(labels)):
+        if found is not None:
+            rows, cols = found
+            regions.append((int(sizes[index]), cols.start, rows.start, cols.stop, rows.stop))
+    return sorted(regions, reverse=True)
+
+
+Box = tuple[int, int, int, int]
+
+
+def shown_picture(terminal: Terminal, wanted: Callable[[Box], bool], what: str) -> tuple[Any, Box]:
+    """Wait until the terminal shows a grey picture whose box (left, top, right, bottom) is ``wanted``, the same
+    in two screenshots in a row (drawn, not being drawn); the screenshot and the picture's box."""
+    last: list[Any] = [None]
+
+    def steady() -> tuple[Any, Box] | None:
+        image = terminal.screenshot()
+        regions = grey_regions(image)
+        same = last[0] is not None and last[0].tobytes() == image.tobytes()
+        last[0] = image
+        if same and regions and wanted(regions[0][1:]):
+            return image, regions[0][1:]
+        return None
+
+    return wait_for(steady, what, every=0.5)
