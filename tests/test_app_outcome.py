@@ -59,7 +59,7 @@ async def test_a_ratified_session_stays_on_screen_until_n_and_the_next_starts_cl
         assert "Session 1 of 2: Ratified by both at message 3" in shown
         assert "Last message: 3 machine RATIFY" in shown
         assert first_prediction in shown  # the closing message's prediction, as sent
-        assert "enter or n: the next instance" in shown
+        assert "enter: the next instance" in shown
         assert flag_marks(screen) == {"one-way": "✓ ✓", "two-way": "✓ (both)", "strong": "✓ ✓", "ultra-strong": "· ·"}
         assert screen.query_one("#outcome").display and not screen.query_one("#picker").display
         # the engine goes on (the next instance's first message is asked meanwhile), the screen does not
@@ -71,7 +71,7 @@ async def test_a_ratified_session_stays_on_screen_until_n_and_the_next_starts_cl
         assert [e.has_class("entry") for e in shown] == [True, True, True, False]  # three messages, the end's note
         assert "INIT_m RATIFY_h RATIFY_m" in text(screen, "#metrics-tags")
 
-        await pilot.press("n")
+        await pilot.press("enter")
         screen = await expert_turn(pilot, app, j=2)
         assert screen.exchange.order == 1
         assert not screen.query_one("#outcome").display and screen.query_one("#picker").display
@@ -128,7 +128,7 @@ async def test_the_bound_is_named_as_the_outcome(db_path) -> None:
         screen = await outcome_shown(pilot, app)
         shown = banner_text(screen)
         assert "Message bound reached (2 messages) without agreement" in shown
-        assert "enter or n: the run's summary" in shown  # the last session of the run
+        assert "enter: the run's summary" in shown  # the last session of the run
 
 
 @pytest.mark.slow
@@ -152,7 +152,7 @@ async def test_the_run_ends_on_its_summary_with_the_papers_table(db_path) -> Non
         steps = text(summary, "#summary-next")
         assert f"pxp report --runs {run_id} --db {db_path}" in steps and f"pxp export --format csv --db {db_path}" in steps
 
-        await pilot.press("r")  # review this run
+        await pilot.press("ctrl+o")  # review this run
         await wait_for(pilot, lambda: type(app.screen).__name__ == "SessionsScreen" and app.screen.run_id == run_id)
         await pilot.press("escape")
         await wait_for(pilot, lambda: app.screen is summary, "the summary again")

@@ -28,7 +28,9 @@ class PictureScreen(Screen):
 
     CSS_PATH = "viewer.tcss"
     BINDINGS = [
-        Binding("escape,q,f", "close", "Back", id="viewer.close"),
+        Binding("escape", "close", "Back", id="viewer.close"),
+        # f again: the key that opened the picture full-screen leaves it (one meaning: full-screen on or off)
+        Binding("f", "close", "Leave full-screen", id="viewer.picture", show=False),
         Binding("plus,equals_sign", "zoom(1)", "Zoom in", id="viewer.zoom_in"),
         Binding("minus", "zoom(-1)", "Zoom out", id="viewer.zoom_out"),
         Binding("left,h", "pan(-1, 0)", "Pan left", id="viewer.left", show=False),
@@ -37,7 +39,7 @@ class PictureScreen(Screen):
         Binding("down,j", "pan(0, 1)", "Pan down", id="viewer.down", show=False),
         Binding("0,home", "reset", "Whole picture", id="viewer.reset"),
         Binding("tab", "switch", "Target / proposal", id="viewer.switch"),
-        Binding("o", "open_outside", "Open in image viewer", id="viewer.open"),
+        Binding("v", "open_outside", "Open in image viewer", id="viewer.open_picture"),
     ]
     #: how far one pan key moves, as a share of the region shown
     STEP = 0.25
@@ -103,7 +105,7 @@ class PictureScreen(Screen):
         return self._original.crop(box).resize(size, Image.Resampling.LANCZOS)
 
     def _status(self) -> None:
-        keys = "o open in image viewer · esc back"
+        keys = "v open in image viewer · esc back"
         if self.prediction:
             keys = "tab target/proposal · " + keys
         if not self.zoomable:

@@ -14,6 +14,7 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Header, Static
 
 from pxp_tui.app.review.reader import ReviewBoard
+from pxp_tui.app.shared.export_run import ExportsRun, export_binding
 from pxp_tui.app.shared.fitting_footer import FittingFooter
 from pxp_tui.app.shared.leaving import leave
 from pxp_tui.blackboard import BlackboardError, review
@@ -71,13 +72,14 @@ def cells(summary: RunSummary) -> list[Any]:
     ]
 
 
-class ReviewScreen(Screen):
+class ReviewScreen(ExportsRun, Screen):
     """Runs of the blackboard at ``db_path``; Enter opens a run's sessions. Read-only."""
 
     CSS_PATH = "runs_screen.tcss"
     BINDINGS = [
         Binding("enter", "open_run", "Sessions", id="review.runs.open"),
-        Binding("r", "refresh", "Refresh", id="review.runs.refresh"),
+        Binding("f5", "refresh", "Refresh", id="review.runs.refresh"),
+        export_binding("review.runs"),
         Binding("escape", "back", "Back", id="review.runs.back"),
     ]
 
@@ -129,7 +131,7 @@ class ReviewScreen(Screen):
         self.runs = runs
         live = sum(r.run.status is RunStatus.RUNNING for r in runs)
         status = f"{len(runs)} run(s)" + (f", {live} being written (refreshing)" if live else "")
-        self.query_one("#runs-status", Static).update(status + " · Enter: a run's sessions · r: refresh")
+        self.query_one("#runs-status", Static).update(status + " · Enter: a run's sessions · e: export · f5: refresh")
 
     def _live_refresh(self) -> None:
         if self.board is not None and not self.board.pending and any(r.run.status is RunStatus.RUNNING for r in self.runs):
@@ -139,16 +141,23 @@ class ReviewScreen(Screen):
         if self.board is not None:
             self.load()
 
-    def action_open_run(self) -> None:
+    def _selected(self) -> int | None:
         table = self.query_one("#runs-table", DataTable)
         if self.board is None or not self.runs:
-            return
+            return None
+        row_key, _ = table.coordinate_to_cell_key(table.cursor_coordinate)
+        return None if row_key.value is None else int(row_key.value)
+
+    def export_target(self) -> tuple[Any, Path, int] | None:
+        run_id = self._selected()
+        return None if run_id is None or self.board is None else (self.board.read, self.db_path, run_id)
+
+    def action_open_run(self) -> None:
         from pxp_tui.app.review.sessions_screen import SessionsScreen
 
-        row_key, _ = table.coordinate_to_cell_key(table.cursor_coordinate)
-        if row_key.value is None:
-            return
-        self.app.push_screen(SessionsScreen(self.board, int(row_key.value)))
+        run_id = self._selected()
+        if run_id is not None and self.board is not None:
+            self.app.push_screen(SessionsScreen(self.board, run_id))
 
     def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
         event.stop()
