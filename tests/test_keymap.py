@@ -144,7 +144,7 @@ async def test_a_walk_through_every_screen_finds_one_meaning_per_key_and_no_shor
         await wait_for(pilot, lambda: type(start.screen).__name__ == "StartScreen" and start.screen.query(Input), "start")
         await check(pilot, start, actions, "start")
 
-    async with live_app(db_path, task="rad") as (app, pilot, run_id):
+    async with live_app(db_path, task="rad") as (app, pilot, _run_id):
         actions = Actions(app, monkeypatch)
         session = await expert_turn(pilot, app, j=2)
         await check(pilot, app, actions, "session: your turn")

@@ -354,3 +354,14 @@ async def test_e_exports_the_run_for_a_spreadsheet_and_says_where(every: Path) -
         stored = board.db.execute("SELECT COUNT(*) FROM messages").fetchone()[0]
     assert len(table) - 1 == stored and {r[0] for r in table[1:]} == {1}
     assert sorted(p.name for p in folder.iterdir()) == ["instances.xlsx", "messages.xlsx", "runs.xlsx", "sessions.xlsx"]
+
+
+@pytest.mark.parametrize(("size", "wanted"), [((80, 24), "status"), ((120, 40), "date")])
+async def test_the_runs_list_drops_the_least_useful_columns_to_fit(every: Path, size, wanted: str) -> None:
+    async with ReviewApp(every).run_test(size=size) as pilot:
+        await settle(pilot)
+        table = pilot.app.screen.query_one("#runs-table", DataTable)
+        keys = [str(c.key.value) for c in table.ordered_columns]
+        assert wanted in keys and {"progress", "two_way", "status"} <= set(keys)
+        assert sum(c.get_render_width(table) for c in table.ordered_columns) <= size[0]  # nothing cut at the right
+    assert (size[0] == 80) == ("date" not in keys)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from rich.cells import cell_len
 from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
@@ -39,6 +40,9 @@ COLUMNS = (
     ("date", "date"),
     ("experiment", "experiment"),
 )
+#: columns left out, in this order, when the runs are wider than the screen: the least useful first (at 80
+#: columns the counts and the status stay; at 120, the machine and the date too)
+DROP_FIRST = ("experiment", "dataset", "model", "date", "human")
 #: seconds between refreshes while a run is being written
 LIVE_REFRESH = 2.0
 
@@ -46,6 +50,19 @@ LIVE_REFRESH = 2.0
 def open_board(path: Path) -> ReviewBoard:
     """The blackboard read-only, read on one thread (never blocks nor changes a run being written to the same file)."""
     return ReviewBoard(path)
+
+
+def fitting(rows: list[list[Any]], room: int) -> list[str]:
+    """The keys of the columns that fit in ``room`` cells (each column's widest cell and a cell's padding)."""
+    keys = [key for key, _ in COLUMNS]
+    width = {key: max([cell_len(label)] + [cell_len(str(row[i])) for row in rows]) for i, (key, label) in enumerate(COLUMNS)}
+    shown = [key for i, key in enumerate(keys) if key != "experiment" or any(str(row[i]) for row in rows)]
+    for key in DROP_FIRST:
+        if sum(width[k] + 2 for k in shown) <= room:
+            break
+        if key in shown:
+            shown.remove(key)
+    return shown
 
 
 def cells(summary: RunSummary) -> list[Any]:
@@ -92,10 +109,7 @@ class ReviewScreen(ExportsRun, Screen):
     def compose(self) -> ComposeResult:
         yield Header()
         yield Static(Content(visible(f"Runs in {self.db_path}", one_line=True)), id="runs-title")
-        table: DataTable = DataTable(id="runs-table", cursor_type="row", zebra_stripes=True)
-        for key, label in COLUMNS:
-            table.add_column(label, key=key)
-        yield table
+        yield DataTable(id="runs-table", cursor_type="row", zebra_stripes=True)
         yield Static("", id="runs-status")
         yield FittingFooter()
 
@@ -123,15 +137,28 @@ class ReviewScreen(ExportsRun, Screen):
     def _show(self, runs: list[RunSummary]) -> None:
         table = self.query_one("#runs-table", DataTable)
         keep = table.cursor_row
-        table.clear()
-        for run in runs:
-            table.add_row(*cells(run), key=str(run.run.id))
+        rows = [cells(run) for run in runs]
+        shown = fitting(rows, self.size.width - 2)  # a scrollbar's room
+        if [str(c.key.value) for c in table.ordered_columns] != shown:
+            table.clear(columns=True)
+            labels = dict(COLUMNS)
+            for key in shown:
+                table.add_column(labels[key], key=key)
+        else:
+            table.clear()
+        index = [key for key, _ in COLUMNS]
+        for run, row in zip(runs, rows, strict=True):
+            table.add_row(*(row[index.index(key)] for key in shown), key=str(run.run.id))
         if runs:
             table.move_cursor(row=min(keep, len(runs) - 1))
         self.runs = runs
         live = sum(r.run.status is RunStatus.RUNNING for r in runs)
         status = f"{len(runs)} run(s)" + (f", {live} being written (refreshing)" if live else "")
         self.query_one("#runs-status", Static).update(status + " · Enter: a run's sessions · e: export · f5: refresh")
+
+    def on_resize(self) -> None:
+        if self.runs:
+            self._show(self.runs)  # the columns that fit the new width
 
     def _live_refresh(self) -> None:
         if self.board is not None and not self.board.pending and any(r.run.status is RunStatus.RUNNING for r in self.runs):
