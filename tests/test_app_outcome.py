@@ -8,6 +8,7 @@ from pxp_tui.app.session.messages import HumanTurn
 from pxp_tui.protocol import Sender, Tag, session_flags
 
 from .app_helpers import expert_turn, live_app, messages, outcome_shown, rows, run_done, session_screen, type_answer, wait_for
+from .internals import notifications
 
 PARACETAMOL_VIA_CHLORIDE = "CC(=O)Cl.Nc1ccc(O)cc1"
 CHLORIDE_REASON = "Acylation of 4-aminophenol with acetyl chloride; the amine is more nucleophilic than the phenol."
@@ -150,7 +151,21 @@ async def test_the_run_ends_on_its_summary_with_the_papers_table(db_path) -> Non
         assert "2 of 2 done: 2 ratified" in text(summary, "#summary-sessions")
         assert " s in sessions" in text(summary, "#summary-sessions")
         steps = text(summary, "#summary-next")
-        assert f"pxp report --runs {run_id} --db {db_path}" in steps and f"pxp export --format csv --db {db_path}" in steps
+        assert (
+            f"pxp report --runs {run_id} --db {db_path}" in steps
+            and f"pxp export --run {run_id} --format csv --db {db_path}" in steps
+        )
+
+        await pilot.press("e")  # the run exported for a spreadsheet, and where it went said
+        said = await wait_for(pilot, lambda: [n for n in notifications(app) if "exported" in n], "the export's notification")
+        folder = db_path.resolve().parent / "export" / f"run-{run_id}"
+        assert str(folder) in said[0] and "(6 messages)" in said[0]
+        from openpyxl import load_workbook
+
+        sheet = load_workbook(folder / "messages.xlsx", read_only=True).active
+        table = list(sheet.iter_rows(values_only=True))
+        assert [(r[0], r[5], r[8]) for r in table[1:]] == [(run_id, j, tag) for _ in range(2) for j, tag in
+                                                           ((1, "INIT"), (2, "RATIFY"), (3, "RATIFY"))]  # fmt: skip
 
         await pilot.press("ctrl+o")  # review this run
         await wait_for(pilot, lambda: type(app.screen).__name__ == "SessionsScreen" and app.screen.run_id == run_id)

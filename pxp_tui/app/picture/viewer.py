@@ -30,7 +30,7 @@ class PictureScreen(Screen):
     BINDINGS = [
         Binding("escape", "close", "Back", id="viewer.close"),
         # f again: the key that opened the picture full-screen leaves it (one meaning: full-screen on or off)
-        Binding("f", "close", "Leave full-screen", id="viewer.picture", show=False),
+        Binding("f", "leave_full_screen", "Leave full-screen", id="viewer.picture", show=False),
         Binding("plus,equals_sign", "zoom(1)", "Zoom in", id="viewer.zoom_in"),
         Binding("minus", "zoom(-1)", "Zoom out", id="viewer.zoom_out"),
         Binding("left,h", "pan(-1, 0)", "Pan left", id="viewer.left", show=False),
@@ -132,6 +132,9 @@ class PictureScreen(Screen):
         return True
 
     def action_close(self) -> None:
+        self.dismiss()
+
+    def action_leave_full_screen(self) -> None:
         self.dismiss()
 
     def action_zoom(self, steps: int) -> None:

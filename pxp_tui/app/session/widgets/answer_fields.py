@@ -39,6 +39,14 @@ class PredictionInput(VisiblePaste, Lockable, Input):
 
         step: int
 
+    def focus_typing(self) -> None:
+        """The focus, for a character typed in the condition list: the text not selected, so that it is added to."""
+        self.select_on_focus = False
+        self.focus()
+
+    def on_blur(self) -> None:
+        self.select_on_focus = True
+
     def action_step_label(self, step: int) -> None:
         self.post_message(self.Step(step))
 

@@ -302,10 +302,11 @@ class TagPicker(KeptParts, Vertical):
 
     def on_label_list_typed(self, event: LabelList.Typed) -> None:
         event.stop()
-        field = self.part("#answer-prediction", Input)
+        field = self.part("#answer-prediction", PredictionInput)
         if field.disabled:
             return
-        field.focus()
+        if not field.has_focus:
+            field.focus_typing()
         field.insert_text_at_cursor(event.character)
 
     def on_label_list_picked(self, event: LabelList.Picked) -> None:
