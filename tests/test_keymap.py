@@ -164,24 +164,17 @@ async def test_a_walk_through_every_screen_finds_one_meaning_per_key_and_no_shor
         await check(pilot, app, actions, "note")
         await pilot.press("escape")
         await wait_for(pilot, lambda: app.screen is session, "the session again")
-        await pilot.press("x")
-        await wait_for(pilot, lambda: type(app.screen).__name__ == "ConfirmScreen", "the skip question")
-        assert active_conflicts(app.screen) == {}
-        visited["confirm"] = 0
-        await pilot.press("n")
-        await wait_for(pilot, lambda: app.screen is session, "the session again")
-        await pilot.press("question_mark")
-        await wait_for(pilot, lambda: type(app.screen).__name__ == "HelpScreen", "the keys")
-        assert active_conflicts(app.screen) == {}
-        visited["help"] = 0
-        await pilot.press("escape")
-        await wait_for(pilot, lambda: app.screen is session, "the session again")
-        await pilot.press("f")
-        await wait_for(pilot, lambda: type(app.screen).__name__ == "PictureScreen", "the picture full-screen")
-        assert active_conflicts(app.screen) == {}
-        visited["picture"] = 0
-        await pilot.press("f")
-        await wait_for(pilot, lambda: app.screen is session, "the session again")
+        for opens, name, closes in (
+            ("x", "ConfirmScreen", "n"),
+            ("question_mark", "HelpScreen", "escape"),
+            ("f", "PictureScreen", "f"),
+        ):
+            await pilot.press(opens)  # the skip question, the keys, the picture full-screen
+            await wait_for(pilot, lambda name=name: type(app.screen).__name__ == name, name)
+            assert active_conflicts(app.screen) == {}, name
+            visited[name] = 0
+            await pilot.press(closes)
+            await wait_for(pilot, lambda: app.screen is session, f"the session again after {name}")
         await pilot.press("1", "ctrl+s")
         await outcome_shown(pilot, app)
         assert active_conflicts(app.screen) == {}
