@@ -42,7 +42,7 @@ COLUMNS = (
 )
 #: columns left out, in this order, when the runs are wider than the screen: the least useful first (at 80
 #: columns the counts and the status stay; at 120, the machine and the date too)
-DROP_FIRST = ("experiment", "dataset", "model", "date", "human")
+DROP_FIRST = ("experiment", "dataset", "model", "date")
 #: seconds between refreshes while a run is being written
 LIVE_REFRESH = 2.0
 
