@@ -213,7 +213,7 @@ def drive(
                         step.outcome = t
                         time.sleep(think)  # the expert reads the outcome, then moves on
                         step.key = now()
-                        control.keys("n")
+                        control.keys("Enter")
                         moved_on = True
                     if replies[position] and step.reply is None:
                         if reply.search(screen):

@@ -105,7 +105,7 @@ async def count(task: str, size: tuple[int, int], steps: int, answer: str) -> li
                         await pilot.pause(0.5)
                         state.update(profile=profile, painted=False, done=None)
                         profile.enable()
-                    await pilot.press("n")
+                    await pilot.press("enter")
                     if answer == "next":
                         await until(lambda: state["done"] is not None, what="the next turn's frame")
                         if step:

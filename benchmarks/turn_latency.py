@@ -228,7 +228,7 @@ async def pilot_steps(app: Any, probe: Any, sessions: int, answers: list[str], t
                 await probe.wait("outcome", session, 0)
                 await asyncio.sleep(think)
                 t_key = now()
-                press(app, "n")
+                press(app, "enter")
                 nxt = await until(lambda o=order: probe.session_of(o + 1), what=f"session {order + 2}")
                 next_j = 2
             else:

@@ -150,7 +150,7 @@ async def steps(app: Any, trace: Trace, count: int) -> list[dict[str, float]]:
         await until(lambda: app.screen.query_one(TagChoice).selected is Tag.RATIFY, what="RATIFY chosen")
         press(app, "ctrl+s")
         await until(lambda: getattr(app.screen, "state", None) == "outcome", what="the outcome")
-        press(app, "n")
+        press(app, "enter")
     await until(lambda: turn(2), what="the next session's first turn")  # no machine call left pending at exit
     return found
 

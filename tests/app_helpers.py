@@ -155,7 +155,7 @@ async def expert_turn(pilot: Any, app: PXPApp, j: int | None = None) -> Any:
     async def moved_on() -> Any:  # past a finished session's outcome, as the expert does (enter)
         screen = session_screen(app)
         if screen is not None and screen.state == "outcome" and app.screen is screen:
-            await pilot.press("n")
+            await pilot.press("enter")
         return ready()
 
     return await wait_for_async(pilot, moved_on, f"the expert's turn at message {j}")
@@ -183,7 +183,7 @@ async def outcome_shown(pilot: Any, app: PXPApp) -> Any:
 async def run_done(pilot: Any, app: PXPApp) -> Any:
     """Move past the last session's outcome and wait for the end of the run; returns the session screen."""
     screen = await outcome_shown(pilot, app)
-    await pilot.press("n")
+    await pilot.press("enter")
     await wait_for(pilot, lambda: screen.state == "done", "the end of the run")
     return screen
 

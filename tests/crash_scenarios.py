@@ -310,9 +310,9 @@ def answer_until_finished(tmux: Tmux, name: str, limit: int) -> str:
         screen = tmux.screen(name)
         if "The run is finished" in screen:
             return screen
-        if "or n: the" in screen:  # a session's outcome: the expert moves on, once (n at a turn opens a note)
-            tmux.keys(name, "n")
-            poll(lambda: "or n: the" not in tmux.screen(name), "the outcome to close", PATIENCE)
+        if "enter: the" in screen:  # a session's outcome: the expert moves on, once
+            tmux.keys(name, "Enter")
+            poll(lambda: "enter: the" not in tmux.screen(name), "the outcome to close", PATIENCE)
             return None
         match = _HEADER.search(screen)
         if match and "Your turn" in screen and int(match.group(3)) == 2 and match.group(1) not in answered:

@@ -110,20 +110,20 @@ class Tmux:
 def expert_turn(tmux: Tmux, name: str, session: int, total: int) -> str:
     """Wait for the expert's turn at message 2 of session ``session``: everything before it is on screen.
 
-    Past the previous session's outcome (the expert reads it and presses n), if it is shown.
+    Past the previous session's outcome (the expert reads it and presses enter), if it is shown.
     """
     turn = rf"session {session} / {total} · message 2 / 10(?s:.*)Your turn"
-    text = tmux.wait(name, rf"{turn}|or n: the next instance")
+    text = tmux.wait(name, rf"{turn}|enter: the next instance")
     if not re.search(turn, text):
-        tmux.keys(name, "n")
+        tmux.keys(name, "Enter")
         text = tmux.wait(name, turn)
     return text
 
 
 def run_finished(tmux: Tmux, name: str) -> str:
     """Past the last session's outcome to the run's summary screen."""
-    tmux.wait(name, "or n: the run's summary")
-    tmux.keys(name, "n")
+    tmux.wait(name, "enter: the run's summary")
+    tmux.keys(name, "Enter")
     return tmux.wait(name, "The run is finished")
 
 

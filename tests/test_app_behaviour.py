@@ -89,7 +89,7 @@ async def test_a_model_failure_shows_its_cause_and_switching_model_continues(db_
         cause = str(app.screen.query_one("#failure-cause").render())
         assert "gpt-4o-mini" in cause and "Connection error" in cause  # refused: nothing listens there
         assert messages(db_path, run_id) == []
-        await pilot.press("s")  # the model field
+        await pilot.press("w")  # the model field
         await wait_for(pilot, lambda: app.screen.query_one("#failure-model").has_focus, "the model field's focus")
         await pilot.press("ctrl+a", "ctrl+k", *"offline", "enter")
         await expert_turn(pilot, app, j=2)

@@ -68,7 +68,7 @@ async def test_the_reviews_refreshes_never_read_at_once_on_its_connection(db_pat
         screen = await wait_for(pilot, lambda: getattr(app_screen(pilot), "board", None) and app_screen(pilot), "the runs")
         await wait_for(pilot, lambda: running[0] == 1, "the first read")
         for _ in range(3):
-            await pilot.press("r")  # refresh, while the first read is still on its way
+            await pilot.press("f5")  # refresh, while the first read is still on its way
         await wait_for(pilot, lambda: screen.board.pending == 4 or most[0] > 1, "the refreshes asked for")
         gate.set()
         await wait_for(pilot, lambda: screen.board.pending == 0, "every read done")

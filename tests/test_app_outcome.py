@@ -8,6 +8,7 @@ from pxp_tui.app.session.messages import HumanTurn
 from pxp_tui.protocol import Sender, Tag, session_flags
 
 from .app_helpers import expert_turn, live_app, messages, outcome_shown, rows, run_done, session_screen, type_answer, wait_for
+from .internals import notifications
 
 PARACETAMOL_VIA_CHLORIDE = "CC(=O)Cl.Nc1ccc(O)cc1"
 CHLORIDE_REASON = "Acylation of 4-aminophenol with acetyl chloride; the amine is more nucleophilic than the phenol."
@@ -59,7 +60,7 @@ async def test_a_ratified_session_stays_on_screen_until_n_and_the_next_starts_cl
         assert "Session 1 of 2: Ratified by both at message 3" in shown
         assert "Last message: 3 machine RATIFY" in shown
         assert first_prediction in shown  # the closing message's prediction, as sent
-        assert "enter or n: the next instance" in shown
+        assert "enter: the next instance" in shown
         assert flag_marks(screen) == {"one-way": "✓ ✓", "two-way": "✓ (both)", "strong": "✓ ✓", "ultra-strong": "· ·"}
         assert screen.query_one("#outcome").display and not screen.query_one("#picker").display
         # the engine goes on (the next instance's first message is asked meanwhile), the screen does not
@@ -71,7 +72,7 @@ async def test_a_ratified_session_stays_on_screen_until_n_and_the_next_starts_cl
         assert [e.has_class("entry") for e in shown] == [True, True, True, False]  # three messages, the end's note
         assert "INIT_m RATIFY_h RATIFY_m" in text(screen, "#metrics-tags")
 
-        await pilot.press("n")
+        await pilot.press("enter")
         screen = await expert_turn(pilot, app, j=2)
         assert screen.exchange.order == 1
         assert not screen.query_one("#outcome").display and screen.query_one("#picker").display
@@ -128,7 +129,7 @@ async def test_the_bound_is_named_as_the_outcome(db_path) -> None:
         screen = await outcome_shown(pilot, app)
         shown = banner_text(screen)
         assert "Message bound reached (2 messages) without agreement" in shown
-        assert "enter or n: the run's summary" in shown  # the last session of the run
+        assert "enter: the run's summary" in shown  # the last session of the run
 
 
 @pytest.mark.slow
@@ -150,9 +151,23 @@ async def test_the_run_ends_on_its_summary_with_the_papers_table(db_path) -> Non
         assert "2 of 2 done: 2 ratified" in text(summary, "#summary-sessions")
         assert " s in sessions" in text(summary, "#summary-sessions")
         steps = text(summary, "#summary-next")
-        assert f"pxp report --runs {run_id} --db {db_path}" in steps and f"pxp export --format csv --db {db_path}" in steps
+        assert (
+            f"pxp report --runs {run_id} --db {db_path}" in steps
+            and f"pxp export --run {run_id} --format csv --db {db_path}" in steps
+        )
 
-        await pilot.press("r")  # review this run
+        await pilot.press("e")  # the run exported for a spreadsheet, and where it went said
+        said = await wait_for(pilot, lambda: [n for n in notifications(app) if "exported" in n], "the export's notification")
+        folder = db_path.resolve().parent / "export" / f"run-{run_id}"
+        assert str(folder) in said[0] and "(6 messages)" in said[0]
+        from openpyxl import load_workbook
+
+        sheet = load_workbook(folder / "messages.xlsx", read_only=True).active
+        table = list(sheet.iter_rows(values_only=True))
+        assert [(r[0], r[5], r[8]) for r in table[1:]] == [(run_id, j, tag) for _ in range(2) for j, tag in
+                                                           ((1, "INIT"), (2, "RATIFY"), (3, "RATIFY"))]  # fmt: skip
+
+        await pilot.press("ctrl+o")  # review this run
         await wait_for(pilot, lambda: type(app.screen).__name__ == "SessionsScreen" and app.screen.run_id == run_id)
         await pilot.press("escape")
         await wait_for(pilot, lambda: app.screen is summary, "the summary again")

@@ -167,7 +167,7 @@ def test_where_pixels_cannot_be_drawn_the_note_says_why_and_what_to_do(monkeypat
     monkeypatch.setattr(graphics, "drawn_by", lambda: "halfcell")
     note = graphics.coarse_note(env)
     assert note is not None and said in note
-    assert "o opens the original" in note and "pxp serve" in note and "Sixel" in note
+    assert "v opens the original" in note and "pxp serve" in note and "Sixel" in note
     monkeypatch.setattr(graphics, "drawn_by", lambda: "sixel")
     assert graphics.coarse_note(env) is None  # pixels: nothing to say
 
@@ -177,6 +177,6 @@ def test_in_a_kitty_too_old_for_its_pictures_the_note_names_it_and_what_to_do(mo
     monkeypatch.setattr(graphics, "drawn_by", lambda: "halfcell")
     note = graphics.coarse_note({}, kitty="0.26.5")
     assert note is not None and note.startswith("kitty 0.26.5 cannot show pxp's pictures (they need kitty 0.28+)")
-    assert "o opens the original" in note and "pxp serve" in note
+    assert "v opens the original" in note and "pxp serve" in note
     assert graphics.old_kitty("kitty(0.26.5)") == "0.26.5"
     assert graphics.old_kitty("kitty(0.28.0)") is None and graphics.old_kitty("WezTerm 20240203") is None

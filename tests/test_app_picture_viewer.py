@@ -134,7 +134,7 @@ async def test_a_molecule_is_drawn_for_the_whole_screen_and_tab_shows_the_reacti
         assert viewer.view.zoom == 1  # molecules are redrawn, not zoomed
         await pilot.press("tab")
         await wait_for(pilot, lambda: "→" in str(picture.query_one(".picture-cells").render()), "the reaction")
-        await pilot.press("q")  # q closes the viewer, it does not quit
+        await pilot.press("f")  # f again leaves the full-screen picture
         await wait_for(pilot, lambda: isinstance(app.screen, SessionScreen), "the session again")
         assert app.is_running
 
@@ -169,8 +169,8 @@ async def test_the_picture_keys_are_listed_with_their_ids(db_path: Path, monkeyp
     async with live_app(db_path, (100, 30), task="rad") as (app, pilot, _):
         await expert_turn(pilot, app, j=2)
         rows = {row.id: row for row in key_rows(app, app.screen)}
-        assert rows["session.picture"].keys == "f" and rows["session.open_picture"].keys == "o"
+        assert rows["session.picture"].keys == "f" and rows["session.open_picture"].keys == "v"
         await pilot.press("f")
         viewer = await wait_for(pilot, lambda: app.screen if isinstance(app.screen, PictureScreen) else None, "the viewer")
         ids = {row.id for row in key_rows(app, viewer)}
-        assert {"viewer.zoom_in", "viewer.zoom_out", "viewer.fit", "viewer.actual", "viewer.close", "viewer.open"} <= ids
+        assert {"viewer.zoom_in", "viewer.zoom_out", "viewer.fit", "viewer.actual", "viewer.close", "viewer.open_picture"} <= ids

@@ -87,7 +87,7 @@ def test_in_tmux_3_3_an_xray_header_says_once_that_no_pixels_pass_and_what_to_do
     width = next(line.index("╮") + 1 for line in screen.splitlines() if "─ Machine ─" in line)
     flat = " ".join(" ".join(line[:width] for line in screen.splitlines()).split())
     assert f"tmux {version} passes no pictures through" in flat
-    assert "o opens the original" in flat and "pxp serve" in flat
+    assert "v opens the original" in flat and "pxp serve" in flat
     assert flat.count("passes no pictures") == 1  # said once
     assert "Gi=" not in tmux.tmux("display-message", "-p", "-t", "rad", "#{pane_title}")  # no kitty question as its title
     for _ in range(3):  # full-screen: said there too, once (the first key at the first turn is sometimes not taken)

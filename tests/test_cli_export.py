@@ -1,4 +1,5 @@
-"""``pxp export``: one file per table and view, row counts equal to the tables', formats that parse."""
+"""``pxp export``: the readable tables (runs, sessions, flat messages, instances), any table or view by name,
+one run alone, pictures only when asked, formats that parse (a spreadsheet read back with openpyxl)."""
 
 from __future__ import annotations
 
@@ -25,21 +26,34 @@ def counts(db: Path) -> dict[str, int]:
         return {n: board.db.execute(f"SELECT COUNT(*) FROM [{n}]").fetchone()[0] for n in names}
 
 
-def test_csv_writes_one_file_per_table_and_view_with_their_row_counts(run_db: Path, tmp_path: Path, capsys) -> None:
+def test_csv_writes_the_readable_tables_with_their_row_counts(run_db: Path, tmp_path: Path, capsys) -> None:
     out = tmp_path / "csv"
     code, printed, _ = pxp(capsys, "export", "--db", run_db, "--format", "csv", "--out", out)
     assert code == 0
-    expected = counts(run_db)
-    assert {p.stem for p in out.glob("*.csv")} == set(expected)
-    assert expected["messages"] > 0 and expected["session_intelligibility"] == 4
+    raw = counts(run_db)
+    expected = {"runs": raw["runs"], "sessions": raw["data"], "messages": raw["messages"], "instances": raw["instances"]}
+    assert {p.name for p in out.iterdir()} == {f"{name}.csv" for name in expected}  # no images, no data.csv
+    assert expected["messages"] > 0 and expected["sessions"] == 4
     for name, rows in expected.items():
         with (out / f"{name}.csv").open(newline="", encoding="utf-8") as handle:
             assert len(list(csv.DictReader(handle))) == rows, name
         assert f"{rows:>9,} rows" in next(line for line in printed.splitlines() if line.startswith(name + " "))
 
 
+def test_every_table_and_view_of_the_file_can_be_named(run_db: Path, tmp_path: Path, capsys) -> None:
+    raw = counts(run_db)
+    names = [n for n in raw if n not in ("messages", "runs", "instances", "images")]  # those four: the readable ones
+    argv = [a for n in names for a in ("--table", n)]
+    code, _, err = pxp(capsys, "export", "--db", run_db, "--format", "csv", "--out", tmp_path / "all", *argv)
+    assert code == 0, err
+    for name in names:
+        with (tmp_path / "all" / f"{name}.csv").open(newline="", encoding="utf-8") as handle:
+            assert len(list(csv.DictReader(handle))) == raw[name], name
+
+
 def test_json_and_ndjson_parse_and_keep_every_row(run_db: Path, tmp_path: Path, capsys) -> None:
-    expected = counts(run_db)
+    raw = counts(run_db)
+    expected = {"runs": raw["runs"], "sessions": raw["data"], "messages": raw["messages"], "instances": raw["instances"]}
     pxp(capsys, "export", "--db", run_db, "--format", "json", "--out", tmp_path / "j")
     pxp(capsys, "export", "--db", run_db, "--format", "ndjson", "--out", tmp_path / "n")
     for name, rows in expected.items():
@@ -77,6 +91,8 @@ def test_markdown_of_one_view_to_standard_output(run_db: Path, capsys) -> None:
         (["--format", "csv", "--table", "nope"], "no table or view 'nope'"),
         (["--format", "xml"], "invalid choice"),
         (["--format", "csv", "--out", "-"], "name it with a single --table"),
+        (["--format", "csv", "--run", "99"], "no run 99"),
+        (["--format", "xlsx", "--table", "messages", "--out", "-"], "xlsx is written to files"),
     ],
 )
 def test_bad_input_is_one_line_exit_2_and_nothing_changes(run_db: Path, tmp_path: Path, capsys, argv, message) -> None:

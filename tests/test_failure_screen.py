@@ -28,13 +28,13 @@ async def test_the_dialog_opens_on_the_choice_that_helps(retryable: bool, first:
         assert isinstance(focused, Button) and focused.id == first
 
 
-async def test_s_pressed_as_the_dialog_opens_goes_to_the_model_field_and_switches_nothing() -> None:
+async def test_w_pressed_as_the_dialog_opens_goes_to_the_model_field_and_switches_nothing() -> None:
     app = Host()
     async with app.run_test() as pilot:
         app.show(True)
-        await pilot.press("s")  # before the dialog has had a frame
+        await pilot.press("w")  # before the dialog has had a frame
         await pilot.pause()
-        assert isinstance(app.screen, FailureScreen), "an s at once switched to the same model"
+        assert isinstance(app.screen, FailureScreen), "a w at once switched to the same model"
         field = app.screen.query_one("#failure-model", Input)
         assert field.has_focus
         await pilot.press("ctrl+a", "ctrl+k", *"offline", "enter")

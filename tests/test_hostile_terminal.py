@@ -74,9 +74,9 @@ def test_the_live_app_and_the_review_show_the_escapes_as_text(tmux: Tmux, board:
     for label in ("name", "reply"):  # the instance's name, the machine's explanation (twice: pane, conversation)
         assert shown(label) in screen, label
     tmux.keys("app", "1", "C-s")  # RATIFY, the prefilled answer unchanged
-    screen = tmux.wait("app", "or n: the run's summary")
+    screen = tmux.wait("app", "enter: the run's summary")
     assert "Session 1 ended" in untouched(tmux, "app", before)
-    tmux.keys("app", "n")
+    tmux.keys("app", "Enter")
     tmux.wait("app", "The run is finished")
     assert shown("expert") in untouched(tmux, "app", before)  # the summary names the expert
     tmux.keys("app", "q")

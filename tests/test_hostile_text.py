@@ -137,7 +137,7 @@ async def test_a_live_session_shows_the_escapes_as_text_and_sends_what_was_shown
         await pilot.press("1", "ctrl+s")  # RATIFY, the prefilled answer as it is
         await outcome_shown(pilot, app)
         assert shown("reply") in clean(app)  # the outcome: the last message as sent
-        await pilot.press("n")
+        await pilot.press("enter")
         await wait_for(pilot, lambda: screen.state == "done" and "The run is finished" in screen_text(app), "the summary")
         await settle(pilot)
         assert shown("expert") in clean(app)
@@ -179,8 +179,8 @@ def test_every_command_prints_the_escapes_as_text(board: Path, tmp_path: Path, c
     markdown = (report / "report.md").read_text(encoding="utf-8")
     assert not leaks(markdown) and shown("expert") in markdown
     assert hostile("expert") in (report / "intelligibility.csv").read_bytes().decode()  # data files: exact
-    assert hostile("note") in (tmp_path / "export" / "annotations.csv").read_bytes().decode()
-    table = (tmp_path / "export" / "annotations.md").read_text(encoding="utf-8")  # a table for reading
+    assert hostile("note") in (tmp_path / "export" / "sessions.csv").read_bytes().decode()
+    table = (tmp_path / "export" / "sessions.md").read_text(encoding="utf-8")  # a table for reading
     assert not leaks(table) and shown("note") in table
     with Blackboard.open(tmp_path / "merged.db", readonly=True) as merged:
         assert {r.config.experiment for r in merged.runs()} == {hostile("experiment")}

@@ -140,7 +140,7 @@ async def test_the_next_proposal_is_drawn_while_the_outcome_is_read(db_path: Pat
         await wait_for(pilot, lambda: CACHE.lookup(key, proposal.surface)[0], "the next proposal drawn ahead")
         draws = CACHE.draws
         seen = paints(screen, from_send=False)
-        await pilot.press("n")
+        await pilot.press("enter")
         await expert_turn(pilot, app, j=2)
         await pilot.pause()
     assert CACHE.draws == draws  # nothing drawn after n: both pictures were ready

@@ -131,10 +131,10 @@ async def test_sort_by_any_column_and_reverse(every: Path) -> None:
         await open_sessions(pilot)
         screen = pilot.app.screen
         while screen.query_state.sort != "messages":
-            await pilot.press("s")
+            await pilot.press("o")
         await settle(pilot)
         up = [int(r[7]) for r in table_rows(pilot.app, "#sessions-table")]
-        await pilot.press("S")
+        await pilot.press("O")
         await settle(pilot)
         down = [int(r[7]) for r in table_rows(pilot.app, "#sessions-table")]
         assert "sorted by msgs ↓" in status(pilot.app, "#sessions-status")
@@ -217,7 +217,7 @@ async def test_runs_written_while_the_review_is_open_appear_on_refresh(every: Pa
         assert len(table_rows(pilot.app, "#runs-table")) == 1
         with Blackboard.open(every, create=False) as writer:  # a live run in the same file
             await scripted_run(writer, [["INIT", "RATIFY", "RATIFY"]], human="alice")
-        await pilot.press("r")
+        await pilot.press("f5")
         await settle(pilot)
         rows = table_rows(pilot.app, "#runs-table")
     assert [r[2] for r in rows] == ["proxy", "alice"]
@@ -293,3 +293,77 @@ async def test_leaving_a_screen_while_it_still_reads_goes_back_and_the_review_go
             assert app.is_running and type(app.screen) is back_to
     finally:
         go_on.set()
+
+
+async def test_a_class_chosen_from_the_filter_returns_to_the_sessions_and_enter_replays(every: Path) -> None:
+    async with ReviewApp(every).run_test(size=(80, 24)) as pilot:
+        await open_sessions(pilot)
+        await pilot.press("ctrl+f")  # the list opens at once
+        select = pilot.app.screen.query_one("#filter-class", Select)
+        await wait_for(pilot, lambda: select.expanded, "the class list open")
+        overlay = select.query_one("SelectOverlay")
+        labels = [str(overlay.get_option_at_index(i).prompt) for i in range(overlay.option_count)]
+        assert labels[-2:] == ["flagged for later", "with a note"]
+        region = overlay.region
+        assert region.height >= overlay.option_count + 2 and region.bottom <= 24  # every class in view at 80x24
+        while overlay.highlighted is None or str(overlay.get_option_at_index(overlay.highlighted).prompt) != "2-way":
+            await pilot.press("down")
+        await pilot.press("enter")
+        await settle(pilot)
+        assert select.value == "two_way" and not select.expanded
+        assert pilot.app.focused is pilot.app.screen.query_one("#sessions-table")
+        await pilot.press("enter")  # a session replayed, not the list opened again
+        await wait_for(pilot, lambda: isinstance(pilot.app.screen, ReplayScreen), "the replay")
+
+
+async def test_the_replay_shows_the_reference_and_whether_each_message_matched_it(every: Path) -> None:
+    from pxp_tui.tasks import get_task
+
+    async with ReviewApp(every).run_test(size=SIZE) as pilot:
+        await open_sessions(pilot)
+        await pilot.press("enter")
+        await settle(pilot)
+        screen = pilot.app.screen
+        assert isinstance(screen, ReplayScreen) and screen.replay is not None
+        await pilot.press("end")
+        await pilot.pause()
+        instance = screen.replay.instance
+        shown = str(screen.query_one("#replay-reference", Static).render())
+        assert "Reference answer" in shown and instance.reference_prediction in shown
+        task = get_task("drug")
+        for card in screen.query(MessageCard):
+            expected = task.match(card.message.prediction, instance.reference_prediction)
+            assert card.matched is expected
+            line = str(card.query_one(".card-prediction", Static).render())
+            assert ("✓ the reference" if expected else "✗ not the reference") in line
+
+
+async def test_e_exports_the_run_for_a_spreadsheet_and_says_where(every: Path) -> None:
+    from openpyxl import load_workbook
+
+    from .internals import notifications
+
+    async with ReviewApp(every).run_test(size=SIZE) as pilot:
+        await open_sessions(pilot)
+        await pilot.press("e")
+        folder = every.resolve().parent / "export" / "run-1"
+        said = await wait_for(pilot, lambda: [n for n in notifications(pilot.app) if "exported" in n], "the notification")
+        assert str(folder) in said[0] or "export/run-1" in said[0]
+    sheet = load_workbook(folder / "messages.xlsx", read_only=True).active
+    table = list(sheet.iter_rows(values_only=True))
+    assert table[0][:5] == ("run_id", "session", "session_id", "instance_key", "expert")
+    with Blackboard.open(every, create=False, readonly=True) as board:
+        stored = board.db.execute("SELECT COUNT(*) FROM messages").fetchone()[0]
+    assert len(table) - 1 == stored and {r[0] for r in table[1:]} == {1}
+    assert sorted(p.name for p in folder.iterdir()) == ["instances.xlsx", "messages.xlsx", "runs.xlsx", "sessions.xlsx"]
+
+
+@pytest.mark.parametrize(("size", "wanted"), [((80, 24), "status"), ((120, 40), "date")])
+async def test_the_runs_list_drops_the_least_useful_columns_to_fit(every: Path, size, wanted: str) -> None:
+    async with ReviewApp(every).run_test(size=size) as pilot:
+        await settle(pilot)
+        table = pilot.app.screen.query_one("#runs-table", DataTable)
+        keys = [str(c.key.value) for c in table.ordered_columns]
+        assert wanted in keys and {"progress", "two_way", "status"} <= set(keys)
+        assert sum(c.get_render_width(table) for c in table.ordered_columns) <= size[0]  # nothing cut at the right
+    assert (size[0] == 80) == ("date" not in keys)

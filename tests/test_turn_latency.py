@@ -277,7 +277,7 @@ async def test_the_footers_keys_keep_their_places_from_turn_to_turn_across_an_ou
         await outcome_shown(pilot, app)
         await settled(pilot)  # the outcome's keys
         assert "Guards" not in shown(screen)
-        await pilot.press("n")
+        await pilot.press("enter")
         await expert_turn(pilot, app, j=2)
         await settled(pilot)  # the next turn's keys
         assert shown(screen) == first

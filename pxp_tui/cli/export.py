@@ -1,4 +1,5 @@
-"""``pxp export``: tables and intelligibility views as CSV, JSON, NDJSON or Markdown files."""
+"""``pxp export``: the runs, sessions, messages and instances (or any table or view) as CSV, JSON, NDJSON,
+Markdown or xlsx files, for every run or some."""
 
 from __future__ import annotations
 
@@ -14,7 +15,16 @@ DEFAULT_OUT = "export"
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_db(parser)
-    parser.add_argument("--format", required=True, choices=["csv", "json", "ndjson", "markdown"], help="the file format")
+    parser.add_argument(
+        "--format",
+        required=True,
+        choices=["csv", "json", "ndjson", "markdown", "xlsx"],
+        help="the file format (xlsx: a spreadsheet)",
+    )
+    parser.add_argument(
+        "--run", type=int, action="append", metavar="ID", help="only this run's rows (repeatable; default: every run)"
+    )
+    parser.add_argument("--with-images", action="store_true", help="also the instances' pictures (images, base64)")
     parser.add_argument(
         "--out",
         default=DEFAULT_OUT,
@@ -23,7 +33,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "`-` prints a single --table to standard output",
     )
     parser.add_argument(
-        "--table", action="append", metavar="NAME", help="only this table or view (repeatable; default: every table and view)"
+        "--table",
+        action="append",
+        metavar="NAME",
+        help="only this table or view (repeatable; default: runs, sessions, messages and instances; "
+        "any other table or view of the file by its name)",
     )
 
 
@@ -33,12 +47,14 @@ def main(args: argparse.Namespace) -> int:
 
     with open_existing(args.db) as board:
         if args.out == "-":
-            (name,) = _single(export.check(board, args.format, args.table), args.table)
-            rows = export.write(board, name, args.format, data_stream())
+            if args.format in export.FILE_ONLY:
+                raise ValueError(f"--format {args.format} is written to files: name a folder with --out")
+            (name,) = _single(export.check(board, args.format, args.table, args.run), args.table)
+            rows = export.write(board, name, args.format, data_stream(), args.run)
             print(f"{name}: {rows} rows", file=sys.stderr)
             return 0
         try:
-            done = export.export(board, args.format, Path(args.out), args.table)
+            done = export.export(board, args.format, Path(args.out), args.table, args.run, with_images=args.with_images)
         except OSError as exc:
             if isinstance(exc, BrokenPipeError):
                 raise

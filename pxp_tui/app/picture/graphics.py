@@ -222,7 +222,7 @@ def _version(text: str) -> tuple[int, int]:
 
 
 #: what the expert can do instead of half-cell blocks
-OPTIONS = "o opens the original, pxp serve shows pxp in a browser"
+OPTIONS = "v opens the original, pxp serve shows pxp in a browser"
 
 
 def coarse_note(env: dict[str, str] | None = None, kitty: str | None = None) -> str | None:

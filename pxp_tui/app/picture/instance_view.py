@@ -35,7 +35,7 @@ def picture_bindings(screen: str) -> list[Binding]:
     """The keys of a screen that shows an instance (ids ``<screen>.picture``, ``<screen>.open_picture``)."""
     return [
         Binding("f", "picture", "Picture full-screen", id=f"{screen}.picture"),
-        Binding("o", "open_picture", "Open in image viewer", id=f"{screen}.open_picture"),
+        Binding("v", "open_picture", "Open in image viewer", id=f"{screen}.open_picture"),
     ]
 
 

@@ -7,7 +7,7 @@ graphics, half-cell blocks). The tools: fit (0) and 1:1 (1: one image pixel per 
 given to the terminal unscaled, in whole cells), zoom steps (+ -) and pan (arrows, h j k l, a drag, the
 wheel), window/level (brightness [ ], contrast , .; :mod:`~pxp_tui.app.picture.tone`) and invert (i), r
 resetting the window; the bottom line gives the current values. Molecules are drawn again for the whole
-screen. Escape (or q, or f) goes back to where the expert was.
+screen. Escape (or f, the key that opened it) goes back to where the expert was.
 """
 
 from __future__ import annotations
@@ -35,7 +35,9 @@ class PictureScreen(Screen):
 
     CSS_PATH = "viewer.tcss"
     BINDINGS = [
-        Binding("escape,q,f", "close", "Back", id="viewer.close"),
+        Binding("escape", "close", "Back", id="viewer.close"),
+        # f again: the key that opened the picture full-screen leaves it (one meaning: full-screen on or off)
+        Binding("f", "leave_full_screen", "Leave full-screen", id="viewer.picture", show=False),
         Binding("0,home", "fit", "Fit", id="viewer.fit"),
         Binding("1", "actual", "Actual size (1:1)", id="viewer.actual"),
         Binding("plus,equals_sign", "zoom(1)", "Zoom in", id="viewer.zoom_in"),
@@ -51,7 +53,7 @@ class PictureScreen(Screen):
         Binding("i", "invert", "Invert", id="viewer.invert"),
         Binding("r", "reset_tone", "Reset window", id="viewer.reset_tone"),
         Binding("tab", "switch", "Target / proposal", id="viewer.switch"),
-        Binding("o", "open_outside", "Open original", id="viewer.open"),
+        Binding("v", "open_outside", "Open in image viewer", id="viewer.open_picture"),
     ]
     #: the actions of the reading tools, for X-rays only
     TOOLS = frozenset({"fit", "actual", "zoom", "pan", "brightness", "contrast", "invert", "reset_tone"})
@@ -167,6 +169,9 @@ class PictureScreen(Screen):
         return True
 
     def action_close(self) -> None:
+        self.dismiss()
+
+    def action_leave_full_screen(self) -> None:
         self.dismiss()
 
     def action_zoom(self, steps: int) -> None:

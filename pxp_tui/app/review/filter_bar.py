@@ -66,7 +66,7 @@ class FilterBar(Horizontal):
 
     def on_select_changed(self, event: Select.Changed) -> None:
         event.stop()
-        self._post()
+        self._post(chosen=True)
 
     def on_input_changed(self, event: Input.Changed) -> None:
         event.stop()
@@ -85,6 +85,6 @@ class FilterBar(Horizontal):
         self.set_kind(None)
         self._post()
 
-    def _post(self) -> None:
+    def _post(self, *, chosen: bool = False) -> None:
         self._pending = None
-        self.post_message(FilterChanged(self.kind, self.text.strip()))
+        self.post_message(FilterChanged(self.kind, self.text.strip(), chosen))

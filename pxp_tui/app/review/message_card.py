@@ -45,14 +45,18 @@ class MessageCard(Vertical):
 
     DEFAULT_CSS = beside(__file__)
 
-    def __init__(self, message: Message) -> None:
+    def __init__(self, message: Message, matched: bool | None = None) -> None:
         super().__init__(classes=f"card {message.sender.value}")
         self.message = message
+        self.matched = matched  # the prediction against the instance's reference (None: no reference)
 
     def compose(self) -> ComposeResult:
         m = self.message
         yield Static(heading(m), classes="card-heading")
-        yield Static(Text.assemble(("prediction  ", "dim"), visible(m.prediction) or "—"), classes="card-prediction")
+        prediction = Text.assemble(("prediction  ", "dim"), visible(m.prediction) or "—")
+        if self.matched is not None:
+            prediction.append("  ✓ the reference" if self.matched else "  ✗ not the reference", style="bold")
+        yield Static(prediction, classes="card-prediction")
         yield Static(visible(m.explanation) or "—", classes="card-explanation", markup=False)
         bars = bars_content(m.meta, BAR_WIDTH)  # its distribution (issue 10), when it stated one
         if bars is not None:

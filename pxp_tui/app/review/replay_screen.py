@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, VerticalScroll
+from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
 from textual.reactive import reactive
 from textual.screen import Screen
@@ -20,6 +21,7 @@ from pxp_tui.app.review.message_card import BAR_WIDTH, MessageCard
 from pxp_tui.app.review.reader import ReviewBoard
 from pxp_tui.app.review.review_notes import replay_note
 from pxp_tui.app.shared.distribution_bars import bars_content
+from pxp_tui.app.shared.export_run import ExportsRun, export_binding
 from pxp_tui.app.shared.fitting_footer import FittingFooter
 from pxp_tui.app.shared.leaving import leave
 from pxp_tui.blackboard import Blackboard, review
@@ -42,16 +44,17 @@ def final_card(session: Mapping[str, Any]) -> Static | None:
     return Static(Content("\n").join([title, bars]), id="replay-final")
 
 
-class ReplayScreen(PictureActions, Screen):
+class ReplayScreen(ExportsRun, PictureActions, Screen):
     """Session ``session_id``: the instance on the left, its messages revealed one at a time on the right."""
 
     CSS_PATH = "replay_screen.tcss"
     BINDINGS = [
-        Binding("right,space,n", "step(1)", "Next message", id="review.replay.next"),
-        Binding("left,p", "step(-1)", "Previous", id="review.replay.previous"),
+        Binding("right,space", "step(1)", "Next message", id="review.replay.next"),
+        Binding("left", "step(-1)", "Previous", id="review.replay.previous"),
         Binding("end,a", "show_all", "All", id="review.replay.all"),
         Binding("home", "show_first", "First", id="review.replay.first"),
         Binding("escape", "back", "Sessions", id="review.replay.back"),
+        export_binding("review.replay"),
         *picture_bindings("review.replay"),
     ]
 
@@ -62,6 +65,10 @@ class ReplayScreen(PictureActions, Screen):
         self.board = board
         self.session_id = session_id
         self.replay: review.Replay | None = None
+        self.matches: list[bool | None] = []  # each message's prediction against the reference
+
+    def export_target(self) -> tuple[Any, Path, int] | None:
+        return None if self.replay is None else (self.board.read, self.board.path, self.replay.run.id)
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -77,12 +84,13 @@ class ReplayScreen(PictureActions, Screen):
 
     @work(exclusive=True, group="replay")
     async def load(self) -> None:
-        replay, task = await self.board.read(_read, self.session_id)
+        replay, task, matches = await self.board.read(_read, self.session_id)
         if self in self.app.screen_stack:  # not closed while the read was on its way
-            await self._show(replay, task)
+            await self._show(replay, task, matches)
 
-    async def _show(self, replay: review.Replay, task: Task) -> None:
+    async def _show(self, replay: review.Replay, task: Task, matches: list[bool | None]) -> None:
         self.replay = replay
+        self.matches = matches
         run, session = replay.run, replay.session
         self.sub_title = f"run {run.id} · session {session['ord'] + 1}"
         self.query_one("#replay-title", Static).update(
@@ -98,7 +106,8 @@ class ReplayScreen(PictureActions, Screen):
         note.update(replay_note(replay))
         note.display = bool(replay_note(replay))
         body = self.query_one("#replay-body", Horizontal)
-        await body.mount_all([InstanceView(task, replay.instance, id="replay-instance"), VerticalScroll(id="replay-messages")])
+        left = Vertical(InstanceView(task, replay.instance), reference_card(replay.instance), id="replay-instance")
+        await body.mount_all([left, VerticalScroll(id="replay-messages")])
         self.shown = 1 if replay.messages else 0
 
     def watch_shown(self, shown: int) -> None:
@@ -108,7 +117,7 @@ class ReplayScreen(PictureActions, Screen):
         cards = list(pane.query(MessageCard))
         for card in cards[shown:]:
             card.remove()
-        new = [MessageCard(m) for m in self.replay.messages[len(cards) : shown]]
+        new = [MessageCard(m, self.matches[m.j - 1]) for m in self.replay.messages[len(cards) : shown]]
         if new:
             pane.mount_all(new)
         for old in pane.query("#replay-final"):
@@ -152,9 +161,23 @@ class ReplayScreen(PictureActions, Screen):
         leave(self)  # its reads stop first
 
 
-def _read(board: Blackboard, session_id: int) -> tuple[review.Replay, Task]:
-    """The session replayed, and its task (on the reader's thread)."""
+def reference_card(instance: Any) -> Static:
+    """The dataset's reference answer (RAD's label and report, DRUG's reactants), as stored."""
+    prediction, explanation = instance.reference_prediction, instance.reference_explanation
+    if not prediction and not explanation:
+        return Static(Content.styled("No reference answer in the dataset", "$text-muted"), id="replay-reference")
+    lines = [Content.styled("Reference answer", "bold"), Content(visible(prediction or "—"))]
+    if explanation:
+        lines.append(Content.styled(visible(explanation), "$text-muted"))
+    return Static(Content("\n").join(lines), id="replay-reference")
+
+
+def _read(board: Blackboard, session_id: int) -> tuple[review.Replay, Task, list[bool | None]]:
+    """The session replayed, its task, and whether each message's prediction is the reference (on the reader's thread)."""
     from pxp_tui.tasks import get_task
 
     replay = review.replay(board, session_id)
-    return replay, get_task(replay.run.config.task)  # RDKit for DRUG: loaded here, off the UI loop
+    task = get_task(replay.run.config.task)  # RDKit for DRUG: loaded here, off the UI loop
+    reference = replay.instance.reference_prediction
+    matches = [task.match(m.prediction, reference) if reference and m.prediction else None for m in replay.messages]
+    return replay, task, matches

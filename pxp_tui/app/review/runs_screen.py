@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from rich.cells import cell_len
 from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
@@ -14,6 +15,7 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Header, Static
 
 from pxp_tui.app.review.reader import ReviewBoard
+from pxp_tui.app.shared.export_run import ExportsRun, export_binding
 from pxp_tui.app.shared.fitting_footer import FittingFooter
 from pxp_tui.app.shared.leaving import leave
 from pxp_tui.blackboard import BlackboardError, review
@@ -38,6 +40,9 @@ COLUMNS = (
     ("date", "date"),
     ("experiment", "experiment"),
 )
+#: columns left out, in this order, when the runs are wider than the screen: the least useful first (at 80
+#: columns the counts and the status stay; at 120, the machine and the date too)
+DROP_FIRST = ("experiment", "dataset", "model", "date")
 #: seconds between refreshes while a run is being written
 LIVE_REFRESH = 2.0
 
@@ -45,6 +50,19 @@ LIVE_REFRESH = 2.0
 def open_board(path: Path) -> ReviewBoard:
     """The blackboard read-only, read on one thread (never blocks nor changes a run being written to the same file)."""
     return ReviewBoard(path)
+
+
+def fitting(rows: list[list[Any]], room: int) -> list[str]:
+    """The keys of the columns that fit in ``room`` cells (each column's widest cell and a cell's padding)."""
+    keys = [key for key, _ in COLUMNS]
+    width = {key: max([cell_len(label)] + [cell_len(str(row[i])) for row in rows]) for i, (key, label) in enumerate(COLUMNS)}
+    shown = [key for i, key in enumerate(keys) if key != "experiment" or any(str(row[i]) for row in rows)]
+    for key in DROP_FIRST:
+        if sum(width[k] + 2 for k in shown) <= room:
+            break
+        if key in shown:
+            shown.remove(key)
+    return shown
 
 
 def cells(summary: RunSummary) -> list[Any]:
@@ -71,13 +89,14 @@ def cells(summary: RunSummary) -> list[Any]:
     ]
 
 
-class ReviewScreen(Screen):
+class ReviewScreen(ExportsRun, Screen):
     """Runs of the blackboard at ``db_path``; Enter opens a run's sessions. Read-only."""
 
     CSS_PATH = "runs_screen.tcss"
     BINDINGS = [
         Binding("enter", "open_run", "Sessions", id="review.runs.open"),
-        Binding("r", "refresh", "Refresh", id="review.runs.refresh"),
+        Binding("f5", "refresh", "Refresh", id="review.runs.refresh"),
+        export_binding("review.runs"),
         Binding("escape", "back", "Back", id="review.runs.back"),
     ]
 
@@ -90,10 +109,7 @@ class ReviewScreen(Screen):
     def compose(self) -> ComposeResult:
         yield Header()
         yield Static(Content(visible(f"Runs in {self.db_path}", one_line=True)), id="runs-title")
-        table: DataTable = DataTable(id="runs-table", cursor_type="row", zebra_stripes=True)
-        for key, label in COLUMNS:
-            table.add_column(label, key=key)
-        yield table
+        yield DataTable(id="runs-table", cursor_type="row", zebra_stripes=True)
         yield Static("", id="runs-status")
         yield FittingFooter()
 
@@ -121,15 +137,28 @@ class ReviewScreen(Screen):
     def _show(self, runs: list[RunSummary]) -> None:
         table = self.query_one("#runs-table", DataTable)
         keep = table.cursor_row
-        table.clear()
-        for run in runs:
-            table.add_row(*cells(run), key=str(run.run.id))
+        rows = [cells(run) for run in runs]
+        shown = fitting(rows, self.size.width - 2)  # a scrollbar's room
+        if [str(c.key.value) for c in table.ordered_columns] != shown:
+            table.clear(columns=True)
+            labels = dict(COLUMNS)
+            for key in shown:
+                table.add_column(labels[key], key=key)
+        else:
+            table.clear()
+        index = [key for key, _ in COLUMNS]
+        for run, row in zip(runs, rows, strict=True):
+            table.add_row(*(row[index.index(key)] for key in shown), key=str(run.run.id))
         if runs:
             table.move_cursor(row=min(keep, len(runs) - 1))
         self.runs = runs
         live = sum(r.run.status is RunStatus.RUNNING for r in runs)
         status = f"{len(runs)} run(s)" + (f", {live} being written (refreshing)" if live else "")
-        self.query_one("#runs-status", Static).update(status + " · Enter: a run's sessions · r: refresh")
+        self.query_one("#runs-status", Static).update(status + " · Enter: a run's sessions · e: export · f5: refresh")
+
+    def on_resize(self) -> None:
+        if self.runs:
+            self._show(self.runs)  # the columns that fit the new width
 
     def _live_refresh(self) -> None:
         if self.board is not None and not self.board.pending and any(r.run.status is RunStatus.RUNNING for r in self.runs):
@@ -139,16 +168,23 @@ class ReviewScreen(Screen):
         if self.board is not None:
             self.load()
 
-    def action_open_run(self) -> None:
+    def _selected(self) -> int | None:
         table = self.query_one("#runs-table", DataTable)
         if self.board is None or not self.runs:
-            return
+            return None
+        row_key, _ = table.coordinate_to_cell_key(table.cursor_coordinate)
+        return None if row_key.value is None else int(row_key.value)
+
+    def export_target(self) -> tuple[Any, Path, int] | None:
+        run_id = self._selected()
+        return None if run_id is None or self.board is None else (self.board.read, self.db_path, run_id)
+
+    def action_open_run(self) -> None:
         from pxp_tui.app.review.sessions_screen import SessionsScreen
 
-        row_key, _ = table.coordinate_to_cell_key(table.cursor_coordinate)
-        if row_key.value is None:
-            return
-        self.app.push_screen(SessionsScreen(self.board, int(row_key.value)))
+        run_id = self._selected()
+        if run_id is not None and self.board is not None:
+            self.app.push_screen(SessionsScreen(self.board, run_id))
 
     def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
         event.stop()

@@ -7,6 +7,7 @@ time: every page is one query bounded by the run (see ``pxp_tui.blackboard.revie
 from __future__ import annotations
 
 from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
 from rich.text import Text
@@ -15,13 +16,14 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.content import Content
 from textual.screen import Screen
-from textual.widgets import DataTable, Header, Static
+from textual.widgets import DataTable, Header, Select, Static
 
 from pxp_tui.app.review import glyphs
 from pxp_tui.app.review.filter_bar import CLASS_LABELS, FilterBar
 from pxp_tui.app.review.messages import FilterChanged
 from pxp_tui.app.review.reader import ReviewBoard
 from pxp_tui.app.review.review_notes import ReviewNotes, note_cell
+from pxp_tui.app.shared.export_run import ExportsRun, export_binding
 from pxp_tui.app.shared.fitting_footer import FittingFooter
 from pxp_tui.app.shared.leaving import leave
 from pxp_tui.app.shared.session_notes import note_bindings
@@ -49,29 +51,33 @@ LIVE_REFRESH = 2.0
 
 def row_cells(row: review.SessionRow) -> list[Any]:
     one, two, strong, ultra = glyphs.flag_cells(row.flags)
-    stop = Text(visible(row.stop_reason, one_line=True)) if row.stop_reason else "…open"
+    stop = Text(visible(row.stop_reason, one_line=True)) if row.stop_reason else Text("unfinished", style="italic")
     # the instance's name as stored: a str cell would be read as markup (`[nH]` in a SMILES would vanish)
     name = Text(visible(str(row.instance), one_line=True))
     cells = [row.order + 1, name, glyphs.tag_glyphs(row.tags), one, two, strong, ultra, row.n_messages, stop]
     return [*cells, Text(note_cell(row.flagged, row.note))]
 
 
-class SessionsScreen(ReviewNotes, Screen):
+class SessionsScreen(ExportsRun, ReviewNotes, Screen):
     """Sessions of run ``run_id``; Enter replays one; ``b`` and ``n`` flag and note the one under the cursor."""
 
     CSS_PATH = "sessions_screen.tcss"
     BINDINGS = [
         Binding("enter", "replay", "Replay", id="review.sessions.replay"),
         Binding("slash", "find", "Find text", id="review.sessions.find"),
-        Binding("f", "filter_class", "Filter class", id="review.sessions.filter"),
-        Binding("s", "sort_next", "Sort", id="review.sessions.sort"),
-        Binding("S", "sort_reverse", "Reverse", id="review.sessions.reverse"),
+        Binding("ctrl+f", "filter_class", "Filter class", id="review.sessions.filter"),
+        Binding("o", "sort_next", "Order by", id="review.sessions.sort"),
+        Binding("O", "sort_reverse", "Reverse", id="review.sessions.reverse"),
         Binding("right_square_bracket", "page(1)", "Next page", id="review.sessions.next_page"),
         Binding("left_square_bracket", "page(-1)", "Prev page", id="review.sessions.prev_page"),
-        Binding("r", "refresh", "Refresh", id="review.sessions.refresh"),
+        Binding("f5", "refresh", "Refresh", id="review.sessions.refresh"),
+        export_binding("review.sessions"),
         *note_bindings("review.sessions"),
         Binding("escape", "back", "Runs", id="review.sessions.back"),
     ]
+
+    def export_target(self) -> tuple[Any, Path, int]:
+        return self.board.read, self.board.path, self.run_id
 
     def __init__(self, board: ReviewBoard, run_id: int) -> None:
         super().__init__()
@@ -155,6 +161,8 @@ class SessionsScreen(ReviewNotes, Screen):
     # -- events and actions -------------------------------------------------------------------------
     def on_filter_changed(self, event: FilterChanged) -> None:
         self._requery(kind=event.kind, text=event.text, offset=0)
+        if event.chosen:  # a class chosen from the list: back to the sessions, where enter replays one
+            self.query_one("#sessions-table", DataTable).focus()
 
     def on_data_table_header_selected(self, event: DataTable.HeaderSelected) -> None:
         event.stop()
@@ -185,7 +193,9 @@ class SessionsScreen(ReviewNotes, Screen):
         self.query_one("#filter-text").focus()
 
     def action_filter_class(self) -> None:
-        self.query_one("#filter-class").focus()
+        select = self.query_one("#filter-class", Select)
+        select.focus()
+        select.expanded = True  # the list open at once: choosing is the next key
 
     def action_refresh(self) -> None:
         self.load()

@@ -32,7 +32,7 @@ class FailureScreen(ModalScreen["Recovery | None"]):
     AUTO_FOCUS = ".-first"
     BINDINGS = [
         Binding("r", "retry", "Retry", id="failure.retry"),
-        Binding("s", "switch", "Switch model", id="failure.switch"),
+        Binding("w", "switch", "Switch model", id="failure.switch"),
         Binding("escape", "later", "Close", id="failure.close"),
     ]
 
@@ -55,7 +55,7 @@ class FailureScreen(ModalScreen["Recovery | None"]):
             with Horizontal(id="failure-buttons"):
                 retry_first = "-first" if self.retryable else ""
                 yield Button("Retry (r)", id="failure-retry", variant="primary", classes=retry_first)
-                yield Button("Switch model (s)", id="failure-switch", variant="warning", classes="" if retry_first else "-first")
+                yield Button("Switch model (w)", id="failure-switch", variant="warning", classes="" if retry_first else "-first")
                 yield Button("Close (esc)", id="failure-close")
 
     def on_button_pressed(self, event: Button.Pressed) -> None:

@@ -87,7 +87,7 @@ class SessionScreen(KeptParts, PictureActions, Screen):
         Binding("c", "view('conversation')", "Conversation", id="session.conversation"),
         Binding("s", "summary", "Run summary", id="session.summary"),
         # enter too: the focus is nowhere while an outcome is shown, so enter reaches the screen
-        Binding("n,enter", "next_instance", "Next instance", id="session.next"),
+        Binding("enter", "next_instance", "Next instance", id="session.next"),
         *picture_bindings("session"),
         *early_key_bindings(),
         skip_binding("session"),
@@ -521,8 +521,8 @@ class SessionScreen(KeptParts, PictureActions, Screen):
             return True if applies else None
         if applies is not None:
             return applies
-        if action == "annotate":  # n is the next instance's key while an outcome is shown; b still opens the note
-            return self.exchange is not None and not (self.state is SessionState.OUTCOME and parameters == (False,))
+        if action == "annotate":
+            return self.exchange is not None
         if action == "take_seat":  # a second machine's seat; handed back only between the expert's turns
             machines = self.stored_run is not None and self.stored_run.config.human_kind is HumanKind.MODEL
             return machines and not (self.joined and self.state is SessionState.HUMAN)

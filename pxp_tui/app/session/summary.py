@@ -19,6 +19,7 @@ from textual.content import Content
 from textual.screen import Screen
 from textual.widgets import Footer, Header, Static
 
+from pxp_tui.app.shared.export_run import ExportsRun, export_binding, folder, shown
 from pxp_tui.app.shared.host import host
 from pxp_tui.common.models import model_label
 from pxp_tui.common.visible import visible
@@ -59,14 +60,22 @@ def next_steps(run_id: int, db_path: Path) -> Content:
     db = [] if db_path.name == "sessions.db" and db_path.parent == Path() else ["--db", str(db_path)]
     lines = [
         Content.styled("What next", "bold"),
-        Content.assemble(("  r", "bold $accent"), "  review this run, session by session"),
+        Content.assemble(("  ctrl+o", "bold $accent"), "  review this run, session by session"),
+        Content.assemble(
+            ("  e", "bold $accent"),
+            "  export this run as spreadsheets to ",
+            (visible(shown(folder(db_path, run_id)), one_line=True), "$text-accent"),
+        ),
         Content.assemble(("  ctrl+n", "bold $accent"), "  start a new run"),
         Content.assemble(("  escape", "bold $accent"), "  back to the last session   ", ("q", "bold $accent"), "  quit"),
         Content.styled("  The report and the tables, to copy:", "$text-muted"),
         Content.assemble(
             "  ", (visible(shlex.join(["pxp", "report", "--runs", str(run_id), *db]), one_line=True), "$text-accent")
         ),
-        Content.assemble("  ", (visible(shlex.join(["pxp", "export", "--format", "csv", *db]), one_line=True), "$text-accent")),
+        Content.assemble(
+            "  ",
+            (visible(shlex.join(["pxp", "export", "--run", str(run_id), "--format", "csv", *db]), one_line=True), "$text-accent"),
+        ),
     ]
     return Content("\n").join(lines)
 
@@ -78,12 +87,13 @@ def _read(board: Any, run_id: int) -> Summary:
     return Summary(review.runs_row(board, run_id), run_time(board, run_id))
 
 
-class SummaryScreen(Screen[None]):
+class SummaryScreen(ExportsRun, Screen[None]):
     """Run ``run_id``'s summary; ``r`` reviews it, ``ctrl+n`` starts another, escape goes back."""
 
     CSS_PATH = "summary.tcss"
     BINDINGS = [
-        Binding("r", "review", "Review this run", id="summary.review"),
+        Binding("ctrl+o", "review", "Review this run", id="summary.review"),
+        export_binding("summary"),
         # not n: an n pressed twice past the last outcome must not leave the summary for the start screen
         Binding("ctrl+n", "new_run", "New run", id="summary.new_run"),
         Binding("escape", "back", "Back to the session", id="summary.back"),
@@ -147,6 +157,9 @@ class SummaryScreen(Screen[None]):
         )
         grid = table.text([f"run {run.id} {run.config.task.upper()}"], [counts])
         self.query_one("#summary-table", Static).update(Content(grid))
+
+    def export_target(self) -> tuple[Any, Path, int]:
+        return host(self.app).read_board, self.db_path, self.run_id
 
     def action_review(self) -> None:
         from pxp_tui.app.review.runs_screen import open_board

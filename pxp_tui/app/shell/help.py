@@ -15,7 +15,7 @@ class HelpScreen(ModalScreen[None]):
     """The keys of ``screen`` (and of the whole app), with where they apply and their binding ids."""
 
     CSS_PATH = "help.tcss"
-    BINDINGS = [Binding("escape,question_mark,q", "dismiss", "Close help", id="help.close")]
+    BINDINGS = [Binding("escape,question_mark", "dismiss", "Close help", id="help.close")]
 
     def __init__(self, screen: Screen) -> None:
         super().__init__()

@@ -25,6 +25,9 @@ if TYPE_CHECKING:
 
 T = TypeVar("T")
 
+#: the actions of pxp's own palette commands: a screen's key for one of them is not listed again
+OWN_COMMANDS = ("new_run", "open_review", "help")
+
 
 class PXPApp(VisibleText, Look, App[int]):
     """``PXPApp(db_path)`` opens on the start screen; ``PXPApp(db_path, run_id=ID)`` on that run."""
@@ -184,14 +187,22 @@ class PXPApp(VisibleText, Look, App[int]):
 
     # -- the command palette ----------------------------------------------------------------------
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
-        yield from super().get_system_commands(screen)
+        """Each command once: Textual's (but its keys panel: "Show every key" is pxp's), pxp's own, then the
+        screen's keys not already among them (the start screen's ctrl+o is "Review past runs")."""
+        listed = {"Keys"}  # Textual's keys panel: the same as "Show every key"
+        for command in super().get_system_commands(screen):
+            if command.title not in listed:
+                listed.add(command.title)
+                yield command
         yield SystemCommand("New run", "Open the start screen to configure a run", self.action_new_run)
         yield SystemCommand("Review past runs", "Browse finished and unfinished runs", self.action_open_review)
         yield SystemCommand("Show every key", "The keys of this screen and the app", self.action_help)
+        listed |= {"New run", "Review past runs", "Show every key", "Quit"}
         active = screen.active_bindings
         for row in key_rows(self, screen):
-            if row.where == "everywhere" or row.description in ("Keys", "Quit"):
+            if row.where == "everywhere" or row.description in listed or row.action.removeprefix("app.") in OWN_COMMANDS:
                 continue
+            listed.add(row.description)
             binding = next((b for b in active.values() if b.binding.id == row.id), None)
             if binding is None or not binding.enabled or not self._applies(binding):
                 continue

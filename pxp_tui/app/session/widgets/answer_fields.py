@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 from textual.binding import Binding
 from textual.content import Content
+from textual.events import Key
 from textual.message import Message
 from textual.widgets import Input, OptionList, TextArea
 from textual.widgets.option_list import Option
@@ -37,6 +38,14 @@ class PredictionInput(VisiblePaste, Lockable, Input):
         """Up or down in the field: move through the task's labels (where it has them)."""
 
         step: int
+
+    def focus_typing(self) -> None:
+        """The focus, for a character typed in the condition list: the text not selected, so that it is added to."""
+        self.select_on_focus = False
+        self.focus()
+
+    def on_blur(self) -> None:
+        self.select_on_focus = True
 
     def action_step_label(self, step: int) -> None:
         self.post_message(self.Step(step))
@@ -100,8 +109,11 @@ class LabelList(Lockable, OptionList):
     """The task's labels (RAD's five conditions), filtered by what is typed in the prediction field.
 
     Picking one (enter, a click, or up/down from the field and enter) puts it in the field: the
-    prediction is chosen, not spelt.
+    prediction is chosen, not spelt. A character typed while the list has the focus goes to the field
+    (it filters the list), never to a shortcut: typing "pneu" here is typing, as in the field.
     """
+
+    takes_typing = True  # a list that filters by typing: single-key shortcuts never fire on it (shell/keymap.py)
 
     DEFAULT_CSS = beside(__file__)
 
@@ -110,6 +122,12 @@ class LabelList(Lockable, OptionList):
         """The expert picked ``label``."""
 
         label: str
+
+    @dataclass
+    class Typed(Message):
+        """A character typed while the list had the focus: it belongs in the prediction field."""
+
+        character: str
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
@@ -153,6 +171,12 @@ class LabelList(Lockable, OptionList):
             return None
         option = self.get_option_at_index(self.highlighted)
         return option.id if not option.disabled else None
+
+    def on_key(self, event: Key) -> None:
+        if event.is_printable and event.character:
+            event.stop()  # not up to the screen's shortcuts
+            event.prevent_default()
+            self.post_message(self.Typed(event.character))
 
     def move(self, step: int) -> None:
         """Move the highlight (up/down pressed in the prediction field)."""

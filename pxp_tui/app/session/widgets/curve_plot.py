@@ -6,6 +6,7 @@ from collections.abc import Sequence
 
 from textual_plotext import PlotextPlot
 
+from pxp_tui.app.session.widgets import chart_style
 from pxp_tui.app.shared.css import beside
 from pxp_tui.protocol import RunCounts
 
@@ -15,6 +16,8 @@ SERIES: tuple[tuple[str, str], ...] = (
     ("one_way_machine", "1-way M"),
     ("two_way", "2-way"),
 )
+#: the curve's legend, shown beside it (under the plot, never over its lines)
+LEGEND = chart_style.legend([label for _, label in SERIES])
 
 
 class CurvePlot(PlotextPlot):
@@ -30,9 +33,10 @@ class CurvePlot(PlotextPlot):
         plt.title("intelligibility vs message bound" if finished else "no finished session yet")
         plt.xlabel("bound j*")
         bounds: list[float] = list(range(1, len(curve) + 1))
-        if finished:
-            for name, label in SERIES:
-                plt.plot(bounds, [c.proportion(name) for c in curve], label=label, marker="hd")
+        if finished:  # no label: the legend sits outside the plot (LEGEND), each series with its own marker
+            for i, (name, _label) in enumerate(SERIES):
+                xs, ys = chart_style.steps(bounds, [c.proportion(name) for c in curve])
+                plt.plot(xs, ys, marker=chart_style.marker(i), color=chart_style.colour(i))
         plt.ylim(0, 1)
         if bounds:
             plt.xlim(1, max(bounds[-1], 2))

@@ -15,6 +15,7 @@ from textual.content import Content
 from textual.widgets import Static
 from textual_plotext import PlotextPlot
 
+from pxp_tui.app.session.widgets import chart_style
 from pxp_tui.engine import Message
 from pxp_tui.engine.interact import distributions
 from pxp_tui.protocol.evince import RoundInformation, rounds_of
@@ -43,12 +44,14 @@ class InformationPlot(Vertical):
     InformationPlot { height: auto; display: none; }
     InformationPlot.-shown { display: block; }
     InformationPlot #information-rounds { height: auto; }
+    InformationPlot #information-legend { height: auto; padding: 0 1; }
     InformationPlot PlotextPlot { height: 10; }
     """
 
     def compose(self) -> ComposeResult:
         yield Static(id="information-rounds")
         yield PlotextPlot(id="information-chart")
+        yield Static(chart_style.legend([label for _, label in SERIES]), id="information-legend")
 
     def show(self, messages: Sequence[Message], order: Sequence[str] | None = None) -> list[RoundInformation]:
         rounds = rounds_of(distributions(messages), order)
@@ -64,8 +67,8 @@ class InformationPlot(Vertical):
         plt.clear_figure()
         plt.title("WD, JSD, NMI by round")
         xs: list[float] = [float(r.round) for r in rounds]
-        for name, label in SERIES:
-            plt.plot(xs, [getattr(r, name) for r in rounds], label=label, marker="hd")
+        for i, (name, _label) in enumerate(SERIES):  # the legend is outside the plot: #information-legend
+            plt.plot(xs, [getattr(r, name) for r in rounds], marker=chart_style.marker(i), color=chart_style.colour(i))
         plt.xlim(1, max(xs[-1], 2))
         plt.xticks(xs)
         plot.refresh()

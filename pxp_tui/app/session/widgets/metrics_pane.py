@@ -10,7 +10,7 @@ from textual.content import Content
 from textual.widgets import Static
 
 from pxp_tui.app.session.live_metrics import LiveMetrics
-from pxp_tui.app.session.widgets.curve_plot import CurvePlot
+from pxp_tui.app.session.widgets.curve_plot import LEGEND, CurvePlot
 from pxp_tui.app.session.widgets.information_plot import InformationPlot
 from pxp_tui.app.shared.css import beside
 from pxp_tui.app.shared.parts import KeptParts
@@ -51,6 +51,7 @@ class MetricsPane(KeptParts, Vertical):
         yield Static(id="metrics-sessions")
         yield Static(id="metrics-counts")
         yield CurvePlot(id="metrics-curve")
+        yield Static(LEGEND, id="metrics-legend")
         yield Static(id="metrics-tags")
         yield InformationPlot(id="metrics-information")
 

@@ -2,7 +2,7 @@
 
 How it ended (ratified by both, rejected by whom, the message bound), its last message as sent, and
 its intelligibility flags (one-way, two-way, strong, ultra-strong, for the human and the machine).
-``enter`` or ``n`` moves on to the next instance (or, after the last session, the run's summary).
+``enter`` moves on to the next instance (or, after the last session, the run's summary).
 """
 
 from __future__ import annotations
@@ -67,11 +67,11 @@ def flags_content(outcome: SessionOutcome) -> Content:
 
 def keys_content(outcome: SessionOutcome) -> Content:
     nxt = "the run's summary" if outcome.is_last_session else "the next instance"
-    return Content.assemble(("enter", "bold $accent"), " or ", ("n", "bold $accent"), f": {nxt}")
+    return Content.assemble(("enter", "bold $accent"), f": {nxt}")
 
 
 class OutcomeBanner(KeptParts, Vertical):
-    """Shows one :class:`SessionOutcome`. Not focusable: enter and n, the session screen's keys, move on
+    """Shows one :class:`SessionOutcome`. Not focusable: enter, the session screen's key, moves on
     (moving the focus here restyled the banner and all it holds in the outcome's first frame)."""
 
     DEFAULT_CSS = beside(__file__)

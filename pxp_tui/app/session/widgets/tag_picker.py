@@ -300,6 +300,15 @@ class TagPicker(KeptParts, Vertical):
         event.stop()
         self.part(LabelList).move(event.step)
 
+    def on_label_list_typed(self, event: LabelList.Typed) -> None:
+        event.stop()
+        field = self.part("#answer-prediction", PredictionInput)
+        if field.disabled:
+            return
+        if not field.has_focus:
+            field.focus_typing()
+        field.insert_text_at_cursor(event.character)
+
     def on_label_list_picked(self, event: LabelList.Picked) -> None:
         event.stop()
         self._pick(event.label)
