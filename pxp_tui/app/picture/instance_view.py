@@ -16,6 +16,7 @@ from textual.containers import Vertical
 from textual.widgets import Static
 
 from pxp_tui.app.picture.cache import draw_ahead, instance_key, prediction_key
+from pxp_tui.app.picture.graphics import in_browser
 from pxp_tui.app.picture.instance_info import describe, open_outside
 from pxp_tui.app.picture.widget import Picture
 from pxp_tui.app.shared.css import beside
@@ -26,7 +27,7 @@ def picture_bindings(screen: str) -> list[Binding]:
     """The keys of a screen that shows an instance (ids ``<screen>.picture``, ``<screen>.open_picture``)."""
     return [
         Binding("f", "picture", "Picture full-screen", id=f"{screen}.picture"),
-        Binding("o", "open_picture", "Open in image viewer", id=f"{screen}.open_picture"),
+        Binding("o", "open_picture", "Open in new tab" if in_browser() else "Open in image viewer", id=f"{screen}.open_picture"),
     ]
 
 
@@ -115,7 +116,7 @@ class InstanceView(KeptParts, Vertical):
         self.app.push_screen(PictureScreen(self.pxp_task, self.instance, prediction, which=which, caption=self._caption))
 
     def open_outside(self) -> None:
-        """Open the instance's picture in the desktop's image viewer (or say where it was written)."""
+        """Open the instance's picture in the desktop's image viewer (or say where it was written), or a browser tab."""
         if self.pxp_task is None or self.instance is None:
             self.notify("No picture yet.", severity="warning")
             return

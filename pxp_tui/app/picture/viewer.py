@@ -17,6 +17,7 @@ from textual.content import Content
 from textual.screen import Screen
 from textual.widgets import Static
 
+from pxp_tui.app.picture.graphics import in_browser
 from pxp_tui.app.picture.instance_info import describe, open_outside
 from pxp_tui.app.picture.widget import Picture
 from pxp_tui.app.picture.zoom import View
@@ -36,7 +37,7 @@ class PictureScreen(Screen):
         Binding("down,j", "pan(0, 1)", "Pan down", id="viewer.down", show=False),
         Binding("0,home", "reset", "Whole picture", id="viewer.reset"),
         Binding("tab", "switch", "Target / proposal", id="viewer.switch"),
-        Binding("o", "open_outside", "Open in image viewer", id="viewer.open"),
+        Binding("o", "open_outside", "Open in new tab" if in_browser() else "Open in image viewer", id="viewer.open"),
     ]
     #: how far one pan key moves, as a share of the region shown
     STEP = 0.25
@@ -101,7 +102,7 @@ class PictureScreen(Screen):
         return self._original.crop(box).resize(size, Image.Resampling.LANCZOS)
 
     def _status(self) -> None:
-        keys = "o open in image viewer · esc back"
+        keys = f"o open {'the original in a new tab' if in_browser() else 'in image viewer'} · esc back"
         if self.prediction:
             keys = "tab target/proposal · " + keys
         if not self.zoomable:

@@ -1,0 +1,221 @@
+"""The real ``pxp serve`` in a real browser: headless Chromium driven by Playwright, the screen read back.
+
+:class:`Served` runs ``pxp serve --port 0`` as a process and reads the address it prints. :class:`Tab` is one
+browser tab on it, as one expert uses it: keys and clicks in, and the screen the tab received read back by a
+terminal emulator of its own (pyte), fed the very bytes the page's terminal (xterm.js) draws: xterm.js draws
+on a canvas, which holds no text to read. Waits are bounded loops on a condition, never a fixed time.
+
+The browser is Debian's ``chromium`` (Playwright's own browser download cannot run everywhere): tests that
+need it are skipped, with the reason, where it or Playwright is missing. Every request of the page to anything
+but the server is refused: the tests reach no network.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+PXP = Path(sys.executable).with_name("pxp")
+#: Debian's Chromium, or $PXP_CHROMIUM
+CHROMIUM = os.environ.get("PXP_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
+PATIENCE = 90.0  # a bound against hanging, not a timing assertion: four apps and a browser share 2 cores
+#: a browser window of a common laptop size
+VIEWPORT = {"width": 1280, "height": 800}
+
+
+def why_no_browser() -> str | None:
+    """Why the browser tests cannot run here, or None."""
+    try:
+        import playwright  # noqa: F401
+        import pyte  # noqa: F401
+    except ImportError as exc:
+        return f"{exc.name} is not installed (pip install -e '.[test]')"
+    if not Path(CHROMIUM).exists():
+        return f"no Chromium at {CHROMIUM} (apt-get install chromium; .ci/run installs it)"
+    if not PXP.exists():
+        return "the pxp command is not installed next to this Python"
+    return None
+
+
+needs_browser = pytest.mark.skipif(why_no_browser() is not None, reason=why_no_browser() or "")
+
+
+class Served:
+    """``pxp serve --port 0 --db DB`` as a real process; :attr:`url` is the address it printed."""
+
+    def __init__(self, db: Path, home: Path, *args: str, env: dict[str, str] | None = None) -> None:
+        environment = {
+            "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+            "HOME": str(home),
+            "PXP_OFFLINE_LATENCY": "0",
+            "LITELLM_LOCAL_MODEL_COST_MAP": "True",
+            "PYTHONPATH": str(ROOT),
+            **(env or {}),
+        }
+        self.process = subprocess.Popen(
+            [str(PXP), "serve", "--port", "0", "--db", str(db), *args],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=environment,
+            cwd=home,
+            start_new_session=True,
+        )
+        assert self.process.stdout is not None
+        first = self.process.stdout.readline()  # the server prints its address once it listens
+        found = re.search(r"at (http://\S+)", first)
+        if found is None:
+            self.stop()
+            raise AssertionError(
+                f"pxp serve did not start: {first!r} {self.process.stderr.read() if self.process.stderr else ''}"
+            )
+        self.url = found[1]
+
+    def stop(self) -> int:
+        """Stop the server as ctrl+c does (every app it runs is told to quit); its exit code."""
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGINT)
+        try:
+            return self.process.wait(timeout=PATIENCE)
+        except subprocess.TimeoutExpired:
+            os.killpg(self.process.pid, signal.SIGKILL)
+            return self.process.wait()
+
+
+async def launch(playwright: Any) -> Any:
+    """Headless Chromium (Debian's)."""
+    return await playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=["--disable-gpu"])
+
+
+class Tab:
+    """One browser tab on the server, as one expert uses it (see the module)."""
+
+    def __init__(self, page: Any, server_url: str) -> None:
+        self.page = page
+        self.origin = server_url.rstrip("/")
+        self.screen: Any = None
+        self.stream: Any = None
+        self.refused: list[str] = []  # requests to anything but the server, refused
+        self.popups: list[Any] = []
+
+    @classmethod
+    async def open(cls, context: Any, server_url: str) -> Tab:
+        page = await context.new_page()
+        tab = cls(page, server_url)
+        page.on("websocket", tab._on_websocket)
+        page.on("popup", lambda popup: tab.popups.append(popup))
+        await context.route(re.compile(r".*"), tab._route)
+        await page.goto(server_url)
+        start = page.locator("#start")
+        if await start.is_visible():  # a page that waits for a click to start the app
+            await start.click()
+        return tab
+
+    async def _route(self, route: Any) -> None:
+        if route.request.url.startswith(self.origin + "/"):
+            await route.continue_()
+        else:
+            self.refused.append(route.request.url)
+            await route.abort()
+
+    def _on_websocket(self, websocket: Any) -> None:
+        websocket.on("framesent", self._sent)
+        websocket.on("framereceived", self._received)
+
+    def _sent(self, payload: str | bytes) -> None:
+        if not isinstance(payload, str):
+            return
+        message = json.loads(payload)
+        if message[0] == "resize":
+            import pyte
+
+            width, height = message[1]["width"], message[1]["height"]
+            if self.screen is None:
+                self.screen = pyte.Screen(width, height)
+                self.stream = pyte.ByteStream(self.screen)
+            else:
+                self.screen.resize(height, width)
+
+    def _received(self, payload: str | bytes) -> None:
+        if isinstance(payload, bytes) and self.stream is not None:
+            self.stream.feed(payload)
+
+    # -- reading ----------------------------------------------------------------------------------
+    def text(self) -> str:
+        """The screen as the tab shows it, one line per row."""
+        return "\n".join(line.rstrip() for line in self.screen.display) if self.screen is not None else ""
+
+    @property
+    def size(self) -> tuple[int, int]:
+        return (self.screen.columns, self.screen.lines) if self.screen is not None else (0, 0)
+
+    async def wait(self, pattern: str, patience: float = PATIENCE) -> str:
+        """Wait until the screen matches ``pattern`` (a regular expression); the screen's text."""
+        deadline = time.monotonic() + patience
+        while time.monotonic() < deadline:
+            text = self.text()
+            if re.search(pattern, text):
+                return text
+            await asyncio.sleep(0.05)  # a poll step: Playwright delivers the frames meanwhile
+        raise AssertionError(f"never saw {pattern!r}; the tab showed:\n{self.text()}")
+
+    # -- keys and clicks --------------------------------------------------------------------------
+    async def keys(self, *keys: str) -> None:
+        """Press ``keys`` (Playwright's names: ``1``, ``Control+s``, ``Enter``) in the terminal."""
+        for key in keys:
+            await self.page.keyboard.press(key)
+
+    async def type(self, text: str) -> None:
+        await self.page.keyboard.type(text)
+
+    async def click(self, text: str, nth: int = 0, below: int = 0) -> None:
+        """Click the middle of the ``nth`` place where ``text`` is on the screen (or ``below`` rows under it), as a mouse does."""
+        places = [
+            (row, match.start())
+            for row, line in enumerate(self.text().splitlines())
+            for match in re.finditer(re.escape(text), line)
+        ]
+        assert len(places) > nth, f"{text!r} is not on the screen:\n{self.text()}"
+        row, column = places[nth]
+        box = await self.page.locator(".xterm-screen").bounding_box()
+        columns, rows = self.size
+        x = box["x"] + (column + len(text) / 2) * box["width"] / columns
+        y = box["y"] + (row + below + 0.5) * box["height"] / rows
+        await self.page.mouse.click(x, y)
+
+    async def screenshot(self, path: Path) -> None:
+        await self.page.screenshot(path=str(path))
+
+
+def db_rows(db: Path, sql: str, params: tuple = ()) -> list[tuple]:
+    """Rows read as an outside reader reads the blackboard (its own connection, read-only)."""
+    import sqlite3
+
+    with contextlib.closing(sqlite3.connect(f"file:{db}?mode=ro", uri=True)) as conn:
+        return conn.execute(sql, params).fetchall()
+
+
+async def wait_rows(db: Path, sql: str, expected: Any, patience: float = PATIENCE) -> list[tuple]:
+    """Wait until ``sql`` on the blackboard returns ``expected`` (a value, or a predicate of the rows)."""
+    deadline = time.monotonic() + patience
+    rows: list[tuple] = []
+    while time.monotonic() < deadline:
+        with contextlib.suppress(Exception):  # the file may not exist yet, or be locked for a moment
+            rows = db_rows(db, sql, params=())
+            if expected(rows) if callable(expected) else rows == expected:
+                return rows
+        await asyncio.sleep(0.1)
+    raise AssertionError(f"{sql} gave {rows}, never {expected}")
