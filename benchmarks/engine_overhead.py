@@ -29,9 +29,9 @@ os.environ.setdefault("PXP_OFFLINE_LATENCY", "0")
 
 from pxp_tui.agents.proxy import ProxyHuman
 from pxp_tui.blackboard import Blackboard, now
+from pxp_tui.config import RunConfig
 from pxp_tui.engine import Observer, Reply, RunSpec, interact
 from pxp_tui.protocol import Tag
-from pxp_tui.runs.config import RunConfig
 from pxp_tui.runs.create import create_run, ensure_dataset
 from pxp_tui.runs.seats import build_machine
 from pxp_tui.tasks import get_task
@@ -58,15 +58,7 @@ def prefill(board: Blackboard, sessions: int) -> None:
     board.add_dataset("prefill", "drug", [DatasetRow("p", "train", "C", "C", "e")])
     (instance,) = board.instance_ids("prefill")
     run_id = board.create_run(
-        {
-            "task": "drug",
-            "dataset": "prefill",
-            "model": "x",
-            "human_kind": "proxy",
-            "n": 10,
-            "k": 3,
-            "context": "all",
-        },
+        RunConfig(dataset="prefill", model="x"),
         [instance] * sessions,
     )
     stamp = now()
@@ -185,15 +177,7 @@ def long_run(path: Path, sessions: int, distributions: bool = False) -> tuple[fl
     board.add_dataset("long", "drug", [DatasetRow("x", "train", "C", "C", "e")])
     (instance,) = board.instance_ids("long")
     run_id = board.create_run(
-        {
-            "task": "drug",
-            "dataset": "long",
-            "model": "instant",
-            "human_kind": "proxy",
-            "n": 10,
-            "k": 3,
-            "context": "all",
-        },
+        RunConfig(dataset="long", model="instant"),
         [instance] * sessions,
     )
     instances = board.instances([instance]) * sessions
@@ -217,8 +201,7 @@ def record_cost(sessions: int, distributions: bool) -> float:
     board = Blackboard.memory()
     board.add_dataset("t", "rad", [DatasetRow("a", "train", "", "", "")])
     (instance,) = board.instance_ids("t")
-    spec = {"task": "rad", "dataset": "t", "model": "m", "human_kind": "proxy", "n": 10, "k": 3, "context": "all"}
-    run_id = board.create_run(spec, [instance])
+    run_id = board.create_run(RunConfig(task="rad", dataset="t", model="m"), [instance])
     rng, spent, count = random.Random(1), 0.0, 0
     for order in range(sessions):
         session = board.start_session(run_id, instance, order)

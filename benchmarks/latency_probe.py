@@ -304,6 +304,8 @@ def _wrap_loop(probe: Probe, threshold: float = 0.0005) -> None:
     """Every event-loop callback (a task's step, a timer) that takes more than ``threshold`` s: a "loop" span."""
     from asyncio import events
 
+    from tests.internals import HANDLE_RUN, handle_callback
+
     def make(original: Callable[..., Any]) -> Callable[..., Any]:
         def wrapper(self: Any) -> Any:
             start = now()
@@ -312,11 +314,11 @@ def _wrap_loop(probe: Probe, threshold: float = 0.0005) -> None:
             finally:
                 took = now() - start
                 if took > threshold:
-                    probe.span("loop", start, start + took, _callback_name(self._callback))
+                    probe.span("loop", start, start + took, _callback_name(handle_callback(self)))
 
         return wrapper
 
-    _wrap(events.Handle, "_run", make)
+    _wrap(events.Handle, HANDLE_RUN, make)
 
 
 def _wrap_widget_renders(probe: Probe) -> None:
@@ -353,7 +355,6 @@ def _wrap_widget_renders(probe: Probe) -> None:
 
 def install(probe: Probe) -> Probe:
     """Wrap the app's methods so that ``probe`` records spans and stamps (in this process)."""
-    from textual._compositor import Compositor
     from textual.app import App
     from textual.screen import Screen
 
@@ -367,6 +368,7 @@ def install(probe: Probe) -> Probe:
     from pxp_tui.app.session.widgets.metrics_pane import MetricsPane
     from pxp_tui.blackboard import Blackboard
     from pxp_tui.tasks import TASKS, get_task
+    from tests.internals import FRAME, TERMINAL_WRITE, Compositor, image_widget_base
 
     # the blackboard: one transaction per message, on the UI loop (the engine is an async worker)
     def record(original):
@@ -431,8 +433,9 @@ def install(probe: Probe) -> Probe:
 
     # textual-image: the widget's render (marks it drawn), the renderables' encoding
     import textual_image.renderable as renderables  # asks the terminal, as the app's own probe does
-    from textual_image.widget._base import Image as ImageWidget
     from textual_image.widget.sixel import Image as SixelWidget
+
+    ImageWidget = image_widget_base()  # noqa: N806 - a class
 
     def rendered(original):
         def wrapper(self, *args, **kwargs):
@@ -459,7 +462,7 @@ def install(probe: Probe) -> Probe:
     _wrap_loop(probe)
     _wrap(Compositor, "reflow", _timed(probe, "layout"))
     _wrap(Compositor, "render_update", _timed(probe, "render"))
-    _wrap(App, "_display", _timed(probe, "terminal write"))
+    _wrap(App, TERMINAL_WRITE, _timed(probe, "terminal write"))
 
     def compositor_refresh(original):
         def wrapper(self, *args, **kwargs):
@@ -473,7 +476,7 @@ def install(probe: Probe) -> Probe:
 
         return wrapper
 
-    _wrap(Screen, "_compositor_refresh", compositor_refresh)
+    _wrap(Screen, FRAME, compositor_refresh)
 
     # the session screen's handlers (on the UI loop), and the chart they update
     def on_message_recorded(original):

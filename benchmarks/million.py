@@ -23,6 +23,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from pxp_tui.blackboard import Blackboard  # noqa: E402
+from pxp_tui.common.kinds import HumanKind  # noqa: E402
+from pxp_tui.config import RunConfig  # noqa: E402
 from pxp_tui.tasks.base import DatasetRow  # noqa: E402
 
 #: tag sequences from j = 1, one per intelligibility class (and a few more)
@@ -63,18 +65,14 @@ def build(path: Path, runs: int, sessions: int, seed: int = 0) -> int:
     for r in range(runs):
         humans = ("proxy", "alice", "bob")
         run_id = board.create_run(
-            {
-                "task": "drug",
-                "dataset": "bench",
-                "model": "offline",
-                "checker": "offline",
-                "human_kind": "proxy" if r % 3 == 0 else "live",
-                "expert": None if r % 3 == 0 else humans[r % 3],
-                "n": 10,
-                "k": 3,
-                "context": "all",
-                "experiment": f"exp{r // 5}",
-            },
+            RunConfig(
+                dataset="bench",
+                model="offline",
+                checker="offline",
+                human_kind=HumanKind.PROXY if r % 3 == 0 else HumanKind.LIVE,
+                expert=None if r % 3 == 0 else humans[r % 3],
+                experiment=f"exp{r // 5}",
+            ),
             ids,
         )
         data, messages = [], []
@@ -158,8 +156,8 @@ def measure(path: Path, rows: list[str] | None = None) -> dict[str, float]:
     rows.append("| view | first | median of 5 |\n|---|---:|---:|")
     print(rows[-1])
     last = runs[-1]
-    experiment = board.run(last).experiment
-    five = [r for r in runs if board.run(r).experiment == experiment]
+    experiment = board.run(last).config.experiment
+    five = [r for r in runs if board.run(r).config.experiment == experiment]
     results = {
         "metrics: every run's table (run_intelligibility view)": timed(
             "metrics: every run's table (`run_intelligibility`)",

@@ -142,7 +142,7 @@ def make_run(db: Path, task: str, instances: int, context: str) -> int:
     """A live run on ``instances`` copies of the task's demo training instances (in order, repeated)."""
     from pxp_tui.blackboard import Blackboard
     from pxp_tui.common.kinds import HumanKind
-    from pxp_tui.runs.config import RunConfig
+    from pxp_tui.config import RunConfig
     from pxp_tui.runs.create import create_run
     from pxp_tui.tasks import get_task
 
@@ -184,9 +184,11 @@ def press(app: Any, key: str) -> None:
     """A key as the terminal driver delivers it (no Pilot waits, which would force frames)."""
     from textual import events
 
+    from tests.internals import send_to_driver
+
     event = events.Key(key, key if len(key) == 1 else None)
     event.set_sender(app)
-    app._driver.send_message(event)
+    send_to_driver(app, event)
 
 
 async def until(condition: Any, timeout: float = 60.0, what: str = "the app") -> Any:
@@ -527,8 +529,8 @@ def litellm_baseline(task: str, calls: int) -> str:
     """The offline model through ``LLMClient.complete`` (litellm) against its ``answer()`` alone, no app."""
     from pxp_tui.agents import offline
     from pxp_tui.blackboard import Blackboard
+    from pxp_tui.config import RunConfig
     from pxp_tui.engine import Turn
-    from pxp_tui.runs.config import RunConfig
     from pxp_tui.runs.seats import build_machine
     from pxp_tui.tasks import get_task
 

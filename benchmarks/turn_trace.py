@@ -73,10 +73,9 @@ def install(trace: Trace) -> None:
     """Wrap the app's and Textual's methods (class attributes, so every instance is traced)."""
     import asyncio.events
 
-    from textual._compositor import Compositor
-
     from pxp_tui.app.session import reply_wait
     from pxp_tui.app.session.screen import SessionScreen
+    from tests.internals import HANDLE_RUN, Compositor
 
     def after(cls: Any, name: str, milestone: Any, before: Any = None) -> None:
         original = getattr(cls, name)
@@ -112,7 +111,7 @@ def install(trace: Trace) -> None:
     after(reply_wait.ReplyWait, "_close", resumed)
     after(Compositor, "render_update", framed("render"), before=framed("render starts"))
 
-    run = asyncio.events.Handle._run
+    run = getattr(asyncio.events.Handle, HANDLE_RUN)
 
     def timed_run(handle: Any) -> None:
         started = now()
@@ -121,7 +120,7 @@ def install(trace: Trace) -> None:
         if took >= 0.0005 and "turn opened" in trace.stamps and "frames resumed" not in trace.stamps:
             trace.busy += took * 1000
 
-    asyncio.events.Handle._run = timed_run  # type: ignore[method-assign]
+    setattr(asyncio.events.Handle, HANDLE_RUN, timed_run)
 
 
 async def steps(app: Any, trace: Trace, count: int) -> list[dict[str, float]]:

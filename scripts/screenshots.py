@@ -147,7 +147,7 @@ async def review_replay(pilot, app) -> None:
 async def proxy_run(db: Path, limit: int = 8) -> None:
     """A finished offline proxy run on the DRUG demo, for the review screens."""
     from pxp_tui.blackboard import Blackboard
-    from pxp_tui.runs.config import RunConfig
+    from pxp_tui.config import RunConfig
     from pxp_tui.runs.create import create_run
     from pxp_tui.runs.execute import execute
 

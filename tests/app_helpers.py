@@ -9,7 +9,7 @@ from typing import Any
 
 from pxp_tui.app.shell.pxp_app import PXPApp
 from pxp_tui.blackboard import Blackboard
-from pxp_tui.runs.config import RunConfig, parse_human
+from pxp_tui.config import RunConfig, parse_human
 from pxp_tui.runs.create import create_run
 
 #: how long a test waits for something the app should do soon (a bound against hanging, not a timing assertion)

@@ -5,6 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from pxp_tui.blackboard import Blackboard
+from pxp_tui.common.kinds import HumanKind
+from pxp_tui.config import RunConfig
 from pxp_tui.engine import Reply, RunSpec, Turn, interact
 from pxp_tui.tasks import get_task
 
@@ -48,18 +50,15 @@ async def scripted_run(
         board.add_dataset(dataset, "drug", get_task("drug").demo_rows(), source="bundled demo")
     ids = board.instance_ids(dataset)[: len(scripts)]
     run_id = board.create_run(
-        {
-            "task": "drug",
-            "dataset": dataset,
-            "model": "script",
-            "checker": "script",
-            "human_kind": "proxy" if human == "proxy" else "live",
-            "expert": None if human == "proxy" else human,
-            "n": n,
-            "k": 3,
-            "context": "all",
-            "experiment": experiment,
-        },
+        RunConfig(
+            dataset=dataset,
+            model="script",
+            checker="script",
+            human_kind=HumanKind.PROXY if human == "proxy" else HumanKind.LIVE,
+            expert=None if human == "proxy" else human,
+            n=n,
+            experiment=experiment,
+        ),
         ids,
     )
     machine_scripts, human_scripts = zip(*(split_script(s) for s in scripts), strict=True)

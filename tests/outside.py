@@ -29,6 +29,14 @@ def env() -> dict[str, str]:
     return {**os.environ, "PYTHONPATH": str(ROOT), "LITELLM_LOCAL_MODEL_COST_MAP": "True"}
 
 
+def python_output(script: str, timeout: float = 180) -> str:
+    """What ``script`` prints, run by this Python in a fresh process (this checkout's pxp_tui); its error if it fails."""
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=ROOT, env=env(), timeout=timeout)
+    if done.returncode != 0:
+        raise AssertionError(f"the script failed: {done.stderr.strip()[-2000:]}")
+    return done.stdout.strip()
+
+
 def sqlite_count(db: Path, table: str = "messages") -> int:
     """``SELECT COUNT(*) FROM table`` by the ``sqlite3`` module in another process (a read-write connection)."""
     done = subprocess.run([sys.executable, "-c", _COUNT, str(db), table], capture_output=True, text=True, timeout=60)

@@ -14,7 +14,7 @@ def assert_run_obeys_protocol(board: Blackboard, run_id: int) -> int:
     the stop rule says, with the stored reason. Returns the number of messages checked.
     """
     run = board.run(run_id)
-    n, k = run.n, run.k
+    n, k = run.config.n, run.config.k
     sessions = list(board.db.query("SELECT * FROM data WHERE run_id = ? ORDER BY ord", [run_id]))
     assert [s["instance_id"] for s in sessions] == list(run.plan), "an instance was skipped or repeated"
     checked = 0
@@ -28,7 +28,7 @@ def assert_run_obeys_protocol(board: Blackboard, run_id: int) -> int:
             assert tag in allowed_tags(j, k)
             if j >= 2:
                 assert tag is decide_tag(j, k, bool(m["guard_match"]), bool(m["guard_agree"]), bool(m["guard_changed"]))
-            if sender is Sender.HUMAN and run.human_kind == "proxy":
+            if sender is Sender.HUMAN and run.config.human_kind == "proxy":
                 assert tag is not Tag.REVISE
             latest[sender] = tag
             stop = stop_reason(j, n, tag, latest.get(Sender.MACHINE), latest.get(Sender.HUMAN))

@@ -75,6 +75,8 @@ class Injected:
     text: str | None = None  # reply text (status 200), e.g. an unparseable one
     delay: float = 0.0  # seconds before answering (a client with a shorter timeout gives up)
     echo_key: bool = False  # put the request's Authorization header in the error body
+    body: dict[str, Any] | None = None  # the JSON answered as it is (status 200): a malformed reply
+    trickle: float = 0.0  # seconds between one byte of the answer and the next (a reply that trickles in)
 
 
 @dataclass
@@ -124,7 +126,7 @@ class StubServer:
             return Injected(status=500)
         return None
 
-    def _answer(self, path: str, headers: dict[str, str], body: dict[str, Any]) -> tuple[int, dict[str, Any], float]:
+    def _answer(self, path: str, headers: dict[str, str], body: dict[str, Any]) -> tuple[int, dict[str, Any], Injected]:
         with self._lock:
             request = Request(len(self.requests) + 1, path, headers, body)
             self.requests.append(request)
@@ -132,13 +134,14 @@ class StubServer:
         if injected is None:
             answer = self.reply(request)  # a reply function may inject a failure too
             injected = answer if isinstance(answer, Injected) else Injected(text=answer)
-        delay = injected.delay
+        if injected.body is not None:
+            return 200, injected.body, injected
         if injected.status != 200:
             request.status = injected.status
             message = {429: "Rate limit reached, retry later", 500: "The server had an error"}.get(injected.status, "error")
             if injected.echo_key:
                 message = f"Incorrect API key provided: {headers.get('authorization', '')}"
-            return injected.status, {"error": {"message": message, "type": "stub_error", "code": injected.status}}, delay
+            return injected.status, {"error": {"message": message, "type": "stub_error", "code": injected.status}}, injected
         text = injected.text if injected.text is not None else self.reply(request)
         assert isinstance(text, str)
         payload: dict[str, Any] = {
@@ -153,7 +156,7 @@ class StubServer:
             prompt = chars // 4 + 85 * len(request.image_urls())  # an image as a low-detail one
             completion = len(text) // 4 + 1
             payload["usage"] = {"prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": prompt + completion}
-        return 200, payload, delay
+        return 200, payload, injected
 
 
 def _handler(stub: StubServer) -> type[BaseHTTPRequestHandler]:
@@ -171,9 +174,9 @@ def _handler(stub: StubServer) -> type[BaseHTTPRequestHandler]:
             except json.JSONDecodeError:
                 body = {}
             headers = {k.lower(): v for k, v in self.headers.items()}
-            status, payload, delay = stub._answer(self.path, headers, body)
-            if delay:
-                time.sleep(delay)
+            status, payload, injected = stub._answer(self.path, headers, body)
+            if injected.delay:
+                time.sleep(injected.delay)
             data = json.dumps(payload).encode()
             try:
                 self.send_response(status)
@@ -182,7 +185,11 @@ def _handler(stub: StubServer) -> type[BaseHTTPRequestHandler]:
                 if status == 429:
                     self.send_header("retry-after", "0")
                 self.end_headers()
-                self.wfile.write(data)
+                step = 1 if injected.trickle else len(data)
+                for start in range(0, len(data), step):
+                    self.wfile.write(data[start : start + step])
+                    self.wfile.flush()
+                    time.sleep(injected.trickle)
             except (BrokenPipeError, ConnectionResetError):  # the client gave up (a timeout)
                 pass
 

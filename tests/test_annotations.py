@@ -8,12 +8,15 @@ import gzip
 import json
 import shutil
 import sqlite3
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 from pxp_tui.blackboard import Blackboard, notes, review, schema
 from pxp_tui.blackboard.metrics import run_rows, session_tags
+from pxp_tui.common.kinds import HumanKind
+from pxp_tui.config import RunConfig
 from pxp_tui.engine import InstanceSkippedError, Reply, RunSpec, Turn, interact
 from pxp_tui.protocol import StopReason
 from pxp_tui.tasks import get_task
@@ -46,8 +49,8 @@ def live_run(board: Blackboard, sessions: int, expert: str = "alice") -> tuple[i
     if not board.has_dataset("demo-drug"):
         board.add_dataset("demo-drug", "drug", get_task("drug").demo_rows(), source="bundled demo")
     ids = board.instance_ids("demo-drug")[:sessions]
-    fields = {"task": "drug", "dataset": "demo-drug", "model": "script", "checker": "script", "human_kind": "live"}
-    run_id = board.create_run({**fields, "expert": expert, "n": 6, "k": 3, "context": "all"}, ids)
+    config = RunConfig(task="drug", dataset="demo-drug", model="script", checker="script", human_kind=HumanKind.LIVE)
+    run_id = board.create_run(replace(config, expert=expert, n=6, k=3, context="all"), ids)
     return run_id, board.instances(ids)
 
 
@@ -141,7 +144,7 @@ async def test_flags_and_notes_are_stored_filtered_exported_and_merged(db_path: 
     assert code == 0, err
     assert digest(db_path) == before
     with Blackboard.open(merged, readonly=True) as board:
-        (new_run,) = [r.id for r in board.runs() if r.expert == "alice"]
+        (new_run,) = [r.id for r in board.runs() if r.config.expert == "alice"]
         rows = review.sessions(board, new_run).rows
         assert [(r.flagged, r.note) for r in rows] == [(True, "check the | amide\nagain"), (False, "fine"), (False, "")]
         assert {r.session_id for r in rows} == {

@@ -13,6 +13,7 @@ from pxp_tui.blackboard import Blackboard, notes, review
 from pxp_tui.protocol import Tag
 
 from .app_helpers import expert_turn, live_app, messages, rows, run_done, session_screen, type_answer, wait_for
+from .internals import notifications
 
 
 @pytest.fixture(autouse=True)
@@ -117,7 +118,7 @@ async def test_undo_goes_back_through_the_tag_choices_and_the_answer_is_timed(db
         assert choice.selected is None
         await pilot.press("ctrl+z")  # nothing earlier: it says so, and nothing changes
         assert choice.selected is None
-        assert any("Nothing to undo" in str(n.message) for n in app._notifications)
+        assert any("Nothing to undo" in note for note in notifications(app))
         await pilot.press("1", "ctrl+s")
         await run_done(pilot, app)
     assert [(j, t) for _, j, _, t, _ in messages(db_path, run_id)] == [(1, "INIT"), (2, "RATIFY"), (3, "RATIFY")]

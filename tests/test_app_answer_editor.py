@@ -12,6 +12,7 @@ from pxp_tui.app.session.widgets.tag_choice import TagChoice
 from pxp_tui.tasks.rad.labels import LABELS
 
 from .app_helpers import expert_turn, live_app, messages, rows, wait_for
+from .internals import notifications
 
 
 @pytest.fixture(autouse=True)
@@ -116,7 +117,7 @@ async def test_keys_pressed_before_your_turn_say_to_wait_and_are_not_kept(db_pat
 
         session = await wait_for(pilot, lambda: (s := session_screen(app)) is not None and s.state == "machine" and s)
         await pilot.press("1", "ctrl+s")
-        notes = [n.message for n in app._notifications]
+        notes = notifications(app)
         assert notes.count(WAIT) >= 1
         session = await expert_turn(pilot, app, j=2)
         assert session.query_one(TagChoice).selected is None  # the early 1 was not kept

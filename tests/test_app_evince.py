@@ -9,7 +9,7 @@ from pxp_tui.app.shared.distribution_bars import bar, bars_content
 from pxp_tui.app.shell.pxp_app import PXPApp
 from pxp_tui.blackboard import Blackboard
 from pxp_tui.common.kinds import HumanKind
-from pxp_tui.runs.config import RunConfig
+from pxp_tui.config import RunConfig
 from pxp_tui.runs.create import create_run
 
 from .app_helpers import rows, session_screen, wait_for

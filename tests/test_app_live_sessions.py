@@ -8,6 +8,7 @@ from pxp_tui.app.session.widgets.curve_plot import CurvePlot
 from pxp_tui.protocol import Sender, Tag, session_flags
 
 from .app_helpers import expert_turn, live_app, messages, rows, run_done, session_screen, type_answer, wait_for
+from .internals import notifications
 
 PARACETAMOL_VIA_CHLORIDE = "CC(=O)Cl.Nc1ccc(O)cc1"
 CHLORIDE_REASON = "Acylation of 4-aminophenol with acetyl chloride; the amine is more nucleophilic than the phenol."
@@ -102,7 +103,7 @@ async def test_reject_is_refused_until_after_k_then_confirmed(db_path) -> None:
         screen = await expert_turn(pilot, app, j=2)
         await pilot.press("4")  # REJECT at j = 2 <= k: refused, with the reason
         assert screen.query_one("TagChoice").selected is None
-        assert any("after message 3" in n.message for n in app._notifications)
+        assert any("after message 3" in note for note in notifications(app))
         await pilot.press("2")
         await type_answer(pilot, app, PARACETAMOL_VIA_CHLORIDE, CHLORIDE_REASON)
         await pilot.press("ctrl+s")

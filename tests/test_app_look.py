@@ -11,7 +11,6 @@ import pytest
 from textual.geometry import Region
 from textual.widget import Widget
 from textual.widgets import Checkbox, DataTable
-from textual.widgets._footer import FooterKey
 
 from pxp_tui.app.review.review_app import ReviewApp
 from pxp_tui.app.shared.look import settings_path
@@ -19,6 +18,7 @@ from pxp_tui.app.shell.pxp_app import PXPApp
 from pxp_tui.protocol import Tag
 
 from .app_helpers import expert_turn, live_app, outcome_shown, run_done, wait_for
+from .internals import FooterKey
 
 
 @pytest.fixture(autouse=True)

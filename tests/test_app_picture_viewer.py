@@ -18,11 +18,12 @@ from pxp_tui.app.session.screen import SessionScreen
 from pxp_tui.app.session.widgets.tag_choice import TagChoice
 from pxp_tui.app.shell.keys import key_rows
 from pxp_tui.blackboard import Blackboard
-from pxp_tui.runs.config import RunConfig
+from pxp_tui.config import RunConfig
 from pxp_tui.runs.create import create_run
 from pxp_tui.runs.execute import execute
 
 from .app_helpers import expert_turn, live_app, wait_for
+from .internals import forward_event
 
 PHANTOM = (256, 256)  # the RAD demo's phantoms
 
@@ -101,7 +102,7 @@ async def test_a_click_on_the_picture_opens_it_and_the_mouse_zooms_and_drags(db_
         viewer = await open_viewer(pilot, app, how="click")
         await drawn(pilot, viewer)
         wheel = events.MouseScrollUp(None, 50, 10, 0, 0, 0, False, False, False, screen_x=50, screen_y=10)
-        viewer._forward_event(wheel)  # as the driver delivers it (Pilot has no wheel)
+        forward_event(viewer, wheel)  # as the driver delivers it (Pilot has no wheel)
         await wait_for(pilot, lambda: viewer.view.zoom == 1.5, "the wheel zooming in")
         await pilot.press("plus", "plus")
         assert viewer.view.zoom == 3

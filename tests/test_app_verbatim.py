@@ -30,6 +30,8 @@ from pxp_tui.common.instance import Instance
 from pxp_tui.engine import Message
 from pxp_tui.protocol import Sender, StopReason, Tag, session_flags
 
+from . import internals
+
 FLUTAMIDE = "CC(C)C(=O)Nc1ccc([N+](=O)[O-])c(C(F)(F)F)c1"
 
 
@@ -72,7 +74,7 @@ def plain(widget) -> str:
 
 
 def screen_lines(app: App) -> list[str]:
-    return [strip.text for strip in app.screen._compositor.render_strips()]
+    return internals.screen_lines(app.screen)
 
 
 async def show_everywhere(app: Panes, pilot, smiles: str, *, drawn: bool = True) -> None:

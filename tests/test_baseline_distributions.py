@@ -15,6 +15,7 @@ from pxp_tui.common.instance import Instance
 from pxp_tui.engine import Message, SessionRecord, Turn
 from pxp_tui.protocol import Sender, StopReason, Tag
 from pxp_tui.protocol.information import entropy
+from pxp_tui.runs.seats import register_offline_models
 from pxp_tui.tasks import get_task
 from pxp_tui.tasks.drug import baseline as drug_baseline
 from pxp_tui.tasks.drug import templates
@@ -22,6 +23,8 @@ from pxp_tui.tasks.rad import baseline as rad_baseline
 from pxp_tui.tasks.rad.labels import LABELS
 
 RAD, DRUG = get_task("rad"), get_task("drug")
+for _task in (RAD, DRUG):
+    register_offline_models(_task)  # pxp-offline/rad and /drug, as a run registers them
 
 
 def instances(task) -> list[Instance]:

@@ -106,3 +106,35 @@ def test_turn_calls_counts_the_work_before_each_kind_of_reply(tmp_path) -> None:
     assert set(rows) == {"ratify", "refute", "ratify4", "next"}, done.stdout
     for row in rows.values():
         assert row[:2] == ["drug", "80x24"] and int(row[3].replace(",", "")) > 1000  # calls made, counted
+
+
+@pytest.mark.slow
+def test_rdkit_limits_probes_rdkit_in_fresh_processes_and_prints_its_table(tmp_path) -> None:
+    text = run_benchmark("rdkit_limits.py", "--quick", cwd=tmp_path).stdout
+    assert "| chain | 500 | 0 | within the limits |" in text
+    assert "| chain | 1,000 | 0 | 1,000 atoms, over the limit of 500 |" in text
+    assert "| all-to-all cage | 16 | 105 | 105 ring closures, over the limit of 100 |" in text
+    assert "Reading one SMILES through RDKit's worker process:" in text and "live check" in text
+
+
+@pytest.mark.slow
+def test_terminal_guard_times_the_watcher_and_the_first_paint_with_and_without_it(tmp_path) -> None:
+    text = run_benchmark("terminal_guard.py", "--runs", "1", cwd=tmp_path).stdout
+    assert "`guard()` in the app's process: median" in text
+    assert "| with the watcher |" in text and "| without |" in text
+
+
+def test_many_writers_runs_writer_processes_on_one_file_and_counts_every_message(tmp_path) -> None:
+    done = run_benchmark(
+        "many_writers.py", "--writers", "1,3", "--sessions", "1", "--instant-sessions", "5", "--import-pictures", "2",
+        cwd=tmp_path,
+    )  # fmt: skip
+    table = [line.split("|")[1:-1] for line in done.stdout.splitlines() if line.startswith("| ") and line[2] != "-"]
+    rows = [[cell.strip() for cell in row] for row in table[1:]]  # the header left out
+    assert [(row[0].split(",")[0], row[1]) for row in rows] == [
+        ("offline", "1"), ("offline", "3"), ("instant", "1"), ("instant", "3"), ("instant", "4")
+    ], done.stdout  # fmt: skip
+    assert "an import beside (2 pictures)" in rows[-1][0]
+    for row in rows:
+        writers, messages, failed = int(row[1]), int(row[2]), int(row[-1])
+        assert failed == 0 and messages >= 2 * writers  # every writer's session: at least two messages

@@ -12,6 +12,7 @@ from pxp_tui.blackboard import Blackboard
 from pxp_tui.blackboard.curves import run_curves
 from pxp_tui.blackboard.metrics import counts_of, run_rows
 from pxp_tui.blackboard.schema import CLASSES
+from pxp_tui.config import RunConfig
 from pxp_tui.engine import Message
 from pxp_tui.protocol import Sender, StopReason, Tag, curve, run_counts, session_flags
 from pxp_tui.tasks.base import DatasetRow
@@ -31,15 +32,7 @@ def record(board: Blackboard, runs: list[list[list[Tag]]], *, unfinished_last: b
     ids = []
     for sessions in runs:
         run_id = board.create_run(
-            {
-                "task": "drug",
-                "dataset": "d",
-                "model": "m",
-                "human_kind": "proxy",
-                "n": 10,
-                "k": 3,
-                "context": "all",
-            },
+            RunConfig(dataset="d", model="m"),
             [1] * len(sessions),
         )
         ids.append(run_id)
@@ -104,16 +97,17 @@ def test_a_schema_1_file_is_migrated_with_the_same_counts(tmp_path: Path) -> Non
 
 def _downgrade_to_schema_1(board: Blackboard) -> None:
     """What a file written before the firsts looks like: no such columns, triggers or new views."""
-    from pxp_tui.blackboard import firsts
+    from pxp_tui.blackboard import firsts, rounds, schema
 
     db = board.db
-    for name in ("run_intelligibility", "session_intelligibility"):
-        db.execute(f"DROP VIEW {name}")
+    # the later views and schema 5's trigger read runs, which the rebuild below renames (SQLite checks them)
+    db.execute(f"DROP TRIGGER {rounds.TRIGGER}")
+    for name in schema.VIEWS:
+        db.execute(f"DROP VIEW IF EXISTS {name}")
     for event in ("insert", "delete"):
         db.execute(f"DROP TRIGGER messages_firsts_{event}")
     for column in firsts.COLUMNS:
         db.execute(f"ALTER TABLE data DROP COLUMN {column}")
-    db.execute("DROP VIEW session_performance")
     db.execute("ALTER TABLE runs ADD COLUMN human TEXT")  # schema 3's expert was schema 1's human
     db.execute("UPDATE runs SET human = COALESCE(expert, human_kind)")
     db.table("runs").transform(drop={"expert"})

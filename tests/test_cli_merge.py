@@ -8,6 +8,8 @@ from pathlib import Path
 import pytest
 
 from pxp_tui.blackboard import Blackboard, review
+from pxp_tui.common.kinds import HumanKind
+from pxp_tui.config import RunConfig
 from pxp_tui.tasks.base import DatasetRow
 
 from .boards import EVERY_CLASS, scripted_run
@@ -91,16 +93,7 @@ def test_a_dataset_that_differs_is_copied_under_a_new_name(tmp_path: Path, capsy
         with Blackboard.open(path) as board:
             board.add_dataset("mine", "drug", [DatasetRow("k", "train", "CCO", reference, "e")])
             board.create_run(
-                {
-                    "task": "drug",
-                    "dataset": "mine",
-                    "model": "m",
-                    "human_kind": "live",
-                    "expert": name,
-                    "n": 10,
-                    "k": 3,
-                    "context": "all",
-                },
+                RunConfig(dataset="mine", model="m", human_kind=HumanKind.LIVE, expert=name),
                 board.instance_ids("mine"),
             )
         paths.append(path)

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from pxp_tui.blackboard import Blackboard, BlackboardError
-from pxp_tui.runs.config import RunConfig
+from pxp_tui.config import RunConfig
 from pxp_tui.runs.create import create_run
 from pxp_tui.runs.repeat import execute_all
 

@@ -9,6 +9,8 @@ import random
 import pytest
 
 from pxp_tui.blackboard import Blackboard
+from pxp_tui.common.kinds import HumanKind
+from pxp_tui.config import RunConfig
 from pxp_tui.engine import Message
 from pxp_tui.protocol import Sender, StopReason, Tag
 from pxp_tui.protocol.ranking import rank, reciprocal_rank, top_one
@@ -39,10 +41,9 @@ def fill(board: Blackboard, rng: random.Random, sessions: int, k: int) -> dict[i
     board.add_dataset("toy", "diagnosis", rows)
     ids = board.instance_ids("toy")
     run = board.create_run(
-        {"task": "diagnosis", "dataset": "toy", "model": "offline", "human_kind": "model", "human_model": "offline",
-         "n": 10, "k": 3, "context": "all", "top_k": k},
+        RunConfig(task="diagnosis", dataset="toy", model="offline", human_kind=HumanKind.MODEL, human_model="offline", top_k=k),
         ids,
-    )  # fmt: skip
+    )
     found = {}
     for order, instance in enumerate(ids):
         session = board.start_session(run, instance, order)

@@ -7,9 +7,11 @@ import pytest
 from pxp_tui.common.instance import Instance
 from pxp_tui.engine import Message, ParseError, Turn
 from pxp_tui.protocol import Sender, Tag
+from pxp_tui.runs.seats import register_offline_models
 from pxp_tui.tasks import get_task
 
 TASK = get_task("drug")
+register_offline_models(TASK)  # pxp-offline/drug, as a run registers it
 PARACETAMOL = Instance(id=1, dataset="d", key="paracetamol", input="CC(=O)Nc1ccc(O)cc1", meta={"name": "Paracetamol"})
 
 

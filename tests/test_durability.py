@@ -19,8 +19,7 @@ import pytest
 
 from pxp_tui.app.review.runs_screen import open_board
 from pxp_tui.blackboard import Blackboard
-from pxp_tui.blackboard.writers import lock_file
-from pxp_tui.runs.config import RunConfig
+from pxp_tui.config import RunConfig
 from pxp_tui.runs.create import create_run
 
 from . import crash_scenarios
@@ -75,9 +74,10 @@ def test_a_read_beside_the_writer_keeps_its_commits_in_the_file(tmp_path: Path) 
         writer.close()
 
 
-async def test_the_app_never_opens_the_blackboard_but_through_sqlite(db_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+async def test_the_app_opens_the_blackboard_itself_once_and_keeps_it_open(db_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Python's open() (or os.open) of the file, its -wal or -shm while the app writes: the app's reads, the
-    review opened from the app, a model switch's writes. Only the lock file beside it is the app's own."""
+    review opened from the app, a model switch's writes. Only the run locks' descriptor is the app's own: opened
+    once, and kept while any connection of the app is open (closing it would drop SQLite's locks)."""
     monkeypatch.setenv("PXP_IMAGES", "none")
     if not _HOOKED:  # an audit hook stays for the rest of the session; it looks only while _WATCHED is set
         sys.addaudithook(_audit)
@@ -97,8 +97,9 @@ async def test_the_app_never_opens_the_blackboard_but_through_sqlite(db_path: Pa
             assert screen.exchange.order == 1
     finally:
         _WATCHED.clear()
-    assert _OPENED == []
-    assert lock_file(db_path).exists()  # the run's writer lock: a file of its own
+    assert [Path(name).resolve() for name in _OPENED] == [db_path.resolve()]  # the run locks' descriptor, once
+    beside = [p.name for p in db_path.parent.iterdir() if not p.name.endswith(("-wal", "-shm"))]  # SQLite's own
+    assert beside == [db_path.name]  # nothing of pxp's own beside it
 
 
 @pytest.mark.slow

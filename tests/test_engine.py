@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from pxp_tui.blackboard import Blackboard
+from pxp_tui.config import RunConfig
 from pxp_tui.engine import AgentError, ProtocolViolationError, RunProgress, RunSpec, interact
 from pxp_tui.protocol import Sender, Tag
 
@@ -18,15 +19,7 @@ def setup_run(board: Blackboard, count: int) -> tuple[int, list]:
     board.add_dataset("d", "drug", rows)
     ids = board.instance_ids("d")
     run_id = board.create_run(
-        {
-            "task": "drug",
-            "dataset": "d",
-            "model": "script",
-            "human_kind": "proxy",
-            "n": 10,
-            "k": 3,
-            "context": "all",
-        },
+        RunConfig(dataset="d", model="script"),
         ids,
     )
     return run_id, board.instances(ids)

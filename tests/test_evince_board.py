@@ -15,6 +15,8 @@ import pytest
 from pxp_tui.blackboard import Blackboard, schema
 from pxp_tui.blackboard.merge import merge
 from pxp_tui.blackboard.rounds import MEASURES
+from pxp_tui.common.kinds import HumanKind
+from pxp_tui.config import RunConfig
 from pxp_tui.engine import Message
 from pxp_tui.protocol import Sender, StopReason, Tag
 from pxp_tui.protocol.evince import RoundInformation, combine, rounds_of, summarise
@@ -46,25 +48,22 @@ def fill(board: Blackboard, rng: random.Random, sessions: int = 6, labels: tuple
     board.db.execute("INSERT INTO instances (dataset, key) VALUES ('toy', 'a')")
     (instance,) = board.instance_ids("toy")
     run = board.create_run(
-        {
-            "task": "rad",
-            "dataset": "toy",
-            "model": "offline",
-            "human_kind": "model",
-            "human_model": "offline",
-            "n": 10,
-            "k": 3,
-            "context": "all",
-            "top_k": 5,
-            "contentiousness": 0.9,
-            "stop": "both",
-            "evince_rule": "fig1",
-            "stop_tolerance": 0.01,
-            "smoothing": 0.01,
-            "ground_metric": "ordered" if labels == LABELS else "discrete",
-            "label_order": json.dumps(list(LABELS)) if labels == LABELS else None,
-        },
+        RunConfig(
+            task="rad",
+            dataset="toy",
+            model="offline",
+            human_kind=HumanKind.MODEL,
+            human_model="offline",
+            top_k=5,
+            contentiousness=0.9,
+            stop="both",
+            evince_rule="fig1",
+            stop_tolerance=0.01,
+            smoothing=0.01,
+            ground_metric="ordered" if labels == LABELS else "discrete",
+        ),
         [instance] * sessions,
+        label_order=LABELS if labels == LABELS else None,
     )
     found: dict[int, dict] = {}
     for order in range(sessions):
@@ -194,14 +193,19 @@ def test_a_schema_3_file_migrates_and_its_runs_read(v3_file: Path) -> None:
         before = conn.execute("SELECT COUNT(*) FROM messages").fetchone()[0]
     with Blackboard.open(v3_file, create=False, readonly=True) as board:  # read as it is
         run = board.run(1)
-        assert (run.top_k, run.human_model, run.stop, run.contentiousness_decay) == (None, None, "pxp", 0.25)
+        assert (run.config.top_k, run.config.human_model, run.config.stop, run.config.contentiousness_decay) == (
+            None,
+            None,
+            "pxp",
+            0.25,
+        )
     with Blackboard.open(v3_file) as board:
         assert board.schema_version == schema.SCHEMA_VERSION == 6  # through 4 (annotations), 5 (distributions), 6
         assert board.db.execute("SELECT COUNT(*) FROM messages").fetchone()[0] == before
         assert board.db.execute("SELECT COUNT(*) FROM messages WHERE distribution IS NOT NULL").fetchone()[0] == 0
         assert list(board.db.query("SELECT * FROM round_information")) == []
         assert board.db.execute("SELECT COUNT(*) FROM annotations").fetchone()[0] == 0
-        assert board.run(1).stop == "pxp"
+        assert board.run(1).config.stop == "pxp"
         assert board.db.execute("PRAGMA integrity_check").fetchone() == ("ok",)
         # a migrated file measures new rounds like a new one
         found = fill(board, random.Random(5), 3)
@@ -221,8 +225,12 @@ def test_merge_recomputes_the_rounds_and_carries_the_settings(tmp_path: Path, v3
         merge(board, [source, v3_file])
         after = sorted(tuple(r[m] for m in ("round", *MEASURES)) for r in stored(board).values())
         assert after == pytest.approx(rounds_before) and len(after) == len(rounds_before)
-        merged = [r for r in board.runs() if r.top_k == 5]
-        assert len(merged) == 1 and (merged[0].human_model, merged[0].contentiousness, merged[0].stop) == ("offline", 0.9, "both")
+        merged = [r for r in board.runs() if r.config.top_k == 5]
+        assert len(merged) == 1 and (merged[0].config.human_model, merged[0].config.contentiousness, merged[0].config.stop) == (
+            "offline",
+            0.9,
+            "both",
+        )
         assert sorted(
             r[0] for r in board.db.execute("SELECT final_distribution FROM data WHERE final_distribution IS NOT NULL")
         ) == [*finals]

@@ -19,11 +19,11 @@ from pxp_tui.agents.llm import LLMClient
 from pxp_tui.agents.machine import MachineAgent
 from pxp_tui.blackboard import Blackboard, review
 from pxp_tui.common.kinds import HumanKind
+from pxp_tui.config import RunConfig
 from pxp_tui.engine import AgentError, Message, Turn
 from pxp_tui.protocol import Sender, Tag
 from pxp_tui.protocol.evince import aggregate
 from pxp_tui.runs import final
-from pxp_tui.runs.config import RunConfig
 from pxp_tui.runs.create import create_run
 from pxp_tui.runs.execute import execute
 from pxp_tui.tasks import get_task

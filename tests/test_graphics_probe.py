@@ -45,7 +45,6 @@ print("#drawn-by", graphics.drawn_by(), graphics.surface(10, 5).pixels, flush=Tr
 #: textual-image's own way: it asks when imported
 OWN = """
 import textual_image.renderable as r
-from textual_image._terminal import get_cell_size
 kind = {r.SixelImage: "sixel", r.TGPImage: "tgp", r.HalfcellImage: "halfcell", r.UnicodeImage: "unicode"}[r.Image]
 print("#drawn-by", kind, flush=True)
 """

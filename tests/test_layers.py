@@ -69,11 +69,13 @@ def test_every_module_of_the_app_is_in_a_group() -> None:
         ("engine/interact.py", "from pxp_tui import app", "Layers"),
         ("engine/interact.py", "from ..cli import main", "Layers"),
         ("protocol/rules.py", "from pxp_tui.common import models", "Layers"),  # siblings at the bottom
-        ("blackboard/store.py", "from pxp_tui.runs.config import RunConfig", "Layers"),
+        ("blackboard/store.py", "from pxp_tui.runs.create import create_run", "Layers"),
         ("tasks/base.py", "from textual.widgets import Static", "Textual"),
         ("engine/types.py", "import sqlite_utils", "no storage, model, UI or chemistry"),
         ("common/models.py", "from rdkit import Chem", "no storage, model, UI or chemistry"),
         ("blackboard/review.py", "from ..agents.llm import LLMClient", "call no model"),
+        ("tasks/__init__.py", "from pxp_tui.agents import offline", "call no model"),  # registered by runs.seats
+        ("config.py", "from pxp_tui.blackboard import Blackboard", "Layers"),
         ("agents/proxy.py", "import sqlite3", "neither store nor draw"),
         ("app/review/glyphs.py", "from pxp_tui.app.session import screen", "app's groups"),
         ("app/picture/zoom.py", "from ..session.screen import SessionScreen", "app's groups"),

@@ -228,7 +228,7 @@ async def test_the_start_screen_lists_a_copy_as_continued_elsewhere_and_ctrl_r_s
     monkeypatch.setenv("PXP_IMAGES", "none")
     _, out = await asyncio.to_thread(paused_copy, capsys, tmp_path)  # run 1 of all.db: a copy
     with Blackboard.open(out) as board:  # run 2: all.db's own, unfinished
-        from pxp_tui.runs.config import RunConfig
+        from pxp_tui.config import RunConfig
         from pxp_tui.runs.create import create_run
 
         create_run(board, RunConfig(limit=2))

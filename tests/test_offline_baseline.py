@@ -9,10 +9,12 @@ from pxp_tui.agents.machine import MachineAgent
 from pxp_tui.common.instance import Instance
 from pxp_tui.engine import Message, SessionRecord, Turn
 from pxp_tui.protocol import Sender, StopReason, Tag
+from pxp_tui.runs.seats import register_offline_models
 from pxp_tui.tasks import get_task
 from pxp_tui.tasks.drug import templates
 
 TASK = get_task("drug")
+register_offline_models(TASK)  # pxp-offline/drug, as a run registers it
 LIDOCAINE = Instance(1, "d", "lidocaine", input="CCN(CC)CC(=O)Nc1c(C)cccc1C", meta={"name": "Lidocaine"})
 REFERENCE = "CCNCC.Cc1cccc(C)c1NC(=O)CCl"  # N-alkylation of diethylamine with the chloroacetanilide
 

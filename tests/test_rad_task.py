@@ -14,11 +14,13 @@ from pxp_tui.agents.machine import MachineAgent
 from pxp_tui.common.instance import Instance
 from pxp_tui.engine import Message, ParseError, SessionRecord, Turn
 from pxp_tui.protocol import Sender, StopReason, Tag
+from pxp_tui.runs.seats import register_offline_models
 from pxp_tui.tasks import get_task
 from pxp_tui.tasks.rad import baseline, dataset, images
 from pxp_tui.tasks.rad.labels import label_of
 
 TASK = get_task("rad")
+register_offline_models(TASK)  # pxp-offline/rad, as a run registers it
 
 
 @pytest.mark.parametrize(

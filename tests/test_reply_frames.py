@@ -24,13 +24,14 @@ from pxp_tui.app.session.widgets.tag_choice import TagChoice
 from pxp_tui.app.session.widgets.tag_picker import TagPicker
 
 from .app_helpers import expert_turn, live_app, outcome_shown, type_answer, wait_for
+from .internals import notifications, on_frames, screen_lines
 
 
 def on_paint(screen: Any, record: Any, *, from_send: bool = True) -> None:
     """Call ``record()`` at each paint of ``screen`` from the expert's next send on (or from now), before
     (``record(before=True)``) or after the frame is rendered. (A frame still due from before the send, such
     as the footer's keys a frame after a focus change, is not one of them.)"""
-    real, submit = screen._compositor_refresh, screen._submit
+    submit = screen._submit
     sent = not from_send
 
     def send(answer: Any) -> None:
@@ -38,14 +39,14 @@ def on_paint(screen: Any, record: Any, *, from_send: bool = True) -> None:
         sent = True
         submit(answer)
 
-    def refresh() -> None:
+    def paint(real: Any) -> None:
         if sent:
             record(before=True)
         real()
         if sent:
             record(before=False)
 
-    screen._compositor_refresh = refresh
+    on_frames(screen, paint)
     screen._submit = send
 
 
@@ -108,7 +109,7 @@ async def test_a_slow_reply_shows_the_wait_and_keys_meanwhile_say_to_wait(db_pat
         assert picker.locked and not picker.disabled  # held: nothing repainted yet
         assert screen.focused is None  # off the text field: what is typed now is not edited into the answer
         await pilot.press("1")  # a tag key while the machine answers: not kept, and said so
-        assert any("Wait for your turn" in n.message for n in app._notifications)
+        assert any("Wait for your turn" in note for note in notifications(app))
         await wait_for(pilot, lambda: picker.disabled, "the wait shown")
         assert "waiting for the machine" in str(picker.query_one("#picker-head").render())
         await expert_turn(pilot, app, j=4)
@@ -245,13 +246,12 @@ async def test_a_hold_that_ends_on_a_timer_still_paints_what_changed() -> None:
     async with app.run_test() as pilot:
         await pilot.pause()
         seen: list[str] = []
-        real = app.screen._compositor_refresh
 
-        def refresh() -> None:
+        def paint(real: Any) -> None:
             seen.append(str(app.query_one("#text", Static).render()))
             real()
 
-        app.screen._compositor_refresh = refresh  # type: ignore[method-assign]
+        on_frames(app.screen, paint)
         wait = app.change_in_a_hold()
         # asyncio.sleep, not Pilot's pause: Pilot's pause sends every widget a message, which paints
         for _ in range(100):
@@ -270,7 +270,7 @@ def painted_text(screen: Any) -> list[str]:
 
     def record(before: bool) -> None:
         if not before:
-            seen.append("\n".join(strip.text for strip in screen._compositor.render_strips()))
+            seen.append("\n".join(screen_lines(screen)))
 
     on_paint(screen, record)
     return seen

@@ -17,6 +17,7 @@ from pxp_tui.app.review.message_card import MessageCard
 from pxp_tui.app.review.replay_screen import ReplayScreen
 from pxp_tui.app.review.sessions_screen import SessionsScreen
 from pxp_tui.blackboard import Blackboard
+from pxp_tui.config import RunConfig
 from pxp_tui.protocol import Sender, Tag, session_flags
 from pxp_tui.tasks.base import DatasetRow
 
@@ -182,15 +183,7 @@ async def test_a_copy_on_another_machine_shows_the_stored_xray(tmp_path: Path) -
     with Blackboard.open(original) as board:
         board.add_dataset("xrays", "rad", [DatasetRow("case1", "train", "", "Pneumonia", "opacity", image=buffer.getvalue())])
         run_id = board.create_run(
-            {
-                "task": "rad",
-                "dataset": "xrays",
-                "model": "script",
-                "human_kind": "proxy",
-                "n": 4,
-                "k": 3,
-                "context": "all",
-            },
+            RunConfig(task="rad", dataset="xrays", model="script", n=4),
             board.instance_ids("xrays"),
         )
         from pxp_tui.engine import RunSpec, interact

@@ -2,7 +2,7 @@
 
 A stop signal (SIGINT, SIGTERM, SIGHUP: the terminal closed) pauses the run with the reason; a run
 whose process died with kill -9 is shown as interrupted by the start screen, the review, `pxp
-metrics` and `pxp report`: its writer held a lock (on ``<db>.lock``) that died with it.
+metrics` and `pxp report`: its writer held a lock (on a byte of the blackboard file) that died with it.
 """
 
 from __future__ import annotations
@@ -24,9 +24,8 @@ from pxp_tui.app.review import ReviewApp
 from pxp_tui.app.shell.pxp_app import PXPApp
 from pxp_tui.app.start import screen as start
 from pxp_tui.blackboard import Blackboard, BlackboardError, review
-from pxp_tui.blackboard.writers import lock_file
 from pxp_tui.common.kinds import HumanKind
-from pxp_tui.runs.config import RunConfig
+from pxp_tui.config import RunConfig
 from pxp_tui.runs.create import create_run
 
 from .app_helpers import wait_for
@@ -106,13 +105,24 @@ def test_a_second_writer_of_a_run_is_refused_while_the_first_lives(db_path: Path
             pass
 
 
-def test_a_lock_file_that_cannot_be_made_is_one_clear_error(db_path: Path) -> None:
+def test_deleting_files_beside_the_blackboard_lets_no_second_process_drive_the_run(db_path: Path) -> None:
     board_with_runs(db_path)
-    lock_file(db_path).mkdir()  # in the way
-    result = pxp("run", "--headless", "--resume", "1", "--db", str(db_path))
-    assert result.returncode == 2
-    assert result.stderr.strip() == f"pxp: error: cannot make {lock_file(db_path)}: Is a directory"
-    assert shown(db_path) == ["created"]
+    process = holder(db_path)
+    try:
+        beside = [
+            p for p in db_path.parent.iterdir() if p.name not in (db_path.name, f"{db_path.name}-wal", f"{db_path.name}-shm")
+        ]
+        for path in [*beside, db_path.with_name(db_path.name + ".lock")]:  # what an older pxp locked
+            with contextlib.suppress(FileNotFoundError):
+                path.unlink()
+        result = pxp("run", "--headless", "--resume", "1", "--db", str(db_path))
+        assert result.returncode == 2
+        assert result.stderr.strip() == "pxp: error: run 1 is being written by another pxp process (close it there first)"
+        assert shown(db_path) == ["running"]
+    finally:
+        process.kill()
+        process.wait()
+    assert shown(db_path) == ["interrupted"]
 
 
 def test_a_copy_of_a_file_being_written_shows_the_run_interrupted(db_path: Path, tmp_path: Path) -> None:
@@ -130,11 +140,14 @@ def test_a_copy_of_a_file_being_written_shows_the_run_interrupted(db_path: Path,
         process.wait()
 
 
-def test_reading_creates_no_lock_file(db_path: Path) -> None:
+def test_a_run_and_its_readers_leave_no_file_beside_the_blackboard(db_path: Path) -> None:
+    done = pxp("run", "--headless", "--limit", "2", "--db", str(db_path))
+    assert done.returncode == 0, done.stderr
     board_with_runs(db_path)
-    set_status(db_path, "running")
-    assert shown(db_path) == ["interrupted"]
-    assert not lock_file(db_path).exists()
+    set_status(db_path, "running", 2)
+    assert shown(db_path) == ["done", "interrupted"]
+    beside = [p.name for p in db_path.parent.iterdir() if not p.name.endswith(("-wal", "-shm"))]  # SQLite's own
+    assert beside == [db_path.name]
 
 
 async def test_the_start_screen_lists_a_killed_run_as_interrupted(db_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -13,7 +13,7 @@ import pytest
 
 from pxp_tui.blackboard import Blackboard, BlackboardError, review, schema
 from pxp_tui.common.kinds import HumanKind
-from pxp_tui.runs.config import RunConfig, parse_human
+from pxp_tui.config import RunConfig, parse_human
 from pxp_tui.runs.create import create_run
 
 from .cli_helpers import digest, offline_run, pxp
@@ -53,8 +53,8 @@ def test_a_writer_migrates_a_schema_2_file_keeping_every_row(v2_file: Path) -> N
         proxy, live = board.run(1), board.run(2)
     assert sql(v2_file, "PRAGMA user_version") == [(schema.SCHEMA_VERSION,)]
     assert "human" not in columns(v2_file, "runs") and "expert" in columns(v2_file, "runs")
-    assert (proxy.human_kind, proxy.expert, proxy.human, proxy.status) == (HumanKind.PROXY, None, "proxy", "done")
-    assert (live.human_kind, live.expert, live.human, live.status) == (HumanKind.LIVE, "ana", "ana", "created")
+    assert (proxy.config.human_kind, proxy.config.expert, proxy.human, proxy.status) == (HumanKind.PROXY, None, "proxy", "done")
+    assert (live.config.human_kind, live.config.expert, live.human, live.status) == (HumanKind.LIVE, "ana", "ana", "created")
     assert {table: sql(v2_file, f"SELECT COUNT(*) FROM {table}")[0][0] for table in before} == before
     assert sql(v2_file, "SELECT uid FROM runs ORDER BY id") == uids
     assert sql(v2_file, "PRAGMA integrity_check") == [("ok",)] and sql(v2_file, "PRAGMA foreign_key_check") == []
@@ -86,7 +86,7 @@ def test_a_read_only_reader_reads_a_schema_2_file_as_it_is(v2_file: Path) -> Non
     before = digest(v2_file)
     with Blackboard.open(v2_file, create=False, readonly=True) as board:
         assert board.schema_version == 2
-        assert [(s.run.human_kind, s.run.expert, s.run.human) for s in review.runs(board)] == [
+        assert [(s.run.config.human_kind, s.run.config.expert, s.run.human) for s in review.runs(board)] == [
             (HumanKind.PROXY, None, "proxy"),
             (HumanKind.LIVE, "ana", "ana"),
         ]
@@ -113,7 +113,7 @@ def test_pxp_merge_copies_a_schema_2_file_into_a_current_one(v2_file: Path, tmp_
     assert digest(v2_file) == before  # an input is only read
     with Blackboard.open(out, create=False, readonly=True) as board:
         runs = board.runs()
-        assert [(r.human_kind, r.expert, r.status) for r in runs] == [
+        assert [(r.config.human_kind, r.config.expert, r.status) for r in runs] == [
             (HumanKind.PROXY, None, "done"),
             (HumanKind.PROXY, None, "done"),
             (HumanKind.LIVE, "ana", "created"),
@@ -156,7 +156,7 @@ def test_an_expert_called_proxy_is_a_live_expert_not_the_proxy(db_path: Path, ca
     with Blackboard.open(db_path) as board:
         run_id = create_run(board, RunConfig(human_kind=HumanKind.LIVE, expert="proxy", limit=1))
         run = board.run(run_id)
-    assert (run.human_kind, run.expert, run.human) == (HumanKind.LIVE, "proxy", "proxy")
+    assert (run.config.human_kind, run.config.expert, run.human) == (HumanKind.LIVE, "proxy", "proxy")
     offline_run(capsys, db_path, "--limit", "1")
     code, out, _ = pxp(capsys, "report", "--db", db_path, "--by", "expert", "--format", "csv")
     assert code == 0

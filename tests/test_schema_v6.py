@@ -54,13 +54,13 @@ def test_the_fixture_is_a_schema_5_file(v5_file: Path) -> None:
 def test_a_read_only_reader_reads_its_runs_as_they_ran(v5_file: Path) -> None:
     with Blackboard.open(v5_file, create=False, readonly=True) as board:
         rad, drug = board.run(1), board.run(2)
-    assert (rad.evince_rule, rad.stop_tolerance, rad.ground_metric, rad.label_order) == (
+    assert (rad.config.evince_rule, rad.config.stop_tolerance, rad.config.ground_metric, rad.label_order) == (
         PLATEAU,
         OLD_TOLERANCE,
         "ordered",
         LABELS,
     )
-    assert (drug.ground_metric, drug.label_order, drug.aggregation) == ("discrete", None, "weighted")
+    assert (drug.config.ground_metric, drug.label_order, drug.config.aggregation) == ("discrete", None, "weighted")
     assert sql(v5_file, "PRAGMA user_version")[0][0] == 5  # untouched
 
 
@@ -70,7 +70,12 @@ def test_a_writer_migrates_it_keeping_every_row_and_measuring_the_rounds_as_they
     with Blackboard.open(v5_file) as board:
         assert board.schema_version == schema.SCHEMA_VERSION == 6
         rad = board.run(1)
-    assert (rad.evince_rule, rad.stop_tolerance, rad.smoothing, rad.label_order) == (PLATEAU, OLD_TOLERANCE, 0.01, LABELS)
+    assert (rad.config.evince_rule, rad.config.stop_tolerance, rad.config.smoothing, rad.label_order) == (
+        PLATEAU,
+        OLD_TOLERANCE,
+        0.01,
+        LABELS,
+    )
     assert {t: sql(v5_file, f"SELECT COUNT(*) FROM {t}")[0][0] for t in before} == before
     assert sql(v5_file, "PRAGMA integrity_check")[0][0] == "ok" and not sql(v5_file, "PRAGMA foreign_key_check")
     rows = sql(v5_file, "SELECT * FROM round_information ORDER BY session_id, round")
@@ -99,8 +104,8 @@ def test_a_schema_5_file_merges_into_a_current_one(tmp_path: Path, v5_file: Path
     target = tmp_path / "target.db"
     with Blackboard.open(target) as board:
         merge(board, [v5_file])
-        rad = next(r for r in board.runs() if r.task == "rad")
-    assert (rad.evince_rule, rad.stop_tolerance, rad.label_order) == (PLATEAU, OLD_TOLERANCE, LABELS)
+        rad = next(r for r in board.runs() if r.config.task == "rad")
+    assert (rad.config.evince_rule, rad.config.stop_tolerance, rad.label_order) == (PLATEAU, OLD_TOLERANCE, LABELS)
     original = [r[0] for r in sql(v5_file, "SELECT wasserstein FROM rounds ORDER BY session_id, round")]
     assert [r[0] for r in sql(target, "SELECT wasserstein FROM rounds ORDER BY session_id, round")] == pytest.approx(original)
 

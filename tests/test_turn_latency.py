@@ -19,10 +19,12 @@ from pxp_tui.app.picture import cache as picture_cache
 from pxp_tui.app.picture.cache import CACHE, PictureCache, instance_key
 from pxp_tui.app.session.widgets.machine_pane import latency_text
 from pxp_tui.app.shell.pxp_app import PXPApp
+from pxp_tui.runs.seats import register_offline_models
 from pxp_tui.tasks import get_task
 from pxp_tui.tasks.pictures import Surface
 
 from .app_helpers import expert_turn, make_run, outcome_shown, wait_for
+from .internals import ChopsUpdate, FooterKey, LayoutUpdate, on_terminal_writes
 
 MESSAGES = [{"role": "user", "content": "Target: CCO\nPropose reactants."}]
 
@@ -47,7 +49,7 @@ def fixed_answer_time(monkeypatch: pytest.MonkeyPatch, ms: float) -> list[int]:
 # -- the model's own time ---------------------------------------------------------------------------
 async def test_an_offline_call_reports_the_models_own_time_and_the_apps_overhead_apart(monkeypatch) -> None:
     monkeypatch.setenv("PXP_OFFLINE_LATENCY", "0")
-    get_task("drug")  # registers pxp-offline/drug
+    register_offline_models(get_task("drug"))  # pxp-offline/drug
     fixed_answer_time(monkeypatch, 7.0)
     completion = await LLMClient("pxp-offline/drug").complete(MESSAGES)
     assert completion.latency_ms == 7.0  # what the model measured, not litellm's round trip
@@ -57,7 +59,7 @@ async def test_an_offline_call_reports_the_models_own_time_and_the_apps_overhead
 
 async def test_a_simulated_latency_is_part_of_the_models_own_time(monkeypatch) -> None:
     monkeypatch.setenv("PXP_OFFLINE_LATENCY", "0.2")
-    get_task("drug")
+    register_offline_models(get_task("drug"))
     fixed_answer_time(monkeypatch, 3.0)
     completion = await LLMClient("pxp-offline/drug").complete(MESSAGES)
     assert completion.latency_ms == pytest.approx(203.0)
@@ -88,11 +90,11 @@ FIRST_CALL = """
 import asyncio, cProfile, json, pstats, sys
 from pxp_tui.agents.llm import LLMClient
 from pxp_tui.app.shell import preload
+from pxp_tui.runs.seats import register_offline_models
+from pxp_tui.tasks import get_task
 if sys.argv[1] == "preload":
     preload.load(["drug"])
-else:
-    from pxp_tui.tasks import get_task
-    get_task("drug")
+register_offline_models(get_task("drug"))  # as a run's wiring does
 
 async def calls():
     counts = []
@@ -233,8 +235,6 @@ def test_nothing_is_drawn_ahead_when_pictures_are_off(monkeypatch) -> None:
 
 # -- the footer, updated in place ------------------------------------------------------------------------
 async def test_the_footer_shows_the_keys_of_each_turn_without_mounting_them_again(db_path: Path, monkeypatch) -> None:
-    from textual.widgets._footer import FooterKey
-
     monkeypatch.setenv("PXP_IMAGES", "none")
     monkeypatch.setenv("PXP_OFFLINE_LATENCY", "0")
     run_id = make_run(db_path, limit=3)
@@ -261,8 +261,6 @@ async def test_the_footer_shows_the_keys_of_each_turn_without_mounting_them_agai
 async def test_the_footers_keys_keep_their_places_from_turn_to_turn_across_an_outcome(db_path: Path, monkeypatch) -> None:
     """The keys an outcome hides (g Guards, n Note, x Skip instance) came back at the footer's end after it: a
     keyboard user's keys moved once a run."""
-    from textual.widgets._footer import FooterKey
-
     monkeypatch.setenv("PXP_IMAGES", "none")
     monkeypatch.setenv("PXP_OFFLINE_LATENCY", "0")
     app = PXPApp(db_path, run_id=make_run(db_path, limit=3))
@@ -297,10 +295,9 @@ async def test_the_machine_s_reply_is_painted_before_the_footer_changes_its_keys
     run_id = make_run(db_path, limit=3)
     app = PXPApp(db_path, run_id=run_id)
     events: list[str] = []
-    display, recorded, update = PXPApp._display, SessionScreen.on_message_recorded, QuickFooter._update_keys
+    recorded, update = SessionScreen.on_message_recorded, QuickFooter._update_keys
 
-    def frame(self: Any, screen: Any, renderable: Any) -> None:
-        display(self, screen, renderable)
+    def frame(screen: Any, renderable: Any) -> None:
         if renderable is not None:
             events.append("frame")
 
@@ -314,7 +311,7 @@ async def test_the_machine_s_reply_is_painted_before_the_footer_changes_its_keys
         if [(k.display, k.disabled) for k in self.query("FooterKey")] != before:
             events.append("keys changed")
 
-    monkeypatch.setattr(PXPApp, "_display", frame)
+    on_terminal_writes(monkeypatch, PXPApp, frame)
     monkeypatch.setattr(SessionScreen, "on_message_recorded", shown)
     monkeypatch.setattr(QuickFooter, "_update_keys", keys)
     async with app.run_test(size=(160, 48)) as pilot:
@@ -334,8 +331,6 @@ async def test_a_turn_does_not_send_the_x_ray_to_the_terminal_again(db_path: Pat
     """The picture does not change between turns: the frames of a REFUTE step leave its cells alone (over
     ssh each half-cell X-ray is tens of kilobytes; the screen's own repaint, on a focus change or the header's
     title, used to send every cell again)."""
-    from textual._compositor import ChopsUpdate, LayoutUpdate
-
     from pxp_tui.app.picture.halfcell import HalfcellView
 
     monkeypatch.setenv("PXP_IMAGES", "halfcell")
@@ -343,14 +338,12 @@ async def test_a_turn_does_not_send_the_x_ray_to_the_terminal_again(db_path: Pat
     run_id = make_run(db_path, task="rad", limit=3)
     app = PXPApp(db_path, run_id=run_id)
     sent: list[Any] = []
-    display = PXPApp._display
 
-    def frame(self: Any, screen: Any, renderable: Any) -> None:
-        display(self, screen, renderable)
+    def frame(screen: Any, renderable: Any) -> None:
         if renderable is not None:
             sent.append(renderable)
 
-    monkeypatch.setattr(PXPApp, "_display", frame)
+    on_terminal_writes(monkeypatch, PXPApp, frame)
     async with app.run_test(size=(160, 48)) as pilot:
         screen = await expert_turn(pilot, app, j=2)
         await wait_for(pilot, lambda: bool(screen.query(HalfcellView)), "the X-ray drawn")

@@ -5,11 +5,13 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
+import re
 import time
-from collections.abc import Sequence
+from collections.abc import Coroutine, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from pxp_tui.agents import litellm_internals
 from pxp_tui.agents.offline import MODEL_MS as OFFLINE_MODEL_MS
 from pxp_tui.common.models import is_offline
 from pxp_tui.common.redaction import redact
@@ -26,7 +28,7 @@ def load_litellm() -> Any:
     global _litellm
     if _litellm is None:
         os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
-        _load_dotenv()
+        load_dotenv()
         import litellm
 
         for name in ("LiteLLM", "LiteLLM Router", "LiteLLM Proxy"):
@@ -41,15 +43,38 @@ def load_litellm() -> Any:
     return _litellm
 
 
-def _load_dotenv() -> None:
-    """Provider keys from a ``.env`` in the working directory, never overriding the environment."""
-    if not os.path.exists(".env"):
-        return
+#: the variables of a ``.env`` file that are read: providers' keys (a base URL there is not: it would send the key elsewhere)
+DOTENV_KEYS = re.compile(
+    r"[A-Z][A-Z0-9_]*_(?:API_KEY|API_TOKEN|AUTH_TOKEN)|AWS_ACCESS_KEY_ID|AWS_SECRET_ACCESS_KEY|AWS_SESSION_TOKEN|AZURE_AD_TOKEN|HF_TOKEN"
+)
+#: set to ``all`` in the environment (not in ``.env``) to read every variable of ``.env``, base URLs included
+DOTENV_SETTING = "PXP_DOTENV"
+
+
+def load_dotenv(path: str = ".env") -> list[str]:
+    """Providers' keys from ``.env`` in the working directory, never overriding the environment.
+
+    Only variables named like a key (:data:`DOTENV_KEYS`) are read: a ``.env`` in a folder someone else
+    prepared could otherwise point ``OPENAI_API_BASE`` at their server and receive the user's key. A base URL
+    is given with ``--api-base``, or read from ``.env`` with ``PXP_DOTENV=all`` in the environment.
+    Returns the names of the variables left out.
+    """
+    if not os.path.isfile(path):
+        return []
     try:
-        from dotenv import load_dotenv
+        from dotenv import dotenv_values
     except ImportError:  # pragma: no cover - python-dotenv is a dependency
-        return
-    load_dotenv(".env", override=False)
+        return []
+    read_all = os.environ.get(DOTENV_SETTING, "").strip().lower() == "all"
+    ignored = []
+    for name, value in dotenv_values(path).items():
+        if value is None or name in os.environ:
+            continue
+        if read_all or DOTENV_KEYS.fullmatch(name):
+            os.environ[name] = value
+        else:
+            ignored.append(name)
+    return ignored
 
 
 @dataclass(frozen=True)
@@ -70,6 +95,7 @@ class Completion:
     cost: float | None = None
     attempts: int = 1
     call_ms: float | None = None  # None: the same as latency_ms
+    empty: str = ""  # why the reply holds no text at all ("no choices"): it is read as an unparseable reply
 
     @property
     def overhead_ms(self) -> float:
@@ -86,6 +112,10 @@ def totals(calls: Sequence[Completion]) -> tuple[float, float | None]:
 def overhead(calls: Sequence[Completion]) -> float:
     """The app's overhead in the calls (ms): their wall time beyond the models' own."""
     return sum(c.overhead_ms for c in calls)
+
+
+class ReplyTimeoutError(Exception):
+    """A reply that did not arrive whole within the client's timeout (however fast its first bytes came)."""
 
 
 @dataclass
@@ -109,6 +139,18 @@ class LLMClient:
         if attempt:
             await asyncio.sleep(self.retry_delay * 2 ** (attempt - 1))
 
+    async def _whole(self, reply: Coroutine[Any, Any, Any]) -> Any:
+        """``reply`` awaited whole within the timeout (litellm's own bounds each read: a reply may trickle in).
+
+        On Python 3.11 a deadline on this task (``asyncio.timeout``): no task of its own, so that a
+        cancellation reaches the call at once; before, ``asyncio.wait_for``.
+        """
+        deadline = getattr(asyncio, "timeout", None)
+        if deadline is None:  # pragma: no cover - Python 3.10
+            return await asyncio.wait_for(reply, self.timeout)
+        async with deadline(self.timeout):
+            return await reply
+
     async def complete(self, messages: list[dict[str, Any]], **params: Any) -> Completion:
         litellm = load_litellm()
         kwargs = {**self.params, **params, "timeout": self.timeout}
@@ -123,9 +165,12 @@ class LLMClient:
             await self.backoff(attempt)
             started = time.perf_counter()
             try:
-                response = await litellm.acompletion(model=self.model, messages=messages, **kwargs)
+                response = await self._whole(litellm.acompletion(model=self.model, messages=messages, **kwargs))
             except asyncio.CancelledError:
                 raise
+            except asyncio.TimeoutError:
+                last = ReplyTimeoutError(f"no whole reply within {self.timeout:g} s")
+                continue
             except Exception as exc:  # noqa: BLE001 - classified below
                 last = exc
                 if not _retryable(litellm, exc):
@@ -174,6 +219,7 @@ def _cause(model: str, exc: BaseException | None) -> str:
         return f"{model}: no answer"
     kinds = {
         "Timeout": "timed out",
+        "ReplyTimeoutError": "timed out",
         "RateLimitError": "rate limited (429)",
         "AuthenticationError": "authentication failed (check the provider's API key variable)",
         "NotFoundError": "model not found",
@@ -197,13 +243,16 @@ def _cause(model: str, exc: BaseException | None) -> str:
 def _completion(
     litellm: Any, model: str, response: Any, latency_ms: float, attempts: int, messages: list[dict[str, Any]]
 ) -> Completion:
-    text = response.choices[0].message.content or ""
+    choices = getattr(response, "choices", None) or []
+    message = getattr(choices[0], "message", None) if choices else None
+    text = getattr(message, "content", None) or ""
+    empty = "" if text else ("the reply has no choices" if not choices else "the reply has no text")
     usage = getattr(response, "usage", None)
     prompt = getattr(usage, "prompt_tokens", None)
     completion = getattr(usage, "completion_tokens", None)
     if not prompt and not is_offline(model):  # the server reported no usage: litellm's count
         prompt, completion = _count_tokens(litellm, model, messages, text)
-    hidden = getattr(response, "_hidden_params", None) or {}
+    hidden = litellm_internals.hidden_params(response)
     cost = hidden.get("response_cost")
     if cost is None and not is_offline(model):
         try:
@@ -214,8 +263,8 @@ def _completion(
         cost = 0.0
     own = hidden.get(OFFLINE_MODEL_MS)  # the offline provider's own time; other models: the round trip
     if isinstance(own, (int, float)):
-        return Completion(text, model, min(float(own), latency_ms), prompt, completion, cost, attempts, call_ms=latency_ms)
-    return Completion(text, model, latency_ms, prompt, completion, cost, attempts, call_ms=latency_ms)
+        return Completion(text, model, min(float(own), latency_ms), prompt, completion, cost, attempts, latency_ms, empty)
+    return Completion(text, model, latency_ms, prompt, completion, cost, attempts, latency_ms, empty)
 
 
 def _count_tokens(litellm: Any, model: str, messages: list[dict[str, Any]], text: str) -> tuple[int | None, int | None]:

@@ -119,7 +119,7 @@ class MachineAgent:
                 return self.task.parse(completion.text, turn.instance), completion, failures
             except ParseError as exc:
                 failures.append(completion)
-                reason = str(exc)
+                reason = completion.empty or str(exc)
         excerpt = completion.text.strip().replace("\n", " ")[:120]
         raise AgentError(f"{self.client.model}: unparseable reply after {self.parse_attempts} attempts ({reason}): {excerpt!r}")
 

@@ -20,9 +20,10 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from pxp_tui.agents import litellm_internals
 from pxp_tui.common.models import OFFLINE_PROVIDER as PROVIDER
 
-#: the key of the response's ``_hidden_params`` that holds the model's own time (ms)
+#: the key of the response's hidden parameters (``litellm_internals.hidden_params``) that holds the model's own time (ms)
 MODEL_MS = "pxp_model_ms"
 
 #: name -> function from chat messages to reply text
@@ -119,7 +120,7 @@ def install(litellm: Any) -> None:
     class OfflineLLM(CustomLLM):
         def _reply(self, model: str, messages: list, model_response: Any, text: str, own_ms: float) -> Any:
             model_response.choices[0].message.content = text
-            model_response._hidden_params[MODEL_MS] = own_ms
+            litellm_internals.set_hidden_param(model_response, MODEL_MS, own_ms)
             model_response.model = f"{PROVIDER}/{model}"
             prompt = estimate_tokens(messages)
             completion = math.ceil(len(text) / 4)
@@ -130,7 +131,7 @@ def install(litellm: Any) -> None:
 
         def completion(self, model: str, messages: list, *args: Any, **kwargs: Any) -> Any:
             text, took = timed_answer(model, messages)
-            return self._reply(model, messages, kwargs["model_response"], text, took)
+            return self._reply(model, messages, litellm_internals.provider_response(kwargs), text, took)
 
         async def acompletion(self, model: str, messages: list, *args: Any, **kwargs: Any) -> Any:
             delay = latency()
@@ -138,14 +139,12 @@ def install(litellm: Any) -> None:
                 await asyncio.sleep(delay)
             # the model's own time: the latency it simulates and its answer, not the waits for the loop or a thread
             text, took = await asyncio.to_thread(timed_answer, model, messages)
-            return self._reply(model, messages, kwargs["model_response"], text, delay * 1000 + took)
+            response = litellm_internals.provider_response(kwargs)
+            return self._reply(model, messages, response, text, delay * 1000 + took)
 
     entries = [e for e in (litellm.custom_provider_map or []) if e.get("provider") != PROVIDER]
     entries.append({"provider": PROVIDER, "custom_handler": OfflineLLM()})
     litellm.custom_provider_map = entries
-    # litellm reads the map when it sets up custom providers
-    from litellm.utils import custom_llm_setup
-
-    custom_llm_setup()
+    litellm_internals.take_in_custom_providers()  # litellm reads the map when it sets up custom providers
     _price(litellm, list(_MODELS))
     _INSTALLED[:] = [litellm]

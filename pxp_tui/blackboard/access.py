@@ -78,11 +78,16 @@ def problem(path: Path, *, write: bool) -> str | None:
     return None
 
 
-def connect_readonly(path: Path) -> sqlite3.Connection:
-    """A read-only connection to ``path`` that changes nothing in its folder (see the module's note)."""
+def readonly_uri(path: Path) -> str:
+    """The URI SQLite opens ``path`` read-only by, changing nothing in its folder (see the module's note)."""
     # as_uri() escapes what a URI would read otherwise ('#', '?', '%' in a file name)
     uri = f"{path.resolve().as_uri()}?mode=ro"
     wal = path.with_name(path.name + "-wal")
     if not wal.exists() and not writable(path):
         uri += "&immutable=1"
-    return sqlite3.connect(uri, uri=True, check_same_thread=False)
+    return uri
+
+
+def connect_readonly(path: Path) -> sqlite3.Connection:
+    """A read-only connection to ``path`` that changes nothing in its folder (see the module's note)."""
+    return sqlite3.connect(readonly_uri(path), uri=True, check_same_thread=False)

@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pxp_tui.blackboard import converge, evaluations, firsts, notes, schema, writers
+from pxp_tui.blackboard import access, converge, evaluations, firsts, notes, schema, writers
 from pxp_tui.blackboard.errors import BlackboardError
 from pxp_tui.blackboard.records import MERGED_FROM
 from pxp_tui.blackboard.schema import shared_columns, table_columns
@@ -96,7 +96,9 @@ def merge(target: Blackboard, sources: Sequence[Path]) -> list[Merged]:
         batch = list(sources[start : start + BATCH])
         aliases = [f"src{i}" for i in range(len(batch))]
         for alias, path in zip(aliases, batch, strict=True):
-            target.db.execute(f"ATTACH DATABASE ? AS {alias}", [str(path)])
+            # read-only (a URI: the target's connection takes URIs): the merge's transaction, begun IMMEDIATE, then
+            # locks the target only, never an input another pxp may be writing
+            target.db.execute(f"ATTACH DATABASE ? AS {alias}", [access.readonly_uri(path)])
         try:
             with target.db.atomic():
                 results += [_merge_one(target, alias, path) for alias, path in zip(aliases, batch, strict=True)]

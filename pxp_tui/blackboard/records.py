@@ -1,16 +1,19 @@
-"""Typed records of what the blackboard holds: a run (a row of ``runs``), and a run with its counts."""
+"""Typed records of what the blackboard holds: a run (a row of ``runs``: its :class:`RunConfig` and the rest), and a
+run with its counts."""
 
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
-from dataclasses import dataclass, field
+from collections.abc import Collection, Mapping
+from dataclasses import dataclass, fields
+from enum import Enum
 from typing import Any
 
 from pxp_tui.common.kinds import HumanKind
+from pxp_tui.config import RunConfig
 from pxp_tui.engine import RunStatus
 from pxp_tui.protocol import RunCounts
-from pxp_tui.protocol.evince import DECAY, ENTOPPS, FIG1, OLD_TOLERANCE, PLATEAU, TOLERANCE, WEIGHTED
+from pxp_tui.protocol.evince import OLD_TOLERANCE, PLATEAU, WEIGHTED
 from pxp_tui.protocol.information import SMOOTHING
 
 #: RAD's five conditions: the label order its runs measured the Wasserstein distance with before schema 6
@@ -29,78 +32,43 @@ def _json(value: Any, empty: Any) -> Any:
 
 @dataclass(frozen=True)
 class Run:
-    """One run, as stored in ``runs`` (with ``status`` as readers see it: see :class:`RunStatus`)."""
+    """One run, as stored in ``runs``: the configuration it was made with, and what the blackboard keeps of it
+    besides (``status`` as readers see it: see :class:`RunStatus`).
+
+    ``config`` is the :class:`RunConfig` given to :meth:`Blackboard.create_run` as it was stored: its dataset
+    named (the task's demo when none was given), its checker's model, its context policy normalised.
+    """
 
     id: int
     uid: str
-    task: str
-    dataset: str
-    model: str  # the machine's model (``offline``: the baseline)
-    checker: str | None  # the model of AGREE (stored by every run pxp makes)
-    human_kind: HumanKind  # who answers in the human's seat
-    expert: str | None  # the live expert's name (None for other kinds)
-    n: int
-    k: int
-    context: str  # all | none | last:N
-    seed: int | None
-    split: str
-    experiment: str | None
+    config: RunConfig
     status: RunStatus
     error: str | None  # why it paused, credentials redacted
     plan: tuple[int, ...]  # the instances, in session order
-    options: Mapping[str, Any] = field(default_factory=dict)  # the rest of its configuration (RunConfig)
     created_at: str = ""
     updated_at: str = ""
     finished_at: str | None = None
-    # the other agent and the debate (issue 10; NULL in files of schema 3 and older)
-    human_model: str | None = None  # the model in the human's seat (human_kind ``model``)
-    human_temperature: float | None = None
-    top_k: int | None = None  # distributions asked for, top-k (None: none)
-    contentiousness: float | None = None  # EVINCE's starting contentiousness (None: none in the prompts)
-    contentiousness_decay: float = DECAY
-    stop: str = "pxp"  # pxp | evince | both
-    # how the debate is measured and stopped (schema 6; older runs read as they ran: schema.DERIVED)
-    evince_rule: str = FIG1  # fig1 | plateau
-    stop_tolerance: float = TOLERANCE
-    smoothing: float = SMOOTHING
-    ground_metric: str = "discrete"  # ordered | discrete
-    label_order: tuple[str, ...] | None = None  # the ordered metric's labels (None: discrete)
-    aggregation: str = ENTOPPS  # entopps | weighted
+    #: the ordered ground metric's labels, positions 0, 1, ... as the run measures its rounds (None: the 0/1
+    #: metric): the task's order when the run was made, kept with it (RAD's older runs kept an older one)
+    label_order: tuple[str, ...] | None = None
+    merged_from: Mapping[str, Any] | None = None  # where ``pxp merge`` copied it from (``file``, ``path``, ``run_id``)
 
     @classmethod
     def from_row(cls, row: Mapping[str, Any]) -> Run:
-        """The run of a ``runs`` row (``plan`` and ``options`` as stored, JSON text, or parsed); a row of
-        a schema-2 file (read-only, so not migrated) too."""
-        kind = HumanKind(row["human_kind"])
+        """The run of a ``runs`` row (``plan`` and ``options`` as stored, JSON text, or parsed); a row of an older
+        file, read without migrating it (from ``schema.READABLE_FROM``), too."""
         return cls(
             id=row["id"],
             uid=row["uid"],
-            task=row["task"],
-            dataset=row["dataset"],
-            model=row["model"],
-            checker=row["checker"],
-            human_kind=kind,
-            expert=row["expert"] if "expert" in row else _expert_of_schema_2(row),
-            n=row["n"],
-            k=row["k"],
-            context=row["context"],
-            seed=row["seed"],
-            split=row["split"] or "train",
-            experiment=row["experiment"],
+            config=config_of(row),
             status=RunStatus(row["status"]),
             error=row["error"],
             plan=tuple(_json(row["plan"], [])),
-            options=_json(row["options"], {}),
             created_at=row["created_at"] or "",
             updated_at=row["updated_at"] or "",
             finished_at=row["finished_at"],
-            human_model=row.get("human_model"),
-            human_temperature=row.get("human_temperature"),
-            top_k=row.get("top_k"),
-            contentiousness=row.get("contentiousness"),
-            contentiousness_decay=DECAY if row.get("contentiousness_decay") is None else row["contentiousness_decay"],
-            stop=row.get("stop") or "pxp",
-            **_measuring(row),
+            label_order=_measuring(row)["label_order"],
+            merged_from=_merged_from(_json(row["options"], {})),
         )
 
     @property
@@ -109,25 +77,25 @@ class Run:
 
         The ``human`` column of the ``run_intelligibility`` view (schema.HUMAN_LABEL) says the same.
         """
-        if self.human_kind is HumanKind.MODEL and self.human_model:
-            return f"model:{self.human_model}"
-        return self.expert or self.human_kind.value
+        config = self.config
+        if config.human_kind is HumanKind.MODEL and config.human_model:
+            return f"model:{config.human_model}"
+        return config.expert or config.human_kind.value
 
     @property
     def finished(self) -> bool:
         return self.status is RunStatus.DONE
 
     @property
-    def merged_from(self) -> Mapping[str, Any] | None:
-        """Where ``pxp merge`` copied this run from (``file``, ``path``, ``run_id`` there), if it is a copy."""
-        found = self.options.get(MERGED_FROM)
-        return found if isinstance(found, Mapping) else None
-
-    @property
     def copy_of(self) -> Mapping[str, Any] | None:
         """Where the original of this unfinished copy is (see :attr:`merged_from`): it is continued there, never
         here, since two processes would drive one run. None for an original, or a finished run."""
         return None if self.finished else self.merged_from
+
+
+def _merged_from(options: Mapping[str, Any]) -> Mapping[str, Any] | None:
+    found = options.get(MERGED_FROM)
+    return found if isinstance(found, Mapping) else None
 
 
 def _measuring(row: Mapping[str, Any]) -> dict[str, Any]:
@@ -152,6 +120,34 @@ def _measuring(row: Mapping[str, Any]) -> dict[str, Any]:
         "label_order": tuple(order) if order else None,
         "aggregation": row.get("aggregation") or WEIGHTED,
     }
+
+
+#: the fields of :class:`RunConfig`, by name
+_FIELDS = {f.name for f in fields(RunConfig)}
+
+
+def stored(config: RunConfig, columns: Collection[str]) -> dict[str, Any]:
+    """``config`` as a ``runs`` row: each field in the column of its name if ``runs`` has one (``columns``), the
+    others, when set, in ``options`` (JSON). So a new field of :class:`RunConfig` is stored with nothing to add."""
+    values = {f.name: getattr(config, f.name) for f in fields(config)}
+    row = {k: v.value if isinstance(v, Enum) else v for k, v in values.items() if k in columns}
+    options = {k: v for k, v in values.items() if k not in columns and v not in (None, {}, [])}
+    return {**row, "options": json.dumps(options, sort_keys=True)}
+
+
+def config_of(row: Mapping[str, Any]) -> RunConfig:
+    """The :class:`RunConfig` stored in a ``runs`` row (the reverse of :func:`stored`). A column that is NULL, or
+    absent from an older file, reads as the field's default, but for how a debate is measured and stopped,
+    which reads as the code of the file's time ran it (:func:`_measuring`); options a newer pxp stored are
+    left out."""
+    options = _json(row["options"], {})
+    values = {k: v for k, v in options.items() if k in _FIELDS}
+    values.update({k: row[k] for k in _FIELDS if k in row and row[k] is not None})
+    values.update({k: v for k, v in _measuring(row).items() if k in _FIELDS})
+    if "expert" not in row:
+        values["expert"] = _expert_of_schema_2(row)
+    values["human_kind"] = HumanKind(values["human_kind"])
+    return RunConfig(**values)
 
 
 def _expert_of_schema_2(row: Mapping[str, Any]) -> str | None:

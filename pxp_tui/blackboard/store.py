@@ -2,25 +2,25 @@
 
 from __future__ import annotations
 
-import hashlib
 import json
 import sqlite3
 import uuid
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from contextlib import AbstractContextManager
 from datetime import datetime, timezone
-from enum import Enum
 from pathlib import Path
 from typing import Any
 
 import sqlite_utils
 
-from pxp_tui.blackboard import access, finals, schema, writers
-from pxp_tui.blackboard.errors import BlackboardError, WriteError
-from pxp_tui.blackboard.records import Run
+from pxp_tui.blackboard import access, dataset_import, finals, schema, transactions, writers
+from pxp_tui.blackboard.errors import BlackboardError
+from pxp_tui.blackboard.records import Run, stored
+from pxp_tui.blackboard.transactions import Writer, WriterDatabase, is_busy, retrying
 from pxp_tui.common.files import make_folder
 from pxp_tui.common.instance import Instance
 from pxp_tui.common.redaction import redact
+from pxp_tui.config import RunConfig
 from pxp_tui.engine import Message, RunProgress, RunStatus, SessionRecord
 from pxp_tui.protocol import Sender, StopReason, Tag
 from pxp_tui.protocol.evince import WEIGHTED
@@ -44,19 +44,6 @@ def insert_id(table: sqlite_utils.db.Table, row: Mapping[str, Any]) -> int:
     return key
 
 
-def _image_size(data: bytes) -> tuple[int | None, int | None]:
-    try:
-        from io import BytesIO
-
-        from PIL import Image
-
-        with Image.open(BytesIO(data)) as image:
-            width, height = image.size
-            return width, height
-    except Exception:  # noqa: BLE001 - a size is a nicety; validation happens at import
-        return None, None
-
-
 def _check_header(conn: sqlite3.Connection, where: Path) -> None:
     """A file that is not SQLite is refused, its header read by SQLite (see :meth:`Blackboard.open`)."""
     try:
@@ -69,13 +56,23 @@ def _check_header(conn: sqlite3.Connection, where: Path) -> None:
 
 
 class Blackboard:
-    """A pxp blackboard: one SQLite file through sqlite-utils, WAL, one transaction per message."""
+    """A pxp blackboard: one SQLite file through sqlite-utils, WAL, one transaction per message.
+
+    A writer's ``db`` is a :class:`~pxp_tui.blackboard.transactions.WriterDatabase`: every write transaction
+    ``BEGIN IMMEDIATE``, under the one :class:`~pxp_tui.blackboard.transactions.Writer` of the file in this process.
+    """
 
     def __init__(self, db: sqlite_utils.Database, path: Path | None) -> None:
         self.db = db
         self.path = path
         #: the schema the file is at: SCHEMA_VERSION, or older when it was opened read-only
         self.schema_version = schema.SCHEMA_VERSION
+        self._attached = False
+
+    @property
+    def writer(self) -> Writer | None:
+        """The file's writer in this process (None for a read-only blackboard)."""
+        return self.db.writer if isinstance(self.db, WriterDatabase) else None
 
     # -- opening ----------------------------------------------------------------------------------
     @classmethod
@@ -93,7 +90,8 @@ class Blackboard:
         those commits would be lost. Several SQLite connections to one file in one process are safe:
         SQLite keeps their locks per file, not per connection, and defers closing a descriptor while
         any of them holds a lock. So the app's writer and its read-only readers may coexist, and the
-        header is checked through SQLite.
+        header is checked through SQLite. The one descriptor pxp opens itself, for the run locks
+        (:mod:`pxp_tui.blackboard.writers`), is closed only when the last blackboard of this process on the file is.
         """
         where = Path(location)
         if where.is_dir():
@@ -105,17 +103,23 @@ class Blackboard:
             raise BlackboardError(refused)
         if not where.exists():
             make_folder(where.parent)  # never writable by everyone: SQLite makes the -wal and -shm there
-        conn = None
+        conn, board = None, None
         try:
             if readonly:
                 conn = access.connect_readonly(where)
             else:
-                conn = sqlite3.connect(str(where), check_same_thread=False)
+                # a URI, so that pxp merge can attach its inputs read-only (mode=ro): see merge.py
+                conn = sqlite3.connect(where.resolve().as_uri(), uri=True, check_same_thread=False)
             _check_header(conn, where)
-            board = cls(sqlite_utils.Database(conn), where)
+            db = sqlite_utils.Database(conn) if readonly else WriterDatabase(conn, Writer.of(where))
+            board = cls(db, where)
+            writers.attach(where)
+            board._attached = True
             board._prepare(create=create and not readonly, readonly=readonly)
         except BaseException as exc:
-            if conn is not None:
+            if board is not None:
+                board.close()
+            elif conn is not None:
                 conn.close()
             if isinstance(exc, sqlite3.DatabaseError):
                 raise BlackboardError(f"{where}: {access.describe_error(exc)}") from None
@@ -125,43 +129,56 @@ class Blackboard:
     @classmethod
     def memory(cls) -> Blackboard:
         """An in-memory blackboard (tests, dry runs)."""
-        board = cls(sqlite_utils.Database(memory=True), None)
+        board = cls(WriterDatabase(sqlite3.connect(":memory:", check_same_thread=False), Writer.of(None)), None)
         board._prepare(create=True)
         return board
 
     def _prepare(self, *, create: bool, readonly: bool = False) -> None:
         db = self.db
-        db.execute("PRAGMA busy_timeout = 5000")
+        # a writer's statements wait a short while in SQLite, then are asked again (transactions.begin, retrying)
+        busy = transactions.ATTEMPT_MS if isinstance(db, WriterDatabase) else transactions.BUSY_TIMEOUT_MS
+        db.execute(f"PRAGMA busy_timeout = {busy}")
+        app_id, version = self._check_schema()
+        if self.path is not None and create:
+            retrying(lambda: db.execute("PRAGMA journal_mode = WAL"))  # the first writer of a new file changes it
+        db.execute("PRAGMA synchronous = FULL")
+        db.execute("PRAGMA foreign_keys = ON")
+        if app_id == 0 and not create:
+            raise BlackboardError(f"{self.path or ':memory:'} is empty: not a pxp blackboard")
+        if readonly:  # a reader never writes: it reads an older file as it is
+            if version < schema.READABLE_FROM:
+                raise BlackboardError(
+                    f"{self.path} was written by an older pxp-tui (schema {version}): open it once with a command that "
+                    "writes (pxp metrics, say) to upgrade it"
+                )
+        elif app_id == 0 or version < schema.SCHEMA_VERSION:
+            with db.atomic():  # as the writer: another pxp may be making or upgrading the file at this moment
+                app_id, version = self._check_schema()
+                if app_id == 0:
+                    schema.create(db)
+                elif version < schema.SCHEMA_VERSION:
+                    schema.migrate(db, version)
+        self.schema_version = db.execute("PRAGMA user_version").fetchone()[0]
+
+    def _check_schema(self) -> tuple[int, int]:
+        """The file's application id and schema version; BlackboardError if it is not a blackboard this pxp reads."""
+        db = self.db
         app_id = db.execute("PRAGMA application_id").fetchone()[0]
         version = db.execute("PRAGMA user_version").fetchone()[0]
-        has_tables = bool(db.table_names())
         where = self.path or ":memory:"
-        if (app_id == 0 and has_tables) or app_id not in (0, schema.APPLICATION_ID):
+        if (app_id == 0 and db.table_names()) or app_id not in (0, schema.APPLICATION_ID):
             raise BlackboardError(f"{where} is a SQLite database of another application, not a pxp blackboard")
         if version > schema.SCHEMA_VERSION:
             raise BlackboardError(
                 f"{where} was written by a newer pxp-tui (schema {version}; this one reads up to {schema.SCHEMA_VERSION})"
             )
-        if self.path is not None and create:
-            db.execute("PRAGMA journal_mode = WAL")
-        db.execute("PRAGMA synchronous = FULL")
-        db.execute("PRAGMA foreign_keys = ON")
-        if app_id == 0:
-            if not create:
-                raise BlackboardError(f"{where} is empty: not a pxp blackboard")
-            schema.create(db)
-        elif version < schema.SCHEMA_VERSION and readonly:  # a reader never writes: it reads an older file as it is
-            if version < schema.READABLE_FROM:
-                raise BlackboardError(
-                    f"{where} was written by an older pxp-tui (schema {version}): open it once with a command that "
-                    "writes (pxp metrics, say) to upgrade it"
-                )
-        elif version < schema.SCHEMA_VERSION:
-            schema.migrate(db, version)
-        self.schema_version = db.execute("PRAGMA user_version").fetchone()[0]
+        return app_id, version
 
     def close(self) -> None:
         self.db.close()
+        if self._attached and self.path is not None:
+            self._attached = False
+            writers.detach(self.path)  # after the connection: see :meth:`open`
 
     def __enter__(self) -> Blackboard:
         return self
@@ -170,7 +187,8 @@ class Blackboard:
         self.close()
 
     def transaction(self) -> AbstractContextManager[sqlite_utils.Database]:
-        """Several writes as one transaction (nested: a savepoint): all are kept, or none."""
+        """Several writes as one transaction (nested: a savepoint): all are kept, or none. It begins as the
+        writer (``BEGIN IMMEDIATE``), waiting its turn while another connection writes."""
         return self.db.atomic()
 
     def _table(self, name: str) -> sqlite_utils.db.Table:
@@ -200,63 +218,17 @@ class Blackboard:
         append: bool = False,
         progress: ImportProgress | None = None,
     ) -> int:
-        """Store a dataset and its instances (images included) in one transaction.
+        """Store a dataset and its instances (images included): visible all at once, or not at all.
 
         With ``append``, add the rows to an existing dataset of the same task; their keys must be new.
-        Images left on disk by the reader are read one at a time. ``progress("storing", done, total)``
-        hears how far it has got. :class:`WriteError` if SQLite refuses the write: nothing is stored.
+        Images left on disk by the reader are read a chunk at a time, and written in short transactions, so that
+        runs writing the same file meanwhile wait little (:mod:`pxp_tui.blackboard.dataset_import`).
+        ``progress("storing", done, total)`` hears how far it has got. :class:`WriteError` if SQLite refuses a
+        write: nothing is stored.
         """
-        if append:
-            self._check_append(name, task, rows)
-        elif self.has_dataset(name):
-            raise BlackboardError(f"a dataset named {name!r} already exists (add to it with --append)")
-        try:
-            with self.db.atomic():
-                if append:
-                    self.db.execute("UPDATE datasets SET source = source || '; ' || ? WHERE name = ?", [source, name])
-                else:
-                    self.db.table("datasets").insert(
-                        {"name": name, "task": task, "source": source, "description": description, "created_at": now()}
-                    )
-                self.db.table("instances").insert_all(self._instance_rows(name, rows, progress), batch_size=500)
-        except sqlite3.Error as exc:
-            raise WriteError(f"{self.path or ':memory:'}: {access.describe_error(exc)}; nothing imported") from None
+        dataset_import.check_new(self, name, task, rows, append=append)
+        dataset_import.store(self, name, task, rows, source=source, description=description, append=append, progress=progress)
         return len(rows)
-
-    def _instance_rows(self, name: str, rows: Sequence[DatasetRow], progress: ImportProgress | None) -> Iterator[dict[str, Any]]:
-        """The ``instances`` rows of ``rows``, each image stored as its row is reached (one held at a time)."""
-        for done, row in enumerate(rows, start=1):
-            sha = None
-            image = row.image_bytes()
-            if image is not None:
-                sha = row.image_sha256 or hashlib.sha256(image).hexdigest()  # checked by image_bytes()
-                width, height = _image_size(image)
-                self.db.table("images").insert(
-                    {"sha256": sha, "mime": row.image_mime, "width": width, "height": height, "data": image}, ignore=True
-                )
-            del image
-            yield {
-                "dataset": name,
-                "key": row.key,
-                "split": row.split,
-                "input": row.input,
-                "image_sha": sha,
-                "reference_prediction": row.reference_prediction,
-                "reference_explanation": row.reference_explanation,
-                "meta": json.dumps(dict(row.meta), ensure_ascii=False),
-            }
-            if progress is not None and (done % 250 == 0 or done == len(rows)):
-                progress("storing", done, len(rows))
-
-    def _check_append(self, name: str, task: str, rows: Sequence[DatasetRow]) -> None:
-        held = self.dataset_task(name)
-        if held != task:
-            raise BlackboardError(f"dataset {name!r} is for the {held} task, not {task}")
-        keys = {r[0] for r in self.db.execute("SELECT key FROM instances WHERE dataset = ?", [name])}
-        clash = [row.key for row in rows if row.key in keys]
-        if clash:
-            listed = ", ".join(repr(k) for k in clash[:5]) + (" ..." if len(clash) > 5 else "")
-            raise BlackboardError(f"dataset {name!r} already has instances with the keys {listed}")
 
     def datasets(self) -> list[dict[str, Any]]:
         sql = """SELECT d.name, d.task, d.source, d.created_at, COUNT(i.id) AS instances,
@@ -302,24 +274,20 @@ class Blackboard:
         return [found[i] for i in ids]
 
     # -- runs -------------------------------------------------------------------------------------
-    def create_run(self, fields: Mapping[str, Any], plan: Sequence[int]) -> int:
-        """Store a new run (status ``created``) with these column values and this plan; its id.
-
-        ``fields`` are columns of ``runs`` (enums stored as their values, ``options`` as JSON).
-        """
-        unknown = sorted(set(fields) - set(schema.TABLES["runs"]["columns"]))
-        if unknown:
-            raise BlackboardError(f"runs has no column {unknown[0]!r}")
+    def create_run(self, config: RunConfig, plan: Sequence[int], *, label_order: Sequence[str] | None = None) -> int:
+        """Store a new run (status ``created``) made with ``config`` and this plan; its id. Each field of
+        ``config`` goes to the column of its name, or to ``options`` (:func:`records.stored`); :meth:`run`
+        gives it back as :attr:`Run.config`. ``label_order``: the ordered ground metric's labels, kept with
+        the run (:attr:`Run.label_order`; None for the 0/1 metric)."""
         row = {
-            **{k: v.value if isinstance(v, Enum) else v for k, v in fields.items()},
+            **stored(config, schema.TABLES["runs"]["columns"]),
+            "label_order": json.dumps(list(label_order), ensure_ascii=False) if label_order else None,
             "uid": uuid.uuid4().hex,
             "status": RunStatus.CREATED.value,
             "plan": json.dumps(list(plan)),
             "created_at": now(),
             "updated_at": now(),
         }
-        if isinstance(row.get("options"), Mapping):
-            row["options"] = json.dumps(row["options"], sort_keys=True)
         with self.db.atomic():
             return insert_id(self.db.table("runs"), row)
 
@@ -365,17 +333,26 @@ class Blackboard:
         return writers.shown_status(self.path, rows, key)
 
     def set_status(self, run_id: int, status: RunStatus, error: str | None = None) -> None:
-        """Set run ``run_id``'s status; ``error`` (why it paused) is stored with any credential redacted."""
+        """Set run ``run_id``'s status; ``error`` (why it paused) is stored with any credential redacted.
+
+        Pausing waits for the file no longer than SQLite's busy timeout (it often follows a write that waited its
+        limit already): a run left ``running`` by a writer that is gone reads ``interrupted`` anyway.
+        """
         status = RunStatus(status)  # its value, as scripts and tests write it, reads as the status
         if status is RunStatus.INTERRUPTED:
             raise ValueError("interrupted is shown, never stored: a run without a living writer")
         stamp = now()
         finished = stamp if status is RunStatus.DONE else None
-        with self.db.atomic():
+        with self._writing(limit=0.0 if status is RunStatus.PAUSED else None):
             self.db.execute(
                 "UPDATE runs SET status = ?, error = ?, updated_at = ?, finished_at = ? WHERE id = ?",
                 [status.value, None if error is None else redact(error), stamp, finished, run_id],
             )
+
+    def _writing(self, *, limit: float | None = None) -> AbstractContextManager[Any]:
+        """A write transaction waiting at most ``limit`` seconds for another program's lock (see :meth:`transaction`)."""
+        writer = self.writer
+        return self.db.atomic() if writer is None else writer.transaction(self.db.conn, limit)
 
     def pause_after_failed_write(self, run_id: int, why: str) -> None:
         """Mark run ``run_id`` paused with ``why`` after SQLite refused one of its writes, if the file takes that much.
@@ -386,7 +363,9 @@ class Blackboard:
         """
         try:
             self.set_status(run_id, RunStatus.PAUSED, why)
-        except sqlite3.Error:
+        except sqlite3.Error as exc:
+            if is_busy(exc):  # another program holds the file: the run reads interrupted once this process ends
+                return
             try:
                 self.db.execute("PRAGMA wal_checkpoint(RESTART)")
                 self.set_status(run_id, RunStatus.PAUSED, why)

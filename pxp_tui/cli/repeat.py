@@ -21,8 +21,8 @@ def drive_experiment(board: Any, config: Any, args: argparse.Namespace) -> int:
     experiment, run_ids = create_experiment(board, config, args.repeat)
     first = board.run(run_ids[0])
     print(
-        f"experiment {experiment}: runs {', '.join(map(str, run_ids))}: {first.task} on {first.dataset}, "
-        f"machine {model_label(first.model)}, human {first.human}, n={first.n} k={first.k}, "
+        f"experiment {experiment}: runs {', '.join(map(str, run_ids))}: {first.config.task} on {first.config.dataset}, "
+        f"machine {model_label(first.config.model)}, human {first.human}, n={first.config.n} k={first.config.k}, "
         f"{len(first.plan)} sessions each -> {args.db}",
         flush=True,
     )

@@ -14,8 +14,8 @@ from pxp_tui.cli.common import add_db, positive
 from pxp_tui.cli.printing import SessionLines, evaluation_line, resume_command, say
 from pxp_tui.cli.repeat import drive_experiment
 from pxp_tui.common.kinds import HumanKind
+from pxp_tui.config import DEFAULTS, GROUND_METRICS, RunConfig, parse_human
 from pxp_tui.protocol import evince
-from pxp_tui.runs.config import DEFAULTS, GROUND_METRICS, RunConfig, parse_human
 from pxp_tui.tasks import TASKS
 
 #: runs of one configuration with --repeat, unless told
@@ -186,6 +186,19 @@ def main(args: argparse.Namespace) -> int:
     return run_app(args.db, run_id)
 
 
+def _dotenv_notice() -> None:
+    """Say which variables of ``.env`` are not read (only providers' keys are)."""
+    from pxp_tui.agents.llm import DOTENV_SETTING, load_dotenv
+
+    ignored = load_dotenv()
+    if ignored:
+        print(
+            f"pxp: .env: not read: {', '.join(ignored)} (only providers' keys are read from .env; give a base URL"
+            f" with --api-base, or set {DOTENV_SETTING}=all to read all of .env)",
+            file=sys.stderr,
+        )
+
+
 def _drive(board: Any, run_id: int, args: argparse.Namespace) -> int:
     from pxp_tui.blackboard import WriteError
     from pxp_tui.blackboard.metrics import counts_of, run_rows
@@ -197,10 +210,11 @@ def _drive(board: Any, run_id: int, args: argparse.Namespace) -> int:
 
     run = board.run(run_id)
     print(
-        f"run {run_id}: {run.task} on {run.dataset}, machine {model_label(run.model)}, human {run.human}, "
-        f"n={run.n} k={run.k}, {len(run.plan)} session{'s' if len(run.plan) != 1 else ''} -> {args.db}",
+        f"run {run_id}: {run.config.task} on {run.config.dataset}, machine {model_label(run.config.model)}, human {run.human}, "
+        f"n={run.config.n} k={run.config.k}, {len(run.plan)} session{'s' if len(run.plan) != 1 else ''} -> {args.db}",
         flush=True,
     )
+    _dotenv_notice()
     observer = None if args.quiet else SessionLines()
     resume_hint = f"resume with: {resume_command(run_id, args.db)}"
     work = execute(board, run_id, observer=observer, on_evaluation=None if args.quiet else evaluation_line)
@@ -220,5 +234,5 @@ def _drive(board: Any, run_id: int, args: argparse.Namespace) -> int:
         return 130
     rows = run_rows(board, [run_id])
     print()
-    print(table.text([f"run {run_id} {run.task.upper()}"], [counts_of(rows[0])]))
+    print(table.text([f"run {run_id} {run.config.task.upper()}"], [counts_of(rows[0])]))
     return 0

@@ -1,8 +1,15 @@
-"""The INTERACT procedure, async."""
+"""The INTERACT procedure, async.
+
+The recorder's writes run in a thread (:func:`stored`): a write may wait its turn for the file while other
+processes write it, and the loop (the app's screen, its keys) goes on meanwhile.
+"""
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 from collections.abc import Awaitable, Callable, Mapping, Sequence
+from typing import Any, TypeVar
 
 from pxp_tui.common.instance import Instance
 from pxp_tui.engine.context import CarriedContext, ContextPolicy, update_context
@@ -26,6 +33,8 @@ from pxp_tui.protocol import Sender, StopReason, Tag, allowed_tags, sender_at, s
 from pxp_tui.protocol.evince import FIG1, TOLERANCE, rounds_of, should_stop
 from pxp_tui.protocol.information import SMOOTHING
 
+T = TypeVar("T")
+
 #: called after each session; returns whether the session's context is kept (the LEARN gate)
 SessionGate = Callable[[SessionRecord, Sequence[SessionRecord]], Awaitable[bool]]
 #: called when a session ended (committed), before the gate: e.g. weighing its final distribution (EVINCE)
@@ -34,6 +43,24 @@ SessionHook = Callable[[SessionRecord], Awaitable[None]]
 #: the round (the instance, the machine's message, the other's); what it returns joins the closing message's
 #: ``meta`` (``{"crit": ...}``), so the round's verdict is committed with it and the stop rule can read it
 RoundJudge = Callable[[Instance, Message, Message], Awaitable[Mapping[str, object]]]
+
+
+async def stored(write: Callable[..., T], *args: Any) -> T:
+    """``write(*args)``, a recorder's write, in a thread; its result. A cancellation meanwhile waits for the write to
+    end (committed or rolled back whole, never half-done), then goes on as a cancellation."""
+    done = asyncio.ensure_future(asyncio.to_thread(write, *args))
+    done.add_done_callback(_retrieved)  # cancelled twice, nobody awaits it: its error is not an unretrieved one
+    try:
+        return await asyncio.shield(done)
+    except asyncio.CancelledError:
+        if not done.done():
+            await asyncio.wait([done])
+        raise
+
+
+def _retrieved(future: asyncio.Future[Any]) -> None:
+    if not future.cancelled():
+        future.exception()
 
 
 def _check(reply: Reply, j: int, k: int, sender: Sender) -> None:
@@ -69,14 +96,14 @@ async def interact(
     carried = CarriedContext(policy, progress.kept_sessions)
     agents = {Sender.MACHINE: machine, Sender.HUMAN: human}
     total = len(instances)
-    recorder.set_status(spec.run_id, RunStatus.RUNNING)
+    await stored(recorder.set_status, spec.run_id, RunStatus.RUNNING)
     try:
         for order in range(progress.next_order, total):
             instance = instances[order]
             if order == progress.next_order and progress.open_session is not None:
                 session_id, history = progress.open_session, list(progress.open_messages)
             else:
-                session_id, history = recorder.start_session(spec.run_id, instance.id, order), []
+                session_id, history = await stored(recorder.start_session, spec.run_id, instance.id, order), []
             observer.session_started(session_id, instance, order, total, tuple(history))
             record = await _session(spec, instance, order, total, session_id, history, agents, recorder, carried, observer, judge)
             if record.stop is StopReason.SKIPPED:  # neither measured nor carried: the expert set it aside
@@ -86,14 +113,17 @@ async def interact(
                 await ended(record)
             kept = await gate(record, carried.view()) if gate else True
             if gate:
-                recorder.keep_context(session_id, kept)
+                await stored(recorder.keep_context, session_id, kept)
             if kept:
                 carried.add(record)
             observer.session_ended(record, kept)
     except BaseException as exc:
-        recorder.set_status(spec.run_id, RunStatus.PAUSED, describe_error(exc))
+        # at once, before the exception goes on (a cancelled app closes its blackboard next); a pause waits little. If
+        # even that write fails (the file is still locked, the disk full), the first error is the one that counts.
+        with contextlib.suppress(Exception):
+            recorder.set_status(spec.run_id, RunStatus.PAUSED, describe_error(exc))
         raise
-    recorder.set_status(spec.run_id, RunStatus.DONE)
+    await stored(recorder.set_status, spec.run_id, RunStatus.DONE)
 
 
 async def _session(
@@ -119,7 +149,7 @@ async def _session(
         try:
             reply = await agents[sender].respond(turn)
         except InstanceSkippedError:
-            recorder.skip_session(session_id)
+            await stored(recorder.skip_session, session_id)
             return SessionRecord(session_id, instance, order, tuple(history), StopReason.SKIPPED)
         _check(reply, j, spec.k, sender)
         message = Message(session_id, j, sender, reply.tag, reply.prediction, reply.explanation, dict(reply.meta))
@@ -128,7 +158,7 @@ async def _session(
             message = Message(session_id, j, sender, reply.tag, reply.prediction, reply.explanation, {**reply.meta, **verdict})
         latest[sender] = reply.tag
         stop = _stop(spec, message, [*history, message], latest)
-        recorder.record(message, update_context(message, instance.id, prior, carried.policy), stop)
+        await stored(recorder.record, message, update_context(message, instance.id, prior, carried.policy), stop)
         history.append(message)
         observer.message_recorded(message)
         j += 1

@@ -54,12 +54,12 @@ def select(board: Blackboard, run_ids: Sequence[int] | None = None, experiment: 
 
 
 def _key(run: Run, by: str) -> tuple[tuple[Any, ...], str]:
-    task = run.task.upper()
-    if by == "experiment" and run.experiment:
-        return ("e", run.experiment), f"{task} {run.experiment}"
+    task = run.config.task.upper()
+    if by == "experiment" and run.config.experiment:
+        return ("e", run.config.experiment), f"{task} {run.config.experiment}"
     if by == "expert":
-        return ("h", run.task, run.human_kind, run.human), f"{task} {run.human}"
-    who = f" {run.human}" if run.human_kind.interactive else ""
+        return ("h", run.config.task, run.config.human_kind, run.human), f"{task} {run.human}"
+    who = f" {run.human}" if run.config.human_kind.interactive else ""
     return ("r", run.id), f"{task} run {run.id}{who}"
 
 
@@ -78,7 +78,7 @@ def columns(board: Blackboard, runs: Sequence[Run], by: str = "run") -> list[Col
     out = []
     for label, members in groups.values():
         if labels.count(label) > 1:  # an expert named like a kind ("proxy"): say which is which
-            label = f"{label} ({members[0].human_kind})"
+            label = f"{label} ({members[0].config.human_kind})"
         if len(members) > 1:
             label = f"{label} ({len(members)} runs)"
         out.append(

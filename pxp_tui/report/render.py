@@ -5,9 +5,11 @@ from __future__ import annotations
 import csv
 import io
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import fields
 from typing import Any
 
 from pxp_tui.blackboard.records import Run
+from pxp_tui.config import RunConfig
 from pxp_tui.protocol.repeats import CountsSpread, Spread
 from pxp_tui.report.columns import Column
 from pxp_tui.report.table import ROWS
@@ -23,6 +25,8 @@ SHORT = {
     "ultra_strong_machine": "ultra m",
 }
 RUN_FIELDS = ("id", "task", "dataset", "model", "checker", "human", "n", "k", "context", "experiment", "status", "created_at")
+#: the fields of a run's configuration (``Run.config``)
+CONFIG_FIELDS = frozenset(f.name for f in fields(RunConfig))
 
 
 def number(value: float) -> str:
@@ -103,7 +107,12 @@ def curves_rows(columns: Sequence[Column]) -> list[list[Any]]:
 
 # -- runs and performance ------------------------------------------------------------------------
 def runs_markdown(runs: Sequence[Run]) -> str:
-    return markdown_table([list(RUN_FIELDS), *([getattr(r, f) for f in RUN_FIELDS] for r in runs)], right_from=len(RUN_FIELDS))
+    return markdown_table([list(RUN_FIELDS), *([_field(r, f) for f in RUN_FIELDS] for r in runs)], right_from=len(RUN_FIELDS))
+
+
+def _field(run: Run, name: str) -> Any:
+    """A column of the runs table: a field of the run's configuration, or of the stored run (id, human, status...)."""
+    return getattr(run.config if name in CONFIG_FIELDS else run, name)
 
 
 def performance_rows(found: tuple[str, list[dict[str, Any]]]) -> list[list[Any]]:

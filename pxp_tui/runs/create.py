@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import json
 import random
+from dataclasses import replace
 
 from pxp_tui.blackboard import Blackboard, BlackboardError
+from pxp_tui.config import RunConfig
 from pxp_tui.engine import ContextPolicy
 from pxp_tui.runs import learn
-from pxp_tui.runs.config import RunConfig
 from pxp_tui.tasks import get_task
 
 
@@ -57,14 +57,12 @@ def _create_run(board: Blackboard, config: RunConfig) -> int:
             board, dataset, config.split, learn_gate=config.learn_gate, evaluate=config.evaluate, context=config.context
         )
     order = config.label_order()
-    fields = {
-        **config.columns(),
-        "ground_metric": "ordered" if order else "discrete",
-        "label_order": json.dumps(list(order), ensure_ascii=False) if order else None,
-        "dataset": dataset,
-        "checker": config.checker_model,
-        "expert": config.expert.strip() if config.expert else None,
-        "context": str(ContextPolicy.parse(config.context)),
-        "options": config.options(),
-    }
-    return board.create_run(fields, plan(board, config, dataset))
+    stored = replace(  # as it is stored: its dataset, checker, expert and ground metric named, its context normalised
+        config,
+        dataset=dataset,
+        checker=config.checker_model,
+        expert=config.expert.strip() if config.expert else None,
+        context=str(ContextPolicy.parse(config.context)),
+        ground_metric="ordered" if order else "discrete",
+    )
+    return board.create_run(stored, plan(board, config, dataset), label_order=order)

@@ -6,8 +6,8 @@ import sqlite3
 
 from pxp_tui.blackboard import Blackboard, BlackboardError, WriteError, access
 from pxp_tui.engine import Agent, Observer, RunSpec, interact
+from pxp_tui.engine.interact import stored
 from pxp_tui.runs import final, learn
-from pxp_tui.runs.config import RunConfig
 from pxp_tui.runs.copies import check_resumable
 from pxp_tui.runs.humans import build_human
 from pxp_tui.runs.seats import Seat, build_machine
@@ -26,7 +26,7 @@ def switch_model(board: Blackboard, run_id: int, model: str) -> None:
     if run.finished:
         raise BlackboardError(f"run {run_id} is already finished")
     fields = {"model": model}
-    if run.checker == run.model:
+    if run.config.checker == run.config.model:
         fields["checker"] = model
     board.update_run(run_id, fields)
 
@@ -55,11 +55,11 @@ async def _execute(
     if run.finished:
         raise BlackboardError(f"run {run_id} is already finished")
     check_resumable(run)
-    config = RunConfig.from_run(run)
+    config = run.config
     task = get_task(config.task)
     instances = board.instances(run.plan)
     machine, checker = build_machine(task, config)
-    agent = build_human(run.human_kind, Seat(run, config, task, machine, checker, live=human))
+    agent = build_human(config.human_kind, Seat(run, task, machine, checker, live=human))
     spec = RunSpec(
         run_id=run_id,
         n=config.n,
@@ -67,9 +67,9 @@ async def _execute(
         context=config.context,
         stop=config.stop,
         order=run.label_order,
-        evince_rule=run.evince_rule,
-        tolerance=run.stop_tolerance,
-        smoothing=run.smoothing,
+        evince_rule=config.evince_rule,
+        tolerance=config.stop_tolerance,
+        smoothing=config.smoothing,
     )
     progress = board.progress(run_id, instances)
     judge = final.judge_of(task, config)
@@ -93,13 +93,13 @@ async def _execute(
             judge=weights.round_judge(),
         )
     except sqlite3.Error as exc:  # the blackboard refused a write: its transaction was rolled back whole
-        raise _write_failed(board, run_id, exc) from None
+        raise await _write_failed(board, run_id, exc) from None
     if gate is not None:
         await gate.after(instances)
 
 
-def _write_failed(board: Blackboard, run_id: int, exc: sqlite3.Error) -> WriteError:
+async def _write_failed(board: Blackboard, run_id: int, exc: sqlite3.Error) -> WriteError:
     """The run marked paused with SQLite's reason in words ("the disk is full (...)"), if the file takes that much."""
     why = access.describe_error(exc)
-    board.pause_after_failed_write(run_id, why)
+    await stored(board.pause_after_failed_write, run_id, why)
     return WriteError(why)

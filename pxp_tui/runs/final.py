@@ -17,18 +17,19 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
+from functools import partial
 from typing import Any
 
 from pxp_tui.agents.crit import Argument, Judge
 from pxp_tui.blackboard import Blackboard
 from pxp_tui.common.instance import Instance
 from pxp_tui.common.models import judge_model
+from pxp_tui.config import RunConfig
 from pxp_tui.engine import Message, SessionRecord
-from pxp_tui.engine.interact import RoundJudge
+from pxp_tui.engine.interact import RoundJudge, stored
 from pxp_tui.engine.types import distribution_of
 from pxp_tui.protocol import Sender
 from pxp_tui.protocol.evince import EQUAL, FIG1
-from pxp_tui.runs.config import RunConfig
 from pxp_tui.runs.seats import checker_api_base, client
 from pxp_tui.tasks.base import Task
 
@@ -107,7 +108,7 @@ class Weigher:
             return  # no final distribution to weigh
         aggregation, k = self.config.aggregation, self.config.top_k
         if self.config.final_weights == EQUAL:
-            self.board.store_final(session_id, 1.0, 1.0, EQUAL, aggregation=aggregation, k=k)
+            await stored(partial(self.board.store_final, session_id, 1.0, 1.0, EQUAL, aggregation=aggregation, k=k))
             return
         crit = self.board.latest_crit(session_id)
         weights = _weights(crit)
@@ -120,9 +121,11 @@ class Weigher:
         if weights is None:
             why = str((crit or {}).get("method") or "no round was judged")
             method = f"{EQUAL} ({why.removeprefix('none ').strip('()')})"
-            self.board.store_final(session_id, 1.0, 1.0, method, aggregation=aggregation, k=k)
+            await stored(partial(self.board.store_final, session_id, 1.0, 1.0, method, aggregation=aggregation, k=k))
             return
-        self.board.store_final(session_id, weights[0], weights[1], weights[2], aggregation=aggregation, k=k)
+        await stored(
+            partial(self.board.store_final, session_id, weights[0], weights[1], weights[2], aggregation=aggregation, k=k)
+        )
 
     async def left_over(self, run_id: int, instances: Sequence[Instance]) -> int:
         """Weigh the sessions of run ``run_id`` that ended without (a crash before the weighing); how many."""

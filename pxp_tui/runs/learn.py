@@ -60,14 +60,16 @@ class Learn:
     ) -> None:
         self.board = board
         self.run_id = run.id
-        self.policy = ContextPolicy.parse(run.context)
+        self.policy = ContextPolicy.parse(run.config.context)
         self.machine = machine
         self.learn_gate = learn_gate
         self.evaluate = evaluate
         self.report = report
-        self.summary = {"model": run.model, "checker": run.checker}
+        self.summary = {"model": run.config.model, "checker": run.config.checker}
+        dataset = run.config.dataset
+        assert dataset is not None  # a stored run's is named (runs.create)
         self.held_out = {
-            split: board.instances(board.instance_ids(run.dataset, split))
+            split: board.instances(board.instance_ids(dataset, split))
             for split, wanted in (("val", learn_gate), ("test", evaluate))
             if wanted
         }

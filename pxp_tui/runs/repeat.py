@@ -15,8 +15,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 
 from pxp_tui.blackboard import Blackboard
+from pxp_tui.config import RunConfig
 from pxp_tui.engine import Observer
-from pxp_tui.runs.config import RunConfig
 from pxp_tui.runs.create import create_run
 from pxp_tui.runs.execute import execute
 

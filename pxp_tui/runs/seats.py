@@ -4,15 +4,25 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from pxp_tui.agents import offline
 from pxp_tui.agents.checker import Checker
 from pxp_tui.agents.llm import LLMClient
 from pxp_tui.agents.machine import Debate, MachineAgent
 from pxp_tui.blackboard.records import Run
 from pxp_tui.common.kinds import HumanKind
 from pxp_tui.common.models import checker_model, litellm_model
+from pxp_tui.config import RunConfig
 from pxp_tui.engine import Agent
-from pxp_tui.runs.config import RunConfig
+from pxp_tui.tasks import SECOND_SUFFIX
 from pxp_tui.tasks.base import HUMAN, OTHER_EXPERT, Task
+
+
+def register_offline_models(task: Task) -> None:
+    """Make the task's offline models answer: ``pxp-offline/<task>`` (the baseline machine) and
+    ``pxp-offline/<task>-second`` (the human's seat of a machine-machine run). Called where a run's machine is
+    built (:func:`build_machine`); a program that calls them without a run calls it first."""
+    offline.register(task.name, task.offline_answer)
+    offline.register(f"{task.name}{SECOND_SUFFIX}", task.offline_second_answer)
 
 
 def client(model: str, config: RunConfig, api_base: str | None) -> LLMClient:
@@ -28,6 +38,7 @@ def build_machine(task: Task, config: RunConfig) -> tuple[MachineAgent, Checker]
     ``--api-base`` serves the machine, and the checker when it is the machine's model; a checker of
     another model uses ``--checker-api-base`` (or its provider's default).
     """
+    register_offline_models(task)  # the machine, or a second machine in the human's seat, may be the task's offline one
     checker_base = checker_api_base(config)
     settings = {
         k: v for k, v in (("max_tokens", config.checker_max_tokens), ("temperature", config.checker_temperature)) if v is not None
@@ -68,11 +79,15 @@ class Seat:
     """What the agent in the human's seat of a run is built from (see :mod:`pxp_tui.runs.humans`)."""
 
     run: Run
-    config: RunConfig
     task: Task
     machine: MachineAgent
     checker: Checker  # AGREE, shared with the machine
     live: Agent | None = None  # the expert's agent, when the app drives the run
+
+    @property
+    def config(self) -> RunConfig:
+        """The run's configuration (``run.config``)."""
+        return self.run.config
 
     def client(self, model: str, api_base: str | None = None) -> LLMClient:
         """A client for another model, with the run's limits (a model in the human's seat)."""

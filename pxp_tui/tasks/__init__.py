@@ -21,15 +21,11 @@ SECOND_SUFFIX = "-second"
 
 
 def get_task(name: str) -> Task:
-    """The task called ``name``; its offline baseline is registered as ``pxp-offline/<name>``."""
+    """The task called ``name``. Its offline models are registered where a run is wired
+    (:func:`pxp_tui.runs.seats.register_offline_models`), not here: a task calls no model."""
     if name not in _loaded:
         if name not in TASKS:
             raise ValueError(f"unknown task {name!r} (known: {', '.join(sorted(TASKS))})")
         module, _, cls = TASKS[name].partition(":")
-        task = getattr(import_module(module), cls)()
-        from pxp_tui.agents import offline
-
-        offline.register(name, task.offline_answer)
-        offline.register(f"{name}{SECOND_SUFFIX}", task.offline_second_answer)
-        _loaded[name] = task
+        _loaded[name] = getattr(import_module(module), cls)()
     return _loaded[name]

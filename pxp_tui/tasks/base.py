@@ -193,6 +193,10 @@ class Task(ABC):
         """
         raise NotImplementedError(f"the {self.name} task cannot read dataset files")
 
+    def warm_up(self) -> None:  # noqa: B027 - optional: most tasks have nothing to start
+        """Start what the task's work needs (a worker process, say), so that its first use does not wait:
+        called by the app off the UI loop, after its first paint."""
+
     def describe(self, instance: Instance) -> dict[str, str]:
         """Metadata shown beside the instance (name, formula, ...)."""
         return {"name": instance.name}

@@ -13,16 +13,13 @@ terminal has them, half-cell blocks otherwise, including inside tmux and in a br
 
 from __future__ import annotations
 
-import io
 import logging
 import os
 import sys
 import threading
-from collections.abc import Iterator
-from contextlib import contextmanager
-from types import SimpleNamespace
 from typing import Any
 
+from pxp_tui.app.picture import textual_image_internals as internals
 from pxp_tui.tasks.pictures import Surface
 
 RENDERERS = ("auto", "sixel", "tgp", "halfcell", "unicode", "none")
@@ -62,7 +59,7 @@ def probe() -> threading.Thread | None:
     """Ask the terminal about graphics in a thread; join it before the app starts. None if no terminal."""
     if renderer() == "none" or sys.__stdout__ is None or not sys.__stdout__.isatty():
         return None
-    import textual_image._terminal  # noqa: F401 - its reader, imported here: the thread only waits for answers
+    internals.load_reader()  # imported here: the thread only waits for answers
 
     thread = threading.Thread(target=_ask_terminal, name="pxp-terminal-probe", daemon=True)
     thread.start()
@@ -75,13 +72,13 @@ def _ask_terminal() -> None:
     textual-image, asking kitty's question alone, waits :data:`WAIT` for an answer that never comes (xterm,
     tmux, most terminals). A Sixel terminal is asked kitty's question too (a query: it draws nothing)."""
     global _answers
-    from textual_image._terminal import TerminalError, capture_mode, get_cell_size
+    TerminalError = internals.terminal_error()  # noqa: N806 - a class
 
     answers: dict[str, str | type[Exception]] = {}
     try:
         if sys.__stdin__ is None or sys.__stdout__ is None:
             raise TerminalError("no terminal")
-        with capture_mode():
+        with internals.raw_terminal():
             sys.__stdout__.write(KITTY[0] + DA1[0])
             sys.__stdout__.flush()
             answer = _read_answer(sys.__stdin__.buffer.fileno())
@@ -93,53 +90,33 @@ def _ask_terminal() -> None:
         answers.setdefault(DA1[1], type(exc))
     answers.setdefault(KITTY[1], TimeoutError)  # not answered before DA1's answer: never
     _answers = answers
-    get_cell_size()  # kept by textual-image: its widgets read it when imported
+    internals.cell_size()  # kept by textual-image: its widgets read it when imported
 
 
 def _read_answer(stdin: int) -> str:
     """One answer of the terminal (kitty's or DA1's), read as textual-image reads one; TerminalError if
     something else comes (a key), TimeoutError if nothing comes within :data:`WAIT`."""
-    from textual_image._terminal import TerminalError, read
-
     sequence = ""
     while True:
-        sequence += read(stdin, 1, WAIT)
+        sequence += internals.read(stdin, 1, WAIT)
         for _, start, end in (KITTY, DA1):
             if sequence.startswith(start) and len(sequence) > len(start) and sequence.endswith(end):
                 return sequence
         if not any(start.startswith(sequence) or sequence.startswith(start) for _, start, _ in (KITTY, DA1)):
-            raise TerminalError(f"unexpected answer from the terminal: {sequence!r}")
+            raise internals.terminal_error()(f"unexpected answer from the terminal: {sequence!r}")
 
 
-@contextmanager
-def _replayed(start_marker: str, end_marker: str, timeout: float | None = None) -> Iterator[SimpleNamespace]:
-    """textual-image's reader of an answer, answering from :func:`probe`'s record: the question its
-    caller writes goes nowhere (the terminal has answered it already, and Textual reads the keyboard)."""
-    response = SimpleNamespace(sequence="")
-    terminal = sys.__stdout__
-    setattr(sys, "__stdout__", io.StringIO())  # noqa: B010 - for the moment of the question (typeshed: Final)
-    try:
-        yield response
-    finally:
-        setattr(sys, "__stdout__", terminal)  # noqa: B010
-    answer = (_answers or {}).get(start_marker, TimeoutError)
-    if isinstance(answer, type):
-        raise answer(f"no answer to {start_marker!r} before the app started")
-    response.sequence = answer
+def _replayed(start_marker: str) -> str | type[Exception]:
+    """The terminal's answer to the question that starts with ``start_marker``, from :func:`probe`'s record."""
+    return (_answers or {}).get(start_marker, TimeoutError)
 
 
 def load() -> None:
     """Import textual-image's widgets once (after the first paint), its questions answered from the probe."""
     with _loading:
         if _answers is not None and "textual_image.renderable" not in sys.modules:
-            import textual_image._terminal as terminal
-
-            reader = terminal.capture_terminal_response
-            terminal.capture_terminal_response = _replayed  # read by its modules as they are imported
-            try:
+            with internals.answers_replayed(_replayed):
                 import textual_image.renderable  # chooses the renderer from the answers
-            finally:
-                terminal.capture_terminal_response = reader
         import textual_image.widget  # noqa: F401
 
 
@@ -185,7 +162,5 @@ def surface(cols: int, rows: int) -> Surface:
     kind = drawn_by()
     if kind in ("halfcell", "unicode", "none"):
         return Surface(cols, rows, (cols, rows * 2), kind)
-    from textual_image._terminal import get_cell_size
-
-    cell = get_cell_size()
+    cell = internals.cell_size()
     return Surface(cols, rows, (cols * cell.width, rows * cell.height), kind)

@@ -20,6 +20,8 @@ from textual.geometry import Size
 from textual.strip import Strip
 from textual.widget import Widget
 
+from pxp_tui.app.picture import textual_image_internals as internals
+
 
 @dataclass(frozen=True, eq=False)
 class HalfcellPicture:
@@ -30,26 +32,12 @@ class HalfcellPicture:
     lines: tuple[Strip, ...]
 
 
-def fitted(pixels: tuple[int, int], cols: int, rows: int) -> tuple[int, int]:
-    """The cells textual-image's widget gives an image of ``pixels`` in a frame of ``cols`` x ``rows``
-    (its width and height ``auto``): its content width, its height for that width, then the renderer's fit."""
-    from textual_image._geometry import ImageSize
-    from textual_image._terminal import get_cell_size
-
-    size, cell = ImageSize(pixels[0], pixels[1], width="auto", height="auto"), get_cell_size()
-    width, _ = size.get_cell_size(cols, rows or 2**32, cell)
-    _, height = size.get_cell_size(width, rows or 2**32, cell)
-    return size.get_cell_size(width, height, cell)
-
-
 def halfcell_picture(image: Any, cols: int, rows: int) -> HalfcellPicture:
     """``image`` (Pillow) as textual-image's half-cell renderer paints it in a frame of ``cols`` x ``rows``."""
-    from textual_image._pixeldata import PixelData
-
-    width, height = fitted(image.size, cols, rows)
+    width, height = internals.fitted_cells(image.size, cols, rows)
     lines: list[Strip] = []
     if width and height:
-        rgb = PixelData(image, mode="rgb").scaled(width, height * 2)
+        rgb = internals.scaled_rgb(image, width, height * 2)
         pixels = [[cast("tuple[int, int, int]", pixel) for pixel in row] for row in rgb]  # RGB mode: triplets
         styles: dict[tuple[tuple[int, int, int], tuple[int, int, int]], Style] = {}
         for upper, lower in zip(pixels[0::2], pixels[1::2], strict=True):

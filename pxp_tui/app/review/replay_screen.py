@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -18,6 +17,7 @@ from textual.widgets import Header, Static
 from pxp_tui.app.picture.instance_view import InstanceView, PictureActions, picture_bindings
 from pxp_tui.app.review import glyphs
 from pxp_tui.app.review.message_card import BAR_WIDTH, MessageCard
+from pxp_tui.app.review.reader import ReviewBoard
 from pxp_tui.app.review.review_notes import replay_note
 from pxp_tui.app.shared.distribution_bars import bars_content
 from pxp_tui.app.shared.fitting_footer import FittingFooter
@@ -55,7 +55,7 @@ class ReplayScreen(PictureActions, Screen):
 
     shown: reactive[int] = reactive(0, init=False)
 
-    def __init__(self, board: Blackboard, session_id: int) -> None:
+    def __init__(self, board: ReviewBoard, session_id: int) -> None:
         super().__init__()
         self.board = board
         self.session_id = session_id
@@ -75,14 +75,9 @@ class ReplayScreen(PictureActions, Screen):
 
     @work(exclusive=True, group="replay")
     async def load(self) -> None:
-        replay, task = await asyncio.to_thread(self._read)
-        await self._show(replay, task)
-
-    def _read(self) -> tuple[review.Replay, Task]:
-        from pxp_tui.tasks import get_task
-
-        replay = review.replay(self.board, self.session_id)
-        return replay, get_task(replay.run.task)  # RDKit for DRUG: loaded here, off the UI loop
+        replay, task = await self.board.read(_read, self.session_id)
+        if self in self.app.screen_stack:  # not closed while the read was on its way
+            await self._show(replay, task)
 
     async def _show(self, replay: review.Replay, task: Task) -> None:
         self.replay = replay
@@ -90,8 +85,8 @@ class ReplayScreen(PictureActions, Screen):
         self.sub_title = f"run {run.id} · session {session['ord'] + 1}"
         self.query_one("#replay-title", Static).update(
             Content(  # the instance's name as stored (a SMILES is no markup)
-                f"Run {run.id} · {run.task.upper()} · session {session['ord'] + 1} of {len(run.plan)} · "
-                f"{replay.instance.name} · machine {model_label(run.model)} · human {run.human}"
+                f"Run {run.id} · {run.config.task.upper()} · session {session['ord'] + 1} of {len(run.plan)} · "
+                f"{replay.instance.name} · machine {model_label(run.config.model)} · human {run.human}"
             )
         )
         note = self.query_one("#replay-note", Static)
@@ -150,3 +145,11 @@ class ReplayScreen(PictureActions, Screen):
 
     def action_back(self) -> None:
         self.dismiss()
+
+
+def _read(board: Blackboard, session_id: int) -> tuple[review.Replay, Task]:
+    """The session replayed, and its task (on the reader's thread)."""
+    from pxp_tui.tasks import get_task
+
+    replay = review.replay(board, session_id)
+    return replay, get_task(replay.run.config.task)  # RDKit for DRUG: loaded here, off the UI loop

@@ -13,7 +13,8 @@ from pxp_tui.app.shared.look import Look
 
 
 class ReviewApp(Look, App):
-    """Runs -> a run's sessions -> one session replayed; never writes to the blackboard."""
+    """Runs -> a run's sessions -> one session replayed. It reads only, but for the flags and notes the expert writes
+    (``b``, ``n``: :mod:`pxp_tui.app.review.review_notes`)."""
 
     TITLE = "PXP review"
     CSS_PATH = "../shell/pxp_app.tcss"  # the same look as the app's (dialogs, header)

@@ -1,18 +1,26 @@
-"""Flags and notes in the review: shown in the session list, written from it (``b`` flag, ``n`` note).
+"""Flags and notes in the review: shown in the session list, written from it (``b`` flag, ``n`` note): the review's writes.
 
-The review otherwise only reads; a note is written through a short-lived writer's connection (which brings an
-older file to the current schema first), then the list is read again.
+This is where the review writes, and the only place: the review's reads go through its read-only connection
+(:mod:`pxp_tui.app.review.reader`); a flag or note is written in a thread through a writer's connection opened for it
+(which brings an older file to the current schema first). That connection's writes go through the file's one
+:class:`~pxp_tui.blackboard.transactions.Writer` of this process, as the live app's do: a note written while the app
+drives a run waits its turn. Then the list is read again.
 """
 
 from __future__ import annotations
 
+import asyncio
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+from textual import work
 
 from pxp_tui.app.shared.note import NoteScreen
 from pxp_tui.app.shared.session_notes import note_heading
 from pxp_tui.blackboard import Blackboard, BlackboardError, notes
 
 if TYPE_CHECKING:
+    from pxp_tui.app.review.reader import ReviewBoard
     from pxp_tui.blackboard import review
 
 #: characters of a note shown in the session list
@@ -38,7 +46,7 @@ def replay_note(replay: review.Replay) -> str:
 class ReviewNotes:
     """Mixed into the sessions screen, which provides ``board``, ``run_id``, ``cursor_session`` and ``load``."""
 
-    board: Blackboard
+    board: ReviewBoard
     run_id: int
     skipped: int = 0
     app: Any
@@ -63,16 +71,22 @@ class ReviewNotes:
         self.app.push_screen(NoteScreen(found, heading), self._save_note)
 
     def _save_note(self, annotation: notes.Annotation | None) -> None:
-        if annotation is None:
-            return
+        if annotation is not None:
+            self._write_note(annotation)
+
+    @work(group="review-note")
+    async def _write_note(self, annotation: notes.Annotation) -> None:
+        """The review's one write (see the module's note)."""
         try:
-            if self.board.path is None:
-                notes.save(self.board, annotation)
-            else:
-                with Blackboard.open(self.board.path, create=False) as writer:
-                    notes.save(writer, annotation)
+            await asyncio.to_thread(write_note, self.board.path, annotation)
         except (BlackboardError, ValueError) as exc:
             self.notify(f"The note was not saved: {exc}", severity="error")
             return
         self.notify("Flagged for later, note saved." if annotation.flagged else "Note saved.")
         self.load()
+
+
+def write_note(path: Path, annotation: notes.Annotation) -> None:
+    """Store ``annotation`` in the blackboard at ``path``, through a writer's connection opened for it."""
+    with Blackboard.open(path, create=False) as writer:
+        notes.save(writer, annotation)

@@ -11,8 +11,9 @@ from textual.binding import Binding
 from textual.screen import Screen
 from textual.widgets import DataTable, Header, Static
 
+from pxp_tui.app.review.reader import ReviewBoard
 from pxp_tui.app.shared.fitting_footer import FittingFooter
-from pxp_tui.blackboard import Blackboard, BlackboardError, review
+from pxp_tui.blackboard import BlackboardError, review
 from pxp_tui.blackboard.records import RunSummary
 from pxp_tui.common.models import model_label
 from pxp_tui.engine import RunStatus
@@ -37,19 +38,19 @@ COLUMNS = (
 LIVE_REFRESH = 2.0
 
 
-def open_board(path: Path) -> Blackboard:
-    """The blackboard read-only: never blocks nor changes a run being written to the same file."""
-    return Blackboard.open(path, create=False, readonly=True)
+def open_board(path: Path) -> ReviewBoard:
+    """The blackboard read-only, read on one thread (never blocks nor changes a run being written to the same file)."""
+    return ReviewBoard(path)
 
 
 def cells(summary: RunSummary) -> list[Any]:
     run, counts = summary.run, summary.counts
     values = {
         "id": run.id,
-        "task": run.task.upper(),
+        "task": run.config.task.upper(),
         "human": run.human,
         "status": str(run.status),
-        "dataset": run.dataset,
+        "dataset": run.config.dataset,
         "date": run.created_at[:16].replace("T", " "),
         "progress": f"{counts.sessions}/{summary.planned}",
         "two_way": counts.two_way,
@@ -57,8 +58,8 @@ def cells(summary: RunSummary) -> list[Any]:
             kind: f"{getattr(counts, kind + '_human')} · {getattr(counts, kind + '_machine')}"
             for kind in ("one_way", "strong", "ultra_strong")
         },
-        "experiment": run.experiment or "",
-        "model": model_label(run.model),
+        "experiment": run.config.experiment or "",
+        "model": model_label(run.config.model),
     }
     return [values[key] for key, _ in COLUMNS]
 
@@ -76,7 +77,7 @@ class ReviewScreen(Screen):
     def __init__(self, db_path: Path | str, *, name: str | None = None) -> None:
         super().__init__(name=name)
         self.db_path = Path(db_path)
-        self.board: Blackboard | None = None
+        self.board: ReviewBoard | None = None
         self.runs: list[RunSummary] = []
 
     def compose(self) -> ComposeResult:
@@ -103,11 +104,12 @@ class ReviewScreen(Screen):
         if self.board is not None:
             self.board.close()
 
-    @work(thread=True, exclusive=True, group="runs")
-    def load(self) -> None:
+    @work(group="runs")  # reads queue on the reader's one thread: shown in the order asked, the last one last
+    async def load(self) -> None:
         assert self.board is not None
-        runs = review.runs(self.board)
-        self.app.call_from_thread(self._show, runs)
+        runs = await self.board.read(review.runs)
+        if self in self.app.screen_stack:  # not closed while the read was on its way
+            self._show(runs)
 
     def _show(self, runs: list[RunSummary]) -> None:
         table = self.query_one("#runs-table", DataTable)
@@ -123,8 +125,8 @@ class ReviewScreen(Screen):
         self.query_one("#runs-status", Static).update(status + " · Enter: a run's sessions · r: refresh")
 
     def _live_refresh(self) -> None:
-        if any(r.run.status is RunStatus.RUNNING for r in self.runs):
-            self.load()
+        if self.board is not None and not self.board.pending and any(r.run.status is RunStatus.RUNNING for r in self.runs):
+            self.load()  # a refresh is not asked while a read is still on its way
 
     def action_refresh(self) -> None:
         if self.board is not None:

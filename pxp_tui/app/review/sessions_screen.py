@@ -19,6 +19,7 @@ from textual.widgets import DataTable, Header, Static
 from pxp_tui.app.review import glyphs
 from pxp_tui.app.review.filter_bar import CLASS_LABELS, FilterBar
 from pxp_tui.app.review.messages import FilterChanged
+from pxp_tui.app.review.reader import ReviewBoard
 from pxp_tui.app.review.review_notes import ReviewNotes, note_cell
 from pxp_tui.app.shared.fitting_footer import FittingFooter
 from pxp_tui.app.shared.session_notes import note_bindings
@@ -68,7 +69,7 @@ class SessionsScreen(ReviewNotes, Screen):
         Binding("escape", "back", "Runs", id="review.sessions.back"),
     ]
 
-    def __init__(self, board: Blackboard, run_id: int) -> None:
+    def __init__(self, board: ReviewBoard, run_id: int) -> None:
         super().__init__()
         self.board = board
         self.run_id = run_id
@@ -95,12 +96,11 @@ class SessionsScreen(ReviewNotes, Screen):
         self.set_interval(LIVE_REFRESH, self._live_refresh)
 
     # -- loading ------------------------------------------------------------------------------------
-    @work(thread=True, exclusive=True, group="sessions")
-    def load(self) -> None:
-        run = review.runs_row(self.board, self.run_id)
-        page = review.sessions(self.board, self.run_id, self.query_state)
-        self.skipped = notes.skipped(self.board, self.run_id)
-        self.app.call_from_thread(self._show, run, page)
+    @work(group="sessions")  # reads queue on the reader's one thread: shown in the order asked, the last one last
+    async def load(self) -> None:
+        run, page, self.skipped = await self.board.read(_read, self.run_id, self.query_state)
+        if self in self.app.screen_stack:  # not closed while the read was on its way
+            self._show(run, page)
 
     def _show(self, line: RunSummary, page: review.Page) -> None:
         self.summary, self.page = line, page
@@ -112,8 +112,8 @@ class SessionsScreen(ReviewNotes, Screen):
             f"ultra h {c.ultra_strong_human} m {c.ultra_strong_machine}"
         )
         self.query_one("#sessions-title", Static).update(
-            f"Run {self.run_id} · {run.task.upper()} on {run.dataset} · machine {model_label(run.model)} · "
-            f"human {run.human} · n={run.n} k={run.k} · {run.status}\n"
+            f"Run {self.run_id} · {run.config.task.upper()} on {run.config.dataset} · machine {model_label(run.config.model)} · "
+            f"human {run.human} · n={run.config.n} k={run.config.k} · {run.status}\n"
             f"{c.sessions}/{line.planned} finished{self._skipped_text()} · {summary}"
         )
         table = self.query_one("#sessions-table", DataTable)
@@ -138,8 +138,8 @@ class SessionsScreen(ReviewNotes, Screen):
         return " · ".join(parts)
 
     def _live_refresh(self) -> None:
-        if self.summary is not None and self.summary.run.status is RunStatus.RUNNING:
-            self.load()
+        if self.summary is not None and self.summary.run.status is RunStatus.RUNNING and not self.board.pending:
+            self.load()  # a refresh is not asked while a read is still on its way
 
     def _requery(self, **changes: Any) -> None:
         self.query_state = replace(self.query_state, **changes)
@@ -203,3 +203,8 @@ class SessionsScreen(ReviewNotes, Screen):
 
     def action_back(self) -> None:
         self.dismiss()
+
+
+def _read(board: Blackboard, run_id: int, query: review.Query) -> tuple[RunSummary, review.Page, int]:
+    """The run's line, the page of its sessions asked for, and how many sessions were skipped (on the reader's thread)."""
+    return review.runs_row(board, run_id), review.sessions(board, run_id, query), notes.skipped(board, run_id)

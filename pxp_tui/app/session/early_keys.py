@@ -7,8 +7,11 @@ expert's turn the tag keys choose a tag wherever the focus is (outside a text fi
 
 from __future__ import annotations
 
+from typing import Any, Protocol
+
 from textual.binding import Binding
 
+from pxp_tui.app.session.states import SessionState
 from pxp_tui.app.session.widgets.tag_choice import CHOICES, TagChoice
 
 WAIT = "Wait for your turn: the machine is answering. The key was not kept."
@@ -22,18 +25,32 @@ def early_key_bindings() -> list[Binding]:
     ]
 
 
+class EarlyKeysScreen(Protocol):
+    """What :class:`EarlyKeys` reads of the session screen."""
+
+    @property
+    def state(self) -> SessionState: ...
+
+    def query_one(self, selector: type[TagChoice]) -> TagChoice: ...
+
+    def notify(self, message: str, *, severity: Any = ..., timeout: float | None = ...) -> None: ...
+
+
 class EarlyKeys:
-    """The session screen's part: the tag keys when the tag list does not have the focus."""
+    """The session screen's part that answers the tag keys when the tag list does not have the focus, and any
+    key of the answer pressed before the expert's turn."""
 
-    state: str
+    def __init__(self, screen: EarlyKeysScreen) -> None:
+        self.screen = screen
 
-    def action_early_tag(self, index: int) -> None:
-        if self.state == "human":
-            choice = self.query_one(TagChoice)  # type: ignore[attr-defined]
+    def tag(self, index: int) -> None:
+        """Tag key ``index`` (0 for the first): chosen at the expert's turn, else they are told to wait."""
+        if self.screen.state is SessionState.HUMAN:
+            choice = self.screen.query_one(TagChoice)
             choice.focus()
             choice.choose(CHOICES[index])
         else:
             self.wait_for_turn()
 
     def wait_for_turn(self) -> None:
-        self.notify(WAIT, severity="warning", timeout=3)  # type: ignore[attr-defined]
+        self.screen.notify(WAIT, severity="warning", timeout=3)

@@ -25,6 +25,7 @@ from collections.abc import Callable
 from typing import Any
 
 from pxp_tui.app.session.widgets.thinking import APPEAR_AFTER
+from pxp_tui.app.shared.textual_internals import has_unhandled_messages
 
 #: seconds a send holds the frames at most: as long as the spinner waits before it shows
 DEADLINE = APPEAR_AFTER
@@ -48,7 +49,7 @@ def _unreported(screen: Any, awaited: tuple[Any, ...]) -> bool:
         widget = widgets.pop()
         if not widget.display:  # hidden, with what it holds: nothing of it is painted
             continue
-        if not widget._message_queue.empty():
+        if has_unhandled_messages(widget):
             return True
         widgets.extend(widget.children)
     return False

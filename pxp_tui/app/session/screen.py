@@ -35,6 +35,7 @@ from pxp_tui.app.session.live_metrics import LiveMetrics
 from pxp_tui.app.session.messages import HumanTurn, MessageRecorded, RunStopped, SessionEnded, SessionStarted, StopOutcome
 from pxp_tui.app.session.outcome import SessionOutcome
 from pxp_tui.app.session.reply_wait import ReplyWait
+from pxp_tui.app.session.states import SessionState, allowed, transition
 from pxp_tui.app.session.widgets.conversation import Conversation
 from pxp_tui.app.session.widgets.lockable import Locked
 from pxp_tui.app.session.widgets.machine_pane import MachinePane
@@ -56,14 +57,16 @@ from pxp_tui.protocol import Sender, StopReason, Tag
 if TYPE_CHECKING:
     from pxp_tui.blackboard.records import Run
 
-#: the screen's states: loading, machine (the machine, or a watched human such as the proxy, is answering), human (the expert's
-#: turn), outcome (a session ended: its outcome stays until the expert moves on), stopped (cancelled, paused or failed: retry
-#: continues), done (the run is finished)
-STATES = ("loading", "machine", "human", "outcome", "stopped", "done")
 
+class SessionScreen(KeptParts, PictureActions, Screen):
+    """One run, session after session, with a live expert or a watched human (the proxy).
 
-class SessionScreen(KeptParts, SessionNotes, PictureActions, EarlyKeys, Screen):
-    """One run, session after session, with a live expert or a watched human (the proxy)."""
+    Its state is a :class:`~pxp_tui.app.session.states.SessionState`, moved only as ``states.TRANSITIONS``
+    allows (:meth:`_set_state`). Its parts: :class:`~pxp_tui.app.session.early_keys.EarlyKeys` (keys pressed
+    before the expert's turn), :class:`~pxp_tui.app.shared.session_notes.SessionNotes` (skip, flag, note),
+    :class:`~pxp_tui.app.session.reply_wait.ReplyWait` (the frame held over a reply); its widgets are found
+    once (``KeptParts``); the picture's keys are ``PictureActions``.
+    """
 
     CSS_PATH = "screen.tcss"
     ALLOW_IN_MAXIMIZED_VIEW = "Header, Footer"
@@ -94,7 +97,7 @@ class SessionScreen(KeptParts, SessionNotes, PictureActions, EarlyKeys, Screen):
     def __init__(self, run_id: int) -> None:
         super().__init__()
         self.run_id = run_id
-        self.state = "loading"
+        self.state = SessionState.LOADING
         self.stored_run: Run | None = None  # the run as the blackboard holds it
         self.pxp_task: Any = None
         self.board: Any = None
@@ -106,11 +109,20 @@ class SessionScreen(KeptParts, SessionNotes, PictureActions, EarlyKeys, Screen):
         self.held: list[Any] = []  # what the engine reported while an outcome is on screen, shown after it
         self.joined = False  # the expert holds a second machine's seat (issue 10; agents/relay.py)
         self.reply_wait = ReplyWait(self, self._show_waiting)  # after a send: one frame for a fast reply
+        #: the expert's answer sent at (session, j) and not yet stored: put back at that turn if the run stops first
+        self.unsent: tuple[int, int, Answer] | None = None
+        self.early_keys = EarlyKeys(self)
+        self.notes = SessionNotes(self)
+
+    @property
+    def answering(self) -> bool:
+        """Whether it is the expert's turn."""
+        return self.state is SessionState.HUMAN
 
     @property
     def watched(self) -> bool:
         """Whether the human's seat answers by itself (the proxy): the expert watches."""
-        return self.stored_run is not None and not self.stored_run.human_kind.interactive and not self.joined
+        return self.stored_run is not None and not self.stored_run.config.human_kind.interactive and not self.joined
 
     def compose(self) -> ComposeResult:
         apply_breakpoints(self)  # its layout from the first frame
@@ -146,8 +158,8 @@ class SessionScreen(KeptParts, SessionNotes, PictureActions, EarlyKeys, Screen):
             self.part(TagPicker).wait(f"Cannot open run {self.run_id}: {exc}")
             return
         self.stored_run = run
-        self.pxp_task = get_task(run.task)
-        self.metrics = LiveMetrics(run.n, len(run.plan), finished, skipped)
+        self.pxp_task = get_task(run.config.task)
+        self.metrics = LiveMetrics(run.config.n, len(run.plan), finished, skipped)
         label = self.pxp_task.prediction_label
         human = run.human
         self.part(MachinePane).prediction_label = label
@@ -171,7 +183,7 @@ class SessionScreen(KeptParts, SessionNotes, PictureActions, EarlyKeys, Screen):
         human = self.stored_run.human if self.stored_run is not None else "expert"
         self.driver = RunDriver(self.board, self.run_id, self, human)
         self.driver.human.joined = self.joined
-        self._set_state("machine")
+        self._set_state(SessionState.MACHINE)
         self.engine = self.run_worker(self.driver.drive(), group="engine", exclusive=True, exit_on_error=False)
 
     async def stop_engine(self, reason: str | None = None) -> None:
@@ -185,8 +197,8 @@ class SessionScreen(KeptParts, SessionNotes, PictureActions, EarlyKeys, Screen):
             engine.cancel()
             with contextlib.suppress(Exception):  # cancelled or failed: either way it has stopped
                 await engine.wait()
-            if reason and self.board is not None and not self.board.run(self.run_id).finished:
-                self.board.set_status(self.run_id, RunStatus.PAUSED, reason)
+            if reason and self.board is not None:  # in a thread: the write may wait its turn for the file
+                await asyncio.to_thread(_pause, self.board, self.run_id, reason)
 
     # -- what the engine reports (committed before it arrives here) --------------------------------
     @batched
@@ -201,13 +213,13 @@ class SessionScreen(KeptParts, SessionNotes, PictureActions, EarlyKeys, Screen):
             event.instance,
             event.order,
             event.total,
-            run.n,
-            run.k,
-            rule=run.stop,
+            run.config.n,
+            run.config.k,
+            rule=run.config.stop,
             labels=run.label_order,
-            evince_rule=run.evince_rule,
-            tolerance=run.stop_tolerance,
-            smoothing=run.smoothing,
+            evince_rule=run.config.evince_rule,
+            tolerance=run.config.stop_tolerance,
+            smoothing=run.config.smoothing,
         )
         self.part(Conversation).clear()
         self.part(MachinePane).clear("waiting for the machine's first message")
@@ -229,6 +241,8 @@ class SessionScreen(KeptParts, SessionNotes, PictureActions, EarlyKeys, Screen):
 
     def _show(self, message: Any) -> None:
         assert self.exchange is not None
+        if self.unsent is not None and self.unsent[:2] == (message.session_id, message.j):
+            self.unsent = None  # stored: nothing to put back
         if message.j <= len(self.exchange.messages):
             return
         self.exchange.add(message)
@@ -247,9 +261,9 @@ class SessionScreen(KeptParts, SessionNotes, PictureActions, EarlyKeys, Screen):
         assert self.exchange is not None
         nxt = self.exchange.next_sender
         if nxt is Sender.MACHINE:
-            self._set_state("machine")
+            self._set_state(SessionState.MACHINE)
         elif nxt is Sender.HUMAN and self.watched and self.stored_run is not None:
-            self._set_state("machine", f"{self.stored_run.human_kind.phrase} is answering…")
+            self._set_state(SessionState.MACHINE, f"{self.stored_run.config.human_kind.phrase} is answering…")
         elif nxt is Sender.HUMAN:
             self.part(MachinePane).idle()
         self.reply_wait.after_frame(self._title)
@@ -279,7 +293,7 @@ class SessionScreen(KeptParts, SessionNotes, PictureActions, EarlyKeys, Screen):
         self.part(TagPicker).hold()  # hidden behind the outcome: locked, not restyled as disabled
         self.part(OutcomeBanner).show(outcome)
         self._outcome_shown(True)
-        self._set_state("outcome")
+        self._set_state(SessionState.OUTCOME)
         self.set_focus(None)  # the answer's keys off (enter and n move on): now, in the outcome's first frame
 
     def _outcome_shown(self, shown: bool) -> None:
@@ -290,7 +304,7 @@ class SessionScreen(KeptParts, SessionNotes, PictureActions, EarlyKeys, Screen):
 
     def _hold(self, event: Any) -> bool:
         """While an outcome is on screen, keep ``event`` for later (True); else False: handle it now."""
-        if self.state != "outcome":
+        if self.state is not SessionState.OUTCOME:
             return False
         self.held.append(event)
         if isinstance(event, MessageRecorded) and event.message.sender is Sender.MACHINE:
@@ -302,11 +316,11 @@ class SessionScreen(KeptParts, SessionNotes, PictureActions, EarlyKeys, Screen):
 
     def action_next_instance(self) -> None:
         """Leave the outcome: the next session's view (or the run's end), as the engine reported it meanwhile."""
-        if self.state != "outcome":
+        if self.state is not SessionState.OUTCOME:
             return
         self._outcome_shown(False)
         # the next session's first turn is usually among the held events: shown with them, in one frame
-        self._set_state("machine", shown=False)
+        self._set_state(SessionState.MACHINE, shown=False)
         self._hold_frames()
         held, self.held = self.held, []
         handlers: dict[type, Callable[[Any], None]] = {
@@ -326,10 +340,12 @@ class SessionScreen(KeptParts, SessionNotes, PictureActions, EarlyKeys, Screen):
         turn, machine = event.turn, event.turn.other_last
         if machine is None:  # pragma: no cover - the expert never speaks first
             return
-        self._set_state("human")
+        self._set_state(SessionState.HUMAN)
         if self.driver is not None:
             self.driver.human.turn_shown()  # the time per answer counts from here
         self.part(TagPicker).prepare(self.pxp_task, turn.instance, turn.j, turn.n, turn.k, machine, turn.own_last)
+        if self.unsent is not None and self.unsent[:2] == (turn.session_id, turn.j):
+            self.part(TagPicker).restore(self.unsent[2])  # sent before the run stopped, never stored: as typed
         self._title()
         if self.exchange is not None and self.stored_run is not None:  # the next instance's picture, drawn meanwhile
             picture = self.part("#instance-picture", Picture)
@@ -345,7 +361,7 @@ class SessionScreen(KeptParts, SessionNotes, PictureActions, EarlyKeys, Screen):
             self._stopped("Cancelled: nothing pending was written. Press r to continue.")
         else:
             self._stopped(f"Stopped: {event.cause}. Press r to retry.")
-            model = self.stored_run.model if self.stored_run is not None else ""
+            model = self.stored_run.config.model if self.stored_run is not None else ""
             self.app.push_screen(FailureScreen(event.cause, model, event.retryable), self._recover)
 
     def _recover(self, recovery: Recovery | None) -> None:
@@ -384,7 +400,7 @@ class SessionScreen(KeptParts, SessionNotes, PictureActions, EarlyKeys, Screen):
         self.notify(event.reason, severity="warning")
 
     def send(self, answer: Answer) -> None:
-        if self.state != "human" or self.driver is None:
+        if self.state is not SessionState.HUMAN or self.driver is None:
             self.notify("It is not your turn.", severity="warning")
             return
         if answer.tag is None:
@@ -414,17 +430,19 @@ class SessionScreen(KeptParts, SessionNotes, PictureActions, EarlyKeys, Screen):
 
     @batched
     def _submit(self, answer: Answer) -> None:
-        if self.state != "human" or self.driver is None or answer.tag is None:
+        if self.state is not SessionState.HUMAN or self.driver is None or answer.tag is None:
             return
         self.driver.human.submit(answer.tag, answer.prediction, answer.explanation, answer.guards)
+        if self.exchange is not None:
+            self.unsent = (self.exchange.session_id, self.exchange.next_j, answer)
         self.part(TagPicker).hold()  # no input from now; shown as waiting only if the wait is seen
-        self._set_state("machine", "sending…", shown=False)
+        self._set_state(SessionState.MACHINE, "sending…", shown=False)
         self._hold_frames()
 
     def _show_waiting(self) -> None:
         """The machine has not answered within the send's hold: show that the answer waits for it."""
         self.part(QuickFooter).held = False
-        if self.state == "machine":
+        if self.state is SessionState.MACHINE:
             self.part(TagPicker).wait("waiting for the machine")
             self.refresh_bindings()  # escape cancels: the footer says so now
 
@@ -437,36 +455,37 @@ class SessionScreen(KeptParts, SessionNotes, PictureActions, EarlyKeys, Screen):
         self.reply_wait.after_frame(self.part(QuickFooter).release)  # its keys in the next frame, not in the reply's
         # painted once the reply and the expert's turn are all in the frame (an outcome, shown where the answer
         # was, is painted whole in any frame: what was hidden is drawn as it is now)
-        awaited = (MachinePane, Conversation, TagPicker) if self.state == "human" else ()
+        awaited = (MachinePane, Conversation, TagPicker) if self.state is SessionState.HUMAN else ()
         self.reply_wait.end(*(self.part(kind) for kind in awaited))
 
     # -- states -----------------------------------------------------------------------------------
-    def _set_state(self, state: str, note: str | None = None, *, shown: bool = True) -> None:
-        """Enter ``state``; for ``machine``, ``shown=False`` leaves the answer as it is (held: see :meth:`_submit`)."""
-        self.state = state
+    def _set_state(self, state: SessionState, note: str | None = None, *, shown: bool = True) -> None:
+        """Enter ``state`` (``RefusedTransitionError`` if the states do not go there from the current one); for
+        ``MACHINE``, ``shown=False`` leaves the answer as it is (held: see :meth:`_submit`)."""
+        self.state = transition(self.state, state)
         machine, picker = self.part(MachinePane), self.part(TagPicker)
-        if state != "machine":
+        if state is not SessionState.MACHINE:
             self._release()  # the wait is over: what it brought is painted with this
-        if state == "machine":
-            model = model_label(self.stored_run.model) if self.stored_run is not None else "the machine"
+        if state is SessionState.MACHINE:
+            model = model_label(self.stored_run.config.model) if self.stored_run is not None else "the machine"
             label = note or f"{model} is thinking… escape cancels"
             machine.thinking(label)
             if shown and not self.reply_wait.active:
                 picker.wait("waiting for the machine")
-        elif state in ("human", "outcome"):
+        elif state in (SessionState.HUMAN, SessionState.OUTCOME):
             machine.idle()
-        if not (state == "machine" and (self.reply_wait.active or not shown)):
+        if not (state is SessionState.MACHINE and (self.reply_wait.active or not shown)):
             # held (a send's first moments): the footer keeps the keys painted; they change after the hold's frame
             self.refresh_bindings()
 
     def _stopped(self, note: str) -> None:
-        self._set_state("stopped")
+        self._set_state(SessionState.STOPPED)
         self.part(MachinePane).idle()
         self.part(TagPicker).wait(note)
         self.part(Conversation).note(note)
 
     def _finished(self) -> None:
-        self._set_state("done")
+        self._set_state(SessionState.DONE)
         self.part(MachinePane).idle()
         self.part(TagPicker).wait("The run is finished. s shows its summary; q quits; ctrl+p, New run starts another.")
         self._title()
@@ -477,7 +496,7 @@ class SessionScreen(KeptParts, SessionNotes, PictureActions, EarlyKeys, Screen):
         run, ex = self.stored_run, self.exchange
         if run is None:
             return
-        parts = [f"run {self.run_id}", run.task.upper(), model_label(run.model)]
+        parts = [f"run {self.run_id}", run.config.task.upper(), model_label(run.config.model)]
         if ex is not None:
             j = ex.next_j if ex.stop is None else len(ex.messages)
             parts += [f"session {ex.order + 1} / {ex.total}", f"message {j} / {ex.n}"]
@@ -488,7 +507,7 @@ class SessionScreen(KeptParts, SessionNotes, PictureActions, EarlyKeys, Screen):
 
     def quit_warning(self) -> str | None:
         """Why quitting now deserves a question (mid-session), or None."""
-        if self.exchange is not None and self.exchange.stop is None and self.state in ("machine", "human"):
+        if self.exchange is not None and self.exchange.stop is None and self.state in (SessionState.MACHINE, SessionState.HUMAN):
             return (
                 "This session is not finished. Quit anyway?\n"
                 "Every message shown is saved; reopening the run continues at the next message."
@@ -497,28 +516,31 @@ class SessionScreen(KeptParts, SessionNotes, PictureActions, EarlyKeys, Screen):
 
     # -- keys -------------------------------------------------------------------------------------
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        applies = allowed(action, self.state, self.watched)  # the actions of states.ACTIONS
         if action == "send":  # before the expert's turn it says to wait (early_keys)
-            return True if self.state in ("human", "machine", "loading") and not self.watched else None
-        if action == "early_tag":
-            return not self.watched and self.state in ("human", "machine", "loading")
-        if action == "cancel":
-            return self.state == "machine" and not self.watched
-        if action == "retry":
-            return self.state == "stopped"
-        if action == "next_instance":
-            return self.state == "outcome"
-        if action == "summary":
-            return self.state == "done"
-        if action == "pause":
-            return self.watched and self.state in ("machine", "stopped")
-        if action == "skip":
-            return self.state == "human" and not self.watched
+            return True if applies else None
+        if applies is not None:
+            return applies
         if action == "annotate":  # n is the next instance's key while an outcome is shown; b still opens the note
-            return self.exchange is not None and not (self.state == "outcome" and parameters == (False,))
+            return self.exchange is not None and not (self.state is SessionState.OUTCOME and parameters == (False,))
         if action == "take_seat":  # a second machine's seat; handed back only between the expert's turns
-            machines = self.stored_run is not None and self.stored_run.human_kind is HumanKind.MODEL
-            return machines and not (self.joined and self.state == "human")
+            machines = self.stored_run is not None and self.stored_run.config.human_kind is HumanKind.MODEL
+            return machines and not (self.joined and self.state is SessionState.HUMAN)
         return True
+
+    def action_early_tag(self, index: int) -> None:
+        self.early_keys.tag(index)
+
+    def wait_for_turn(self) -> None:
+        self.early_keys.wait_for_turn()
+
+    def action_skip(self) -> None:
+        """Ask, then skip this instance: the session ends, nothing of the expert's is sent."""
+        self.notes.skip()
+
+    def action_annotate(self, flag: bool) -> None:
+        """Open the note of the session on screen; ``flag`` ticks "flagged for later" first."""
+        self.notes.annotate(flag)
 
     def action_take_seat(self) -> None:
         """Step in as the human at the next turn of the other machine's seat, or hand the seat back to it."""
@@ -530,7 +552,7 @@ class SessionScreen(KeptParts, SessionNotes, PictureActions, EarlyKeys, Screen):
         self.refresh_bindings()
 
     def action_send(self) -> None:
-        if self.state == "human":
+        if self.state is SessionState.HUMAN:
             self.part(TagPicker).request_send()
         else:
             self.wait_for_turn()
@@ -542,15 +564,15 @@ class SessionScreen(KeptParts, SessionNotes, PictureActions, EarlyKeys, Screen):
         self.app.push_screen(SummaryScreen(self.run_id, getattr(self.app, "db_path", "sessions.db")))
 
     def action_cancel(self) -> None:
-        if self.state == "machine" and self.engine is not None and self.engine.is_running:
+        if self.state is SessionState.MACHINE and self.engine is not None and self.engine.is_running:
             self.engine.cancel()
 
     def action_retry(self) -> None:
-        if self.state == "stopped":
+        if self.state is SessionState.STOPPED:
             self.drive()
 
     def action_pause(self) -> None:
-        if self.state == "stopped":
+        if self.state is SessionState.STOPPED:
             self.drive()
         elif self.engine is not None and self.engine.is_running:
             self.engine.cancel()
@@ -560,7 +582,7 @@ class SessionScreen(KeptParts, SessionNotes, PictureActions, EarlyKeys, Screen):
         widget = self.part(f"#{pane}")
         if self.maximized is widget:
             self.minimize()
-            if self.state == "human":
+            if self.state is SessionState.HUMAN:
                 self.part(TagChoice).focus()
         else:
             self.maximize(widget, container=False)
@@ -570,6 +592,12 @@ class SessionScreen(KeptParts, SessionNotes, PictureActions, EarlyKeys, Screen):
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         if event.worker is self.engine and event.state is WorkerState.ERROR and not self.leaving:
             self._stopped(f"Stopped: {event.worker.error}. Press r to retry.")
+
+
+def _pause(board: Any, run_id: int, reason: str) -> None:
+    """Run ``run_id`` paused with ``reason``, unless it is finished."""
+    if not board.run(run_id).finished:
+        board.set_status(run_id, RunStatus.PAUSED, reason)
 
 
 def _run_and_tags(board: Any, run_id: int) -> tuple[Run, list[Any], int]:

@@ -130,7 +130,7 @@ class SummaryScreen(Screen[None]):
         self.query_one("#summary-title", Static).update(
             Content.assemble(
                 (f"{state}: run {run.id}", "bold $success" if run.finished else "bold $warning"),
-                f" · {run.task.upper()} · {model_label(run.model)} · {run.human}",
+                f" · {run.config.task.upper()} · {model_label(run.config.model)} · {run.human}",
             )
         )
         self.query_one("#summary-sessions", Static).update(
@@ -142,7 +142,7 @@ class SummaryScreen(Screen[None]):
                 (f" · {duration_text(time.span)} from the first to the last", "$text-muted"),
             )
         )
-        grid = table.text([f"run {run.id} {run.task.upper()}"], [counts])
+        grid = table.text([f"run {run.id} {run.config.task.upper()}"], [counts])
         self.query_one("#summary-table", Static).update(Content(grid))
 
     def action_review(self) -> None:

@@ -12,7 +12,8 @@ from textual.app import ComposeResult
 from textual.events import Resize
 from textual.widget import Widget
 from textual.widgets import Footer
-from textual.widgets._footer import FooterKey
+
+from pxp_tui.app.shared.textual_internals import FooterKey
 
 
 def _width(key: FooterKey, description: str) -> int:

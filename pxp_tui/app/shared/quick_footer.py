@@ -16,9 +16,14 @@ from textual.binding import Binding
 from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Footer
-from textual.widgets._footer import FooterKey
 
 from pxp_tui.app.shared.fitting_footer import FittingFooter
+from pxp_tui.app.shared.textual_internals import (
+    FooterKey,
+    footer_bindings_ready,
+    mark_footer_bindings_ready,
+    set_footer_key_disabled,
+)
 
 
 class QuickFooter(FittingFooter):
@@ -43,7 +48,7 @@ class QuickFooter(FittingFooter):
 
     def compose(self) -> ComposeResult:
         self._shown = None  # composed anew: the next update looks at every key
-        active = self._active() if self._bindings_ready else None
+        active = self._active() if footer_bindings_ready(self) else None
         if active is None:
             yield from super().compose()  # FittingFooter's: Footer's keys, fitted
             return
@@ -68,7 +73,7 @@ class QuickFooter(FittingFooter):
         yield from self.fit(items + palette)
 
     def bindings_changed(self, screen: Screen) -> None:
-        self._bindings_ready = True
+        mark_footer_bindings_ready(self)  # as Footer's own does
         if not screen.app.app_focus:
             return
         if self.is_attached and screen is self.screen and not self._update_due:
@@ -112,8 +117,7 @@ class QuickFooter(FittingFooter):
             if place in self._known:
                 full[key] = self._known[place][0].description  # fitted again below
             if place in active:
-                key._disabled = not active[place][1]
-                key.set_class(key._disabled, "-disabled")
+                set_footer_key_disabled(key, not active[place][1])
         self.fit(list(self.query(FooterKey)), full)
         for key, description in before.items():
             if key.description != description:  # a plain attribute: its new width needs a layout

@@ -7,7 +7,7 @@ None of these sends or changes a message: a skip ends the session without the ex
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from textual.binding import Binding
 
@@ -34,24 +34,54 @@ def note_heading(annotation: Annotation, where: str) -> str:
     return f"Note on {where}" + (" · flagged" if annotation.flagged else "")
 
 
-class SessionNotes:
-    """Mixed into the session screen, which provides ``board``, ``exchange``, ``driver``, ``state`` and ``watched``."""
+class NotesScreen(Protocol):
+    """What :class:`SessionNotes` reads of the screen it serves (the session screen)."""
 
     board: Any
     exchange: Any
     driver: Any
-    state: str
-    app: Any
 
-    if TYPE_CHECKING:  # Textual's (declared for the type checker only: it must not shadow the screen's)
+    @property
+    def app(self) -> Any: ...
 
-        def notify(self, message: str, **kwargs: Any) -> None: ...
+    @property
+    def answering(self) -> bool:
+        """Whether it is the expert's turn to answer."""
+
+    def notify(self, message: str, *, severity: Any = ...) -> None: ...
+
+
+class SessionNotes:
+    """The session screen's part for the expert's skip, flag and note; it reads the screen's ``board``,
+    ``exchange``, ``driver`` and whether the expert is answering."""
+
+    def __init__(self, screen: NotesScreen) -> None:
+        self.screen = screen
+
+    @property
+    def board(self) -> Any:
+        return self.screen.board
+
+    @property
+    def exchange(self) -> Any:
+        return self.screen.exchange
+
+    @property
+    def driver(self) -> Any:
+        return self.screen.driver
+
+    @property
+    def app(self) -> Any:
+        return self.screen.app
+
+    def notify(self, message: str, *, severity: Any = "information") -> None:
+        self.screen.notify(message, severity=severity)
 
     @property
     def can_skip(self) -> bool:
-        return self.state == "human" and self.driver is not None and self.driver.human.waiting
+        return self.screen.answering and self.driver is not None and self.driver.human.waiting
 
-    def action_skip(self) -> None:
+    def skip(self) -> None:
         """Ask, then skip this instance: the session ends, nothing of the expert's is sent."""
         if not self.can_skip:
             self.notify("Skipping is for your turn.", severity="warning")
@@ -68,7 +98,7 @@ class SessionNotes:
             self.driver.human.skip()
             self.notify(f"Session {self.exchange.order + 1} skipped.")
 
-    def action_annotate(self, flag: bool) -> None:
+    def annotate(self, flag: bool) -> None:
         """Open the note of the session on screen; ``flag`` ticks "flagged for later" first."""
         from pxp_tui.blackboard import notes
 

@@ -54,12 +54,10 @@ def tag_variables(theme: Mapping[str, str]) -> dict[str, str]:
 
 def tag_styles() -> dict[Tag, Style]:
     """The tags' colours as bold Rich styles (for Rich text), from the running app's theme."""
-    from textual._context import active_app
+    from pxp_tui.app.shared.textual_internals import running_app
 
-    try:
-        variables = active_app.get().theme_variables
-    except LookupError:  # no app running (a table printed by a script): textual-dark's
-        variables = {}
+    app = running_app()
+    variables = app.theme_variables if app is not None else {}  # no app running (a script's table): textual-dark's
     styles = {}
     for tag in Tag:
         try:

@@ -10,6 +10,8 @@ from textual.binding import Binding
 from textual.dom import DOMNode
 from textual.screen import Screen
 
+from pxp_tui.app.shared.textual_internals import declared_bindings
+
 
 @dataclass(frozen=True)
 class KeyRow:
@@ -33,7 +35,7 @@ def _where(node: DOMNode) -> str:
 
 
 def _bindings(node: DOMNode) -> Iterable[Binding]:
-    """The node's bindings declared by pxp (not those it inherits from Textual), keymaps applied."""
+    """The node's bindings declared by pxp (not those it inherits from Textual)."""
     ours = {
         binding.id
         for cls in type(node).__mro__
@@ -41,8 +43,7 @@ def _bindings(node: DOMNode) -> Iterable[Binding]:
         for binding in cls.__dict__.get("BINDINGS", ())
         if isinstance(binding, Binding) and binding.id
     }
-    for bindings in node._bindings.key_to_bindings.values():
-        yield from (b for b in bindings if b.id in ours)
+    yield from (b for b in declared_bindings(node) if b.id in ours)
 
 
 def key_rows(app: App, screen: Screen) -> list[KeyRow]:

@@ -17,7 +17,7 @@ def run_app(db_path: str | Path, run_id: int | None = None) -> int:
 
         return PXPApp(Path(db_path), run_id=run_id)
 
-    code = _run(make)
+    code = _run(make, "Every message shown was saved: open pxp on the same file to resume the run.")
     # The app has stopped its runs and closed the blackboard (every message was committed when it was
     # shown). Tearing down litellm and RDKit at interpreter exit takes about a second: skip it.
     sys.stdout.flush()
@@ -36,17 +36,24 @@ def run_review(db_path: str | Path) -> int:
     return _run(make)
 
 
-def _run(make: Callable[[], Any]) -> int:
+def _run(make: Callable[[], Any], note: str = "") -> int:
     """Ask the terminal about graphics in a thread while ``make`` imports and builds the app, then run it.
 
     textual-image asks the same questions when it is imported (with numpy and Pillow, about 75 ms before
     the first frame): it is imported after the first paint, the answers replayed to it (``app/picture/graphics.py``).
+    Before anything else, a watcher is forked that restores the terminal if the process dies unannounced
+    (``app/shell/terminal_guard.py``); ``note`` is its line's advice.
     """
     from pxp_tui.app.picture import graphics
+    from pxp_tui.app.shell import terminal_guard
 
-    probe = graphics.probe()  # a thread; Textual must not read the keyboard before it is done
-    app = make()
-    if probe is not None:
-        probe.join(timeout=2.0)
-    app.run()
+    goodbye = terminal_guard.guard(note)  # before Textual is imported
+    try:
+        probe = graphics.probe()  # a thread; Textual must not read the keyboard before it is done
+        app = make()
+        if probe is not None:
+            probe.join(timeout=2.0)
+        app.run()
+    finally:
+        goodbye()  # Textual has restored the terminal (or never touched it)
     return int(app.return_code or 0)  # 1 after a crash (Textual has printed it)

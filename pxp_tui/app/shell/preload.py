@@ -15,11 +15,13 @@ def load(tasks: list[str]) -> None:
     from pxp_tui.app.picture import graphics
     from pxp_tui.tasks import get_task
 
+    for name in tasks:
+        get_task(name).warm_up()  # DRUG: RDKit's worker processes start, and import RDKit beside what follows
     graphics.load()  # textual-image, numpy, Pillow: the terminal's answers replayed to it
 
     modules = list(HEAVY)
     for name in tasks:
-        modules += get_task(name).slow_modules  # loading it: RDKit for DRUG; registers the task's offline machine
+        modules += get_task(name).slow_modules  # loading it: RDKit for DRUG
     for module in modules:
         import_module(module)
     import pxp_tui.runs.execute  # noqa: F401 - the run wiring (agents, blackboard)

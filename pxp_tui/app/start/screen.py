@@ -21,7 +21,7 @@ from pxp_tui.app.shared.fitting_footer import FittingFooter
 from pxp_tui.app.shared.form_fields import FormFields
 from pxp_tui.app.shared.host import host
 from pxp_tui.common.kinds import HumanKind
-from pxp_tui.runs.config import DEFAULTS
+from pxp_tui.config import DEFAULTS
 from pxp_tui.tasks import TASKS
 
 if TYPE_CHECKING:
@@ -196,7 +196,7 @@ class StartScreen(Screen):
         await host(self.app).loaded()
         await host(self.app).stop_engines()  # a run open underneath pauses: one writer at a time
         from pxp_tui.blackboard import BlackboardError
-        from pxp_tui.runs.config import RunConfig
+        from pxp_tui.config import RunConfig
         from pxp_tui.runs.create import create_run
 
         try:
@@ -246,6 +246,6 @@ def _run_label(summary: RunSummary) -> Content:
     state = str(run.status) if origin is None else f"copy: continue it in {origin.get('file', 'its own file')}"
     return Content.assemble(
         (f"run {run.id}", "bold"),
-        f"  {run.task.upper()}  {run.model}  {run.human}  ",
+        f"  {run.config.task.upper()}  {run.config.model}  {run.human}  ",
         (f"{summary.counts.sessions}/{summary.planned} sessions  {state}", "$text-muted"),
     )

@@ -1,37 +1,62 @@
-"""RDKit helpers for the DRUG task: canonical reactant sets, SMILES found in prose, descriptors."""
+"""RDKit helpers for the DRUG task: canonical reactant sets, SMILES found in prose, descriptors.
+
+Every SMILES is read through ``reader``: the size limits first, then RDKit in its worker process.
+"""
 
 from __future__ import annotations
 
 import re
-from functools import lru_cache
 
-from rdkit import Chem, rdBase
-from rdkit.Chem import Descriptors, rdMolDescriptors
-
-rdBase.DisableLog("rdApp.*")
+from pxp_tui.tasks.drug import limits, reader
 
 _SPLIT = re.compile(r"\s*(?:>>|->|→|⟶|=>|\+|,|;|\band\b|\s)\s*")
 _BRACKET_ATOM = re.compile(r"\[[^\[\]\s]*\]")
 _SMILES_CHARS = re.compile(r"^[A-Za-z0-9@+\-\[\]\(\)=#$:/\\.%*]+$")
 
 
-@lru_cache(maxsize=4096)
 def canonical(smiles: str) -> str | None:
-    """The canonical SMILES of one molecule, or None if it does not parse."""
+    """The canonical SMILES of one molecule, or None if it does not parse (or is over a size limit)."""
     smiles = smiles.strip()
     if not smiles or any(ch.isspace() for ch in smiles):  # RDKit reads text after a space as a name
         return None
-    try:
-        mol = Chem.MolFromSmiles(smiles)
-    except Exception:  # noqa: BLE001 - RDKit can raise on pathological input
-        return None
-    return None if mol is None else Chem.MolToSmiles(mol)
+    return reader.read(smiles)[0]
+
+
+def refusal(smiles: str) -> str | None:
+    """Why ``smiles`` (a molecule, or a '.'-joined set) cannot be read, in one line; None if it can.
+
+    A size limit is named ("too large for a SMILES: 20,000 atoms, over the limit of 500"); molecules RDKit
+    cannot read are listed ("not valid SMILES: C1CC").
+    """
+    smiles = smiles.strip()
+    too_large = limits.refusal(smiles)
+    if too_large:
+        return too_large
+    bad = invalid_parts(smiles)
+    failed = [why for part in bad if (why := reader.read(part.strip())[1]) and why.startswith("RDKit")]
+    if failed:
+        return failed[0]
+    return "not valid SMILES: " + ", ".join(_short(part) for part in bad[:3]) if bad else None
+
+
+def oversized(text: str) -> str | None:
+    """The size problem of the first word of ``text`` (prose, or SMILES) over a SMILES limit; None if none is."""
+    for token in _tokens(text):
+        problem = limits.problem(token)
+        if problem:
+            return f"a SMILES too large: {problem}"
+    return None
+
+
+def _short(part: str, width: int = 40) -> str:
+    part = part.strip()
+    return part if len(part) <= width else f"{part[:width]}... ({len(part):,} characters)"
 
 
 def canonical_parts(smiles: str) -> list[str] | None:
     """Canonical SMILES of each '.'-separated molecule, sorted; None if any part is invalid."""
     parts = [p for p in smiles.strip().split(".") if p.strip()]
-    if not parts:
+    if not parts or limits.problem(smiles.strip()):
         return None
     out = [canonical(p) for p in parts]
     if any(c is None for c in out):
@@ -111,11 +136,5 @@ def smiles_in(text: str, exclude: str | None = None) -> list[str]:
 
 def describe(smiles: str) -> dict[str, str]:
     """Formula, molecular weight and the SMILES of a molecule, as given (what the machine is sent, not a canonical form)."""
-    mol = Chem.MolFromSmiles(smiles)
-    if mol is None:
-        return {"smiles": smiles, "formula": "?", "weight": "?"}
-    return {
-        "smiles": smiles,
-        "formula": rdMolDescriptors.CalcMolFormula(mol),
-        "weight": f"{Descriptors.MolWt(mol):.1f} g/mol",  # type: ignore[attr-defined]  # made at import: not in RDKit's stubs
-    }
+    described = reader.describe(smiles.strip())
+    return {**described, "smiles": smiles} if described else {"smiles": smiles, "formula": "?", "weight": "?"}

@@ -11,11 +11,13 @@ A target that appears twice (same canonical SMILES) is a duplicate, as is a repe
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from itertools import islice
 from pathlib import Path
 
 from pxp_tui.tasks.base import DatasetRow
 from pxp_tui.tasks.csvdata import ImportProgress, Table, choose_format, open_table, split_of, unique_key
-from pxp_tui.tasks.drug import chem
+from pxp_tui.tasks.drug import chem, limits, reader
 
 FORMATS = {
     "pxp DRUG": ("key", "input", "output", "explanation"),
@@ -34,7 +36,7 @@ def _rows(table: Table) -> list[DatasetRow]:
     rows: list[DatasetRow] = []
     keys: dict[str, int] = {}
     targets: dict[str, int] = {}
-    for number, (line, cells) in enumerate(table.rows(), start=1):
+    for number, (line, cells) in enumerate(_read_ahead(table.rows()), start=1):
         if papers:
             key, split = f"mol-{number:03d}", "train"
             meta = {k: v for k, v in cells.items() if k not in FORMATS["papers' DRUG"] and v}
@@ -53,14 +55,25 @@ def _rows(table: Table) -> list[DatasetRow]:
     return rows
 
 
+def _read_ahead(rows: Iterator[tuple[int, dict[str, str]]], chunk: int = 512) -> Iterator[tuple[int, dict[str, str]]]:
+    """``rows``, their molecules read by RDKit a chunk at a time (one call to its worker, not one per molecule)."""
+    while batch := list(islice(rows, chunk)):
+        reader.read_all(part.strip() for _, cells in batch for column in ("input", "output") for part in cells[column].split("."))
+        yield from batch
+
+
 def _smiles(table: Table, line: int, column: str, value: str, *, single: bool = False) -> str | None:
     """The canonical form of a cell's SMILES; a problem noted if it is empty or RDKit cannot read it."""
     if not value:
         table.problems.append((line, f"empty {column}"))
         return None
+    too_large = limits.problem(value)
+    if too_large:
+        table.problems.append((line, f"SMILES too large in {column}: {too_large}"))
+        return None
     bad = chem.invalid_parts(value)
     if bad:
-        table.problems.append((line, f"invalid SMILES in {column}: {', '.join(repr(b) for b in bad[:3])}"))
+        table.problems.append((line, f"invalid SMILES in {column}: {', '.join(limits.excerpt(b) for b in bad[:3])}"))
         return None
     parts = chem.canonical_parts(value) or []
     if single and len(parts) != 1:

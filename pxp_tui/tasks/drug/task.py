@@ -10,7 +10,7 @@ from pxp_tui.common.instance import Instance
 from pxp_tui.engine import ParseError
 from pxp_tui.tasks.base import DatasetRow, Task
 from pxp_tui.tasks.distribution import ReadDistribution, drug_instruction, read_drug
-from pxp_tui.tasks.drug import chem, dataset
+from pxp_tui.tasks.drug import chem, dataset, drawer, limits, reader
 from pxp_tui.tasks.drug.prompt import instance_text
 from pxp_tui.tasks.parsing import missing, sections
 from pxp_tui.tasks.pictures import Drawing, Surface
@@ -40,7 +40,8 @@ class DrugTask(Task):
     prediction_label = "Pathway"
     explanation_noun = "retrosynthetic pathways"
     generation = {"max_tokens": 1024, "temperature": 0.3}
-    slow_modules = ("pxp_tui.tasks.drug.draw",)  # RDKit's drawing code
+    # RDKit reads, draws and applies the offline baseline's templates in worker processes (``reader``, ``drawer``):
+    # the app never imports it
 
     def system_prompt(self) -> str:
         return SYSTEM_PROMPT
@@ -55,12 +56,15 @@ class DrugTask(Task):
         explanation = found.get("explanation", "").strip()
         if not explanation:
             raise ParseError("no 'Explanation:' in the reply")
+        too_large = chem.oversized(found["prediction"])
+        if too_large:
+            raise ParseError(f"the pathway holds {too_large}")
         target = instance.input if instance is not None else None
         reactants = chem.smiles_in(found["prediction"], exclude=target)
         if not reactants and target and chem.canonical_parts(found["prediction"]) == chem.canonical_parts(target):
             reactants = [found["prediction"].strip()]  # "no disconnection": the target itself
         if not reactants:
-            raise ParseError(f"no valid SMILES in the pathway {found['prediction'][:60]!r}")
+            raise ParseError(f"no valid SMILES in the pathway {limits.excerpt(found['prediction'], 60)}")
         return ".".join(reactants), explanation
 
     def normalise(self, prediction: str) -> str:
@@ -71,10 +75,7 @@ class DrugTask(Task):
     def validate_prediction(self, prediction: str) -> str | None:
         if not prediction.strip():
             return "give the reactants as SMILES, separated by '.'"
-        bad = chem.invalid_parts(prediction)
-        if bad:
-            return "not valid SMILES: " + ", ".join(bad[:3])
-        return None
+        return chem.refusal(prediction)
 
     def demo_rows(self) -> list[DatasetRow]:
         with as_file(files("pxp_tui.assets") / "demo" / "drug.csv") as path:
@@ -84,6 +85,10 @@ class DrugTask(Task):
         self, path: Path, *, images_dir: Path | None = None, encoding: str = "utf-8", progress: Any = None
     ) -> list[DatasetRow]:
         return dataset.read(path, encoding=encoding, progress=progress)
+
+    def warm_up(self) -> None:
+        reader.start()  # RDKit's worker processes (they import RDKit)
+        drawer.start()
 
     def describe(self, instance: Instance) -> dict[str, str]:
         return {"name": instance.name, **chem.describe(instance.input)}
@@ -100,14 +105,10 @@ class DrugTask(Task):
         return read_drug(text, prediction, instance.input if instance is not None else None, k)
 
     def draw_instance(self, instance: Instance, surface: Surface | tuple[int, int]) -> Drawing:
-        from pxp_tui.tasks.drug.draw import molecule
-
-        return molecule(instance.input, surface)
+        return drawer.molecule(instance.input, surface)
 
     def draw_prediction(self, instance: Instance, prediction: str, surface: Surface | tuple[int, int]) -> Drawing:
-        from pxp_tui.tasks.drug.draw import reaction
-
-        return reaction(prediction, instance.input, surface)
+        return drawer.reaction(prediction, instance.input, surface)
 
     def original_picture(self, instance: Instance) -> bytes | None:
         return None  # molecules are drawn, at every size

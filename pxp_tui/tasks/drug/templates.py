@@ -4,6 +4,10 @@ A small, hand-written library of common last-step disconnections, written as
 retro SMARTS ``product>>reactants`` and applied with RDKit.  Used by the offline
 (no-LLM) baseline machine to propose reactant sets, to explain them, and to
 recognise which named reaction a chemist's reactant set corresponds to.
+
+The templates are applied in RDKit's worker process for pictures (``drawer``): the target comes from a
+dataset, and a large one keeps RDKit busy for seconds (holding Python's lock), or could crash it. This
+module imports RDKit only there.
 """
 
 from __future__ import annotations
@@ -11,11 +15,18 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cache, lru_cache
+from typing import TYPE_CHECKING
 
-from rdkit import Chem
-from rdkit.Chem import rdChemReactions
-
+from pxp_tui.tasks.drug import drawer, limits
 from pxp_tui.tasks.drug.chem import canonical, canonical_parts
+from pxp_tui.tasks.isolated import IsolatedError, WorkerUnavailableError, inside
+
+if TYPE_CHECKING:
+    from rdkit import Chem
+    from rdkit.Chem import rdChemReactions
+
+#: seconds the templates may take over one target in RDKit's worker (then the baseline finds no disconnection)
+APPLY_TIMEOUT = 60.0
 
 __all__ = [
     "TEMPLATES",
@@ -372,6 +383,8 @@ def canonical_set(smiles: str) -> frozenset[str] | None:
 
 @cache
 def _reaction(retro_smarts: str) -> rdChemReactions.ChemicalReaction:
+    from rdkit.Chem import rdChemReactions
+
     rxn = rdChemReactions.ReactionFromSmarts(retro_smarts)
     rxn.Initialize()
     return rxn
@@ -379,13 +392,17 @@ def _reaction(retro_smarts: str) -> rdChemReactions.ChemicalReaction:
 
 def _finish(prod: Chem.Mol) -> str | None:
     """Sanitize one RunReactants product and return its canonical SMILES."""
+    from rdkit import Chem
+
+    from pxp_tui.tasks.drug.reading import canonical as own_canonical
+
     for atom in prod.GetAtoms():  # reaction-centre atoms: recompute their H counts
         if atom.HasProp("old_mapno") and not atom.GetIsAromatic():
             atom.SetNumExplicitHs(0)
             atom.SetNoImplicit(False)
     try:
         Chem.SanitizeMol(prod)
-        return canonical(Chem.MolToSmiles(prod))  # re-parse: cleans stale stereo
+        return own_canonical(Chem.MolToSmiles(prod))  # re-parse: cleans stale stereo (RDKit's own SMILES: read here)
     except Exception:  # noqa: BLE001
         return None
 
@@ -411,6 +428,8 @@ def _apply(template: Template, mol: Chem.Mol, target_can: str) -> dict[tuple[str
 
 @lru_cache(maxsize=512)
 def _disconnections(target_smiles: str, templates: tuple[Template, ...]) -> tuple[Disconnection, ...]:
+    from rdkit import Chem
+
     target_can = canonical(target_smiles)
     if target_can is None or "." in target_can:
         return ()
@@ -430,9 +449,26 @@ def disconnections(target_smiles: str, templates: Sequence[Template] = TEMPLATES
     """Every distinct single-step disconnection of the target, in template priority order
     (then by reactant SMILES); [] for invalid SMILES or when nothing applies. Never raises."""
     try:
-        return list(_disconnections(target_smiles, tuple(templates)))
+        chosen = tuple(templates)
+        return list(_disconnections(target_smiles, chosen) if inside() else _in_worker(target_smiles, chosen))
     except Exception:  # noqa: BLE001
         return []
+
+
+@lru_cache(maxsize=512)
+def _in_worker(target_smiles: str, chosen: tuple[Template, ...]) -> tuple[Disconnection, ...]:
+    """:func:`_disconnections` in RDKit's worker, with the caller's own templates in its answer; none if the
+    target is over a size limit, or RDKit crashed or ran past :data:`APPLY_TIMEOUT` on it."""
+    if limits.problem(target_smiles.strip()):
+        return ()
+    try:
+        found = drawer.DRAWER.call(f"{__name__}:_disconnections", target_smiles, chosen, timeout=APPLY_TIMEOUT)
+    except WorkerUnavailableError:
+        found = _disconnections(target_smiles, chosen)
+    except IsolatedError:
+        return ()
+    same = {template: template for template in chosen}
+    return tuple(Disconnection(same.get(d.template, d.template), d.reactants, d.labelled) for d in found)
 
 
 def identify(target_smiles: str, reactants_smiles: str) -> Template | None:

@@ -157,6 +157,18 @@ class TagPicker(KeptParts, Vertical):
         self._refresh_guards()
         self.screen.set_focus(choice)  # now, not at the next idle (``focus()``): in the same frame as the rest
 
+    def restore(self, answer: Answer) -> None:
+        """Put back an answer that was sent but never stored (the write failed, or was cancelled): the tag and the
+        texts as the expert left them, for sending again. Call after :meth:`prepare` of the same turn."""
+        if answer.tag is not None:
+            self.part(TagChoice).select(answer.tag)
+        self.part(LabelList).show_for(answer.prediction)
+        with self.prevent(Input.Changed, TextArea.Changed):
+            self.part("#answer-prediction", Input).value = answer.prediction
+            self.part(ExplanationArea).prefill(answer.explanation)
+        self._check_prediction(answer.prediction)
+        self._refresh_guards()
+
     def answer(self) -> Answer:
         """What would be sent, with the guards of exactly these texts (worked out again now)."""
         helper = self.part(GuardHelper)

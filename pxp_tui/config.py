@@ -1,25 +1,22 @@
-"""What defines a run (what ``pxp run`` takes), and how a stored run reads back as one.
+"""What defines a run: :class:`RunConfig`, one shape from ``pxp run``'s options (and the start screen) to the
+blackboard and back.
 
 :class:`RunConfig`'s field defaults are the only statement of each default: ``pxp run``'s options
-and the start screen read them from :data:`DEFAULTS`. Fields that are columns of ``runs`` (those
-:class:`~pxp_tui.blackboard.records.Run` also has) are stored as columns; the rest go to the run's
-``options`` JSON. Importing this module imports neither the blackboard, the agents nor the engine: ``pxp``
+and the start screen read them from :data:`DEFAULTS`. The blackboard stores a run's configuration whole
+and gives it back as :attr:`Run.config <pxp_tui.blackboard.records.Run.config>`: a field is stored in the
+column of ``runs`` of its name if there is one, else in the run's ``options`` JSON (so a new field is one
+line here). Importing this module imports neither the blackboard, the agents nor the engine: ``pxp``
 builds its parser and the start screen from it before the first paint.
 """
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, fields
-from functools import cache
-from typing import TYPE_CHECKING, Any
+from dataclasses import dataclass
 
 from pxp_tui.common.kinds import HumanKind
 from pxp_tui.common.models import OFFLINE
 from pxp_tui.protocol import evince, information
 from pxp_tui.tasks import get_task
-
-if TYPE_CHECKING:
-    from pxp_tui.blackboard.records import Run
 
 
 @dataclass
@@ -129,24 +126,6 @@ class RunConfig:
         metric = self.ground_metric or task.ground_metric
         return task.label_order if metric == "ordered" else None
 
-    # -- stored as a run ----------------------------------------------------------------------------
-    def columns(self) -> dict[str, Any]:
-        """The fields stored as columns of ``runs``, as they are."""
-        return {name: getattr(self, name) for name in sorted(stored_columns())}
-
-    def options(self) -> dict[str, Any]:
-        """The fields stored in the run's ``options`` JSON: those that are not columns, when set."""
-        columns = stored_columns()
-        return {k: v for k, v in asdict(self).items() if k not in columns and v not in (None, {}, [])}
-
-    @classmethod
-    def from_run(cls, run: Run) -> RunConfig:
-        """The configuration a stored run was made with (options a newer pxp stored are left out)."""
-        known = {f.name for f in fields(cls)}
-        columns = {name: getattr(run, name) for name in stored_columns()}
-        options = {k: v for k, v in run.options.items() if k in known and k not in columns}
-        return cls(**columns, **options)
-
 
 #: the Wasserstein distance's ground metrics: labels at positions 0, 1, ... in the task's order, or any two
 #: labels 1 apart (the total variation)
@@ -170,11 +149,3 @@ def parse_human(text: str) -> tuple[HumanKind, str | None]:
         if text == found.value and not found.interactive and found is not HumanKind.MODEL:
             return found, None
     return HumanKind.LIVE, text
-
-
-@cache
-def stored_columns() -> frozenset[str]:
-    """The names of the fields that are columns of ``runs``: those of :class:`Run` too."""
-    from pxp_tui.blackboard.records import Run  # the blackboard (sqlite-utils): only when a run is stored or read
-
-    return frozenset(f.name for f in fields(RunConfig)) & frozenset(f.name for f in fields(Run))

@@ -1,0 +1,132 @@
+"""The app's one door to textual-image's private parts: every use of them is here, each saying what it relies on.
+
+textual-image asks the terminal its questions when imported and draws half-cell pictures when painted;
+pxp asks the questions before Textual starts (``graphics.py``) and builds half-cell pictures in a thread
+(``halfcell.py``), with textual-image's own reader, geometry and scaling, which it does not export. Each
+use is checked by a canary test (``tests/test_internals.py``) that names textual-image's release when one
+moves; ``pyproject.toml`` admits the releases the canaries pass on (``textual-image>=0.9,<0.13``).
+
+Nothing of textual-image is imported with this module: each function imports what it uses (its reader
+is light; its widgets import numpy and Pillow, after the first paint).
+"""
+
+from __future__ import annotations
+
+import io
+import sys
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import AbstractContextManager, contextmanager
+from types import SimpleNamespace
+from typing import Any
+
+
+def load_reader() -> None:
+    """Import textual-image's terminal reader (light: no numpy, no Pillow).
+
+    Relies on: the module ``textual_image._terminal``.
+    """
+    import textual_image._terminal  # noqa: F401
+
+
+def terminal_error() -> type[Exception]:
+    """The error textual-image's reader raises when the terminal answers something else, or is no terminal.
+
+    Relies on: ``textual_image._terminal.TerminalError``.
+    """
+    from textual_image._terminal import TerminalError
+
+    return TerminalError
+
+
+def raw_terminal() -> AbstractContextManager[Any]:
+    """The terminal in the mode textual-image reads its answers in (no echo, no line buffering), for a ``with``.
+
+    Relies on: ``textual_image._terminal.capture_mode()``, a context manager.
+    """
+    from textual_image._terminal import capture_mode
+
+    return capture_mode()
+
+
+def read(fd: int, length: int, timeout: float) -> str:
+    """Up to ``length`` characters from the terminal at ``fd``, as textual-image reads them; TimeoutError after
+    ``timeout`` seconds with none.
+
+    Relies on: ``textual_image._terminal.read(fd, length, timeout)``.
+    """
+    from textual_image._terminal import read as read_terminal
+
+    return read_terminal(fd, length, timeout)
+
+
+def cell_size() -> Any:
+    """The terminal's cell in pixels (``.width``, ``.height``), as textual-image found it; asked once, then kept.
+
+    Relies on: ``textual_image._terminal.get_cell_size()``, which keeps its first answer for every later
+    call (textual-image's widgets call it as they draw: the answer given at the probe is theirs).
+    """
+    from textual_image._terminal import get_cell_size
+
+    return get_cell_size()
+
+
+@contextmanager
+def answers_replayed(answer: Callable[[str], str | type[Exception]]) -> Iterator[None]:
+    """While inside, textual-image's questions to the terminal are answered by ``answer(start_marker)``: the
+    answer's text, or an exception class to raise (no answer). Import ``textual_image.renderable`` inside.
+
+    Relies on: ``textual_image._terminal.capture_terminal_response(start_marker, end_marker, timeout)``, a
+    context manager yielding an object whose ``sequence`` holds the answer after the ``with``; the modules of
+    ``textual_image.renderable`` take it from ``_terminal`` when imported and ask through it then, writing
+    the question to ``sys.__stdout__`` inside the ``with`` (it is sent nowhere here: the terminal has been
+    asked already, and Textual reads the keyboard).
+    """
+    import textual_image._terminal as terminal
+
+    @contextmanager
+    def replayed(start_marker: str, end_marker: str, timeout: float | None = None) -> Iterator[SimpleNamespace]:
+        response = SimpleNamespace(sequence="")
+        screen = sys.__stdout__
+        setattr(sys, "__stdout__", io.StringIO())  # noqa: B010 - for the moment of the question (typeshed: Final)
+        try:
+            yield response
+        finally:
+            setattr(sys, "__stdout__", screen)  # noqa: B010
+        found = answer(start_marker)
+        if isinstance(found, type):
+            raise found(f"no answer to {start_marker!r} before the app started")
+        response.sequence = found
+
+    reader = terminal.capture_terminal_response
+    terminal.capture_terminal_response = replayed
+    try:
+        yield
+    finally:
+        terminal.capture_terminal_response = reader
+
+
+def fitted_cells(pixels: tuple[int, int], cols: int, rows: int) -> tuple[int, int]:
+    """The cells textual-image's widget gives an image of ``pixels`` in a frame of ``cols`` x ``rows``
+    (its width and height ``auto``): its content width, its height for that width, then the renderer's fit.
+
+    Relies on: ``textual_image._geometry.ImageSize(width, height, width=, height=)`` and its
+    ``get_cell_size(max_width, max_height, cell_size)``, the arithmetic of textual-image's widgets.
+    """
+    from textual_image._geometry import ImageSize
+
+    size, cell = ImageSize(pixels[0], pixels[1], width="auto", height="auto"), cell_size()
+    width, _ = size.get_cell_size(cols, rows or 2**32, cell)
+    _, height = size.get_cell_size(width, rows or 2**32, cell)
+    return size.get_cell_size(width, height, cell)
+
+
+def scaled_rgb(image: Any, width: int, height: int) -> Iterable[Iterable[Any]]:
+    """``image`` (Pillow) scaled to ``width`` x ``height`` pixels as textual-image's renderers scale it: rows of
+    RGB triplets.
+
+    Relies on: ``textual_image._pixeldata.PixelData(image, mode="rgb").scaled(width, height)``, iterated as
+    rows of pixels.
+    """
+    from textual_image._pixeldata import PixelData
+
+    return PixelData(image, mode="rgb").scaled(width, height)

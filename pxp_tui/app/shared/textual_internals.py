@@ -1,0 +1,97 @@
+"""The app's one door to Textual's private parts: every use of them is here, each saying what it relies on.
+
+Textual's public API has no way to do these things; each is small and checked by a canary test
+(``tests/test_internals.py``) that names Textual's release when one moves. ``pyproject.toml`` admits
+every release the canaries pass on (``textual>=7,<9``; ``.ci/oldest.txt`` pins the oldest).
+
+Importing this module imports nothing Textual has not already imported for the first frame.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from textual.binding import Binding
+from textual.dom import DOMNode
+from textual.widget import Widget
+from textual.widgets import Footer
+
+# Relies on: ``textual.widgets._footer.FooterKey``, the widget of one key in ``Footer``, built as
+# ``FooterKey(key, key_display, description, action, disabled=, tooltip=)``, with the attributes ``key``,
+# ``key_display``, ``description`` and ``action``, the class ``-command-palette`` on the palette's key and
+# ``-compact`` in a compact footer. The footers fit and update these widgets in place (``fitting_footer.py``,
+# ``quick_footer.py``); Textual exports only ``Footer``.
+from textual.widgets._footer import FooterKey
+
+__all__ = [
+    "FooterKey",
+    "declared_bindings",
+    "footer_bindings_ready",
+    "has_unhandled_messages",
+    "mark_footer_bindings_ready",
+    "running_app",
+    "set_footer_key_disabled",
+]
+
+
+def set_footer_key_disabled(key: FooterKey, disabled: bool) -> None:
+    """Enable or disable a footer key in place (the quick footer; Textual's ``Footer`` mounts new keys instead).
+
+    Relies on: ``FooterKey._disabled``, set from ``disabled=`` when the key is built and read when it is
+    clicked (a disabled key rings the bell instead of pressing its key), with the class ``-disabled`` (dim)
+    beside it.
+    """
+    key._disabled = disabled
+    key.set_class(disabled, "-disabled")
+
+
+def footer_bindings_ready(footer: Footer) -> bool:
+    """Whether ``footer`` (a ``Footer``) has been told its screen's bindings at least once.
+
+    Relies on: ``Footer._bindings_ready``, a reactive set by ``Footer.bindings_changed``; ``Footer.compose``
+    yields no key before it is set.
+    """
+    return footer._bindings_ready
+
+
+def mark_footer_bindings_ready(footer: Footer) -> None:
+    """Say that ``footer`` has been told its screen's bindings (a footer that overrides ``bindings_changed``).
+
+    Relies on: ``Footer._bindings_ready`` (see :func:`footer_bindings_ready`).
+    """
+    footer._bindings_ready = True
+
+
+def running_app() -> Any | None:
+    """The Textual app running in this context (a widget's, a worker's), or None outside any app.
+
+    Relies on: ``textual._context.active_app``, the context variable Textual sets for its app (what
+    ``Widget.app`` reads); a function with no widget at hand (the tags' colours for a Rich table) has no other way.
+    """
+    from textual._context import active_app
+
+    try:
+        return active_app.get()
+    except LookupError:
+        return None
+
+
+def declared_bindings(node: DOMNode) -> Iterator[Binding]:
+    """Every binding of ``node`` (the help screen and the palette list them): those its class and the classes it
+    derives from declare in ``BINDINGS``, and those bound to it since (``bind``).
+
+    Relies on: ``DOMNode._bindings``, the ``BindingsMap`` Textual merges for each node, whose
+    ``key_to_bindings`` maps each key to its bindings.
+    """
+    for bindings in node._bindings.key_to_bindings.values():
+        yield from bindings
+
+
+def has_unhandled_messages(widget: Widget) -> bool:
+    """Whether ``widget`` has messages queued and not yet handled (a new size, content or style to report).
+
+    Relies on: ``MessagePump._message_queue``, the ``asyncio.Queue`` each widget's messages wait in. The
+    reply's frame waits until the widgets it shows have handled theirs (``session/reply_wait.py``).
+    """
+    return not widget._message_queue.empty()

@@ -1,0 +1,429 @@
+"""Canaries: one per use of a dependency's private parts, each failing with the dependency's name and release.
+
+pxp uses a few private parts of Textual, textual-image and litellm, each in one module per dependency
+(its door): ``pxp_tui/app/shared/textual_internals.py``, ``pxp_tui/app/picture/textual_image_internals.py``,
+``pxp_tui/agents/litellm_internals.py``, and the tests' own, ``tests/internals.py``. Each test here checks
+that what its door relies on is still there and still behaves so, through the door itself. When a release
+moves one, the test says which dependency, which release, what moved and which door to adapt; the
+behaviour built on it is tested elsewhere (the footers, the reply's frame, the terminal's probe, the
+offline model's time).
+
+A last test keeps every use in its door: no private module of these dependencies imported, and none of the
+private names the doors wrap read, anywhere else.
+"""
+
+from __future__ import annotations
+
+import ast
+import asyncio
+import os
+import platform
+from collections.abc import Iterator
+from contextlib import contextmanager
+from importlib.metadata import version
+from pathlib import Path
+from typing import Any
+
+import pytest
+from textual import events
+from textual.app import App, ComposeResult
+from textual.binding import Binding
+from textual.message import Message
+from textual.widget import Widget
+from textual.widgets import Footer, Static
+
+from pxp_tui.agents import litellm_internals
+from pxp_tui.app.picture import graphics
+from pxp_tui.app.picture import textual_image_internals as image_internals
+from pxp_tui.app.shared import textual_internals
+
+from . import internals
+from .conftest import ROOT
+from .outside import python_output
+
+TEXTUAL_DOOR = "pxp_tui/app/shared/textual_internals.py"
+IMAGE_DOOR = "pxp_tui/app/picture/textual_image_internals.py"
+LITELLM_DOOR = "pxp_tui/agents/litellm_internals.py"
+TESTS_DOOR = "tests/internals.py"
+
+
+@contextmanager
+def relied_on(dependency: str, what: str, door: str) -> Iterator[None]:
+    """Fail with a message that names ``dependency``'s release, ``what`` it no longer provides and ``door``."""
+    release = platform.python_version() if dependency == "Python" else version(dependency)
+    try:
+        yield
+    except Exception as exc:  # noqa: BLE001 - whatever the release broke: an import, an attribute, a result
+        pytest.fail(
+            f"{dependency} {release} no longer provides {what}, which {door} relies on "
+            f"({type(exc).__name__}: {exc}). Adapt {door} (each use says what it relies on), or keep "
+            f"{dependency} below {release} in pyproject.toml.",
+            pytrace=False,
+        )
+
+
+class Pinged(Message):
+    """A message for a widget to queue."""
+
+
+class Keyed(App[None]):
+    BINDINGS = [Binding("x", "bell", "Bell", id="canary.bell")]
+
+    def compose(self) -> ComposeResult:
+        yield Static("canary text", id="text")
+        yield Footer()
+
+
+# -- Textual, the app's door ------------------------------------------------------------------------------
+def test_footer_key_is_built_and_read_as_the_footers_do() -> None:
+    with relied_on("textual", "textual.widgets._footer.FooterKey(key, key_display, description, action, ...)", TEXTUAL_DOOR):
+        key = textual_internals.FooterKey("x", "X", "Bell", "bell", disabled=False, tooltip="Rings")
+        assert (key.key, key.key_display, key.description, key.action) == ("x", "X", "Bell", "bell")
+        assert internals.FooterKey is textual_internals.FooterKey
+
+
+def test_a_footer_key_is_disabled_in_place() -> None:
+    with relied_on("textual", "FooterKey._disabled (read when the key is clicked)", TEXTUAL_DOOR):
+        key = textual_internals.FooterKey("x", "X", "Bell", "bell", disabled=True)
+        assert key._disabled is True and key.has_class("-disabled")
+        textual_internals.set_footer_key_disabled(key, False)
+        assert key._disabled is False and not key.has_class("-disabled")
+        assert "self._disabled" in _source(type(key).on_mouse_down)
+
+
+async def test_a_footer_says_when_it_has_its_bindings() -> None:
+    with relied_on("textual", "Footer._bindings_ready (set by Footer.bindings_changed)", TEXTUAL_DOOR):
+        assert textual_internals.footer_bindings_ready(Footer()) is False
+        app = Keyed()
+        async with app.run_test() as pilot:
+            footer = app.query_one(Footer)
+            await _until(pilot, lambda: textual_internals.footer_bindings_ready(footer))
+            fresh = Footer()
+            textual_internals.mark_footer_bindings_ready(fresh)
+            assert textual_internals.footer_bindings_ready(fresh) is True
+
+
+async def test_the_running_app_is_found_without_a_widget() -> None:
+    with relied_on("textual", "textual._context.active_app", TEXTUAL_DOOR):
+        app = Keyed()
+        async with app.run_test():
+            assert textual_internals.running_app() is app
+    assert textual_internals.running_app() is None
+
+
+async def test_a_node_s_bindings_are_read_as_textual_merged_them() -> None:
+    with relied_on("textual", "DOMNode._bindings.key_to_bindings", TEXTUAL_DOOR):
+        app = Keyed()
+        async with app.run_test():
+            keys = {b.key: b.action for b in textual_internals.declared_bindings(app)}
+            assert keys["x"] == "bell" and "ctrl+q" in keys  # its own, and App's
+            app.bind("z", "bell", description="Bell again")
+            assert {b.key: b.action for b in textual_internals.declared_bindings(app)}["z"] == "bell"
+
+
+async def test_a_widget_s_unhandled_messages_are_seen() -> None:
+    with relied_on("textual", "MessagePump._message_queue", TEXTUAL_DOOR):
+        app = Keyed()
+        async with app.run_test() as pilot:
+            text = app.query_one("#text", Static)
+            await pilot.pause()
+            assert not textual_internals.has_unhandled_messages(text)
+            text.post_message(Pinged())
+            assert textual_internals.has_unhandled_messages(text)
+            await _until(pilot, lambda: not textual_internals.has_unhandled_messages(text))
+
+
+# -- textual-image --------------------------------------------------------------------------------------
+def test_the_terminal_reader_is_light() -> None:
+    script = (
+        "import sys\nfrom pxp_tui.app.picture import textual_image_internals as i\ni.load_reader()\n"
+        "print(sorted(m for m in ('numpy', 'PIL.Image', 'textual_image.renderable') if m in sys.modules))"
+    )
+    with relied_on("textual-image", "textual_image._terminal, importable without numpy or Pillow", IMAGE_DOOR):
+        assert python_output(script) == "[]"
+
+
+def test_the_terminal_reader_reads_and_times_out() -> None:
+    with relied_on("textual-image", "textual_image._terminal.read(fd, length, timeout) and TerminalError", IMAGE_DOOR):
+        assert issubclass(image_internals.terminal_error(), Exception)
+        reading, writing = os.pipe()
+        try:
+            os.write(writing, b"\x1b[?62;4c")
+            assert image_internals.read(reading, 4, 0.5) == "\x1b[?6"
+            assert image_internals.read(reading, 16, 0.5) == "2;4c"
+            with pytest.raises(TimeoutError):
+                image_internals.read(reading, 1, 0.01)
+        finally:
+            os.close(reading)
+            os.close(writing)
+
+
+def test_the_terminal_s_mode_is_a_context_manager() -> None:
+    with relied_on("textual-image", "textual_image._terminal.capture_mode()", IMAGE_DOOR):
+        mode = image_internals.raw_terminal()
+        assert hasattr(mode, "__enter__") and hasattr(mode, "__exit__")  # not entered: no terminal here
+
+
+def test_the_cell_size_is_asked_once_and_kept() -> None:
+    with relied_on("textual-image", "textual_image._terminal.get_cell_size(), kept after its first answer", IMAGE_DOOR):
+        cell = image_internals.cell_size()
+        assert isinstance(cell.width, int) and isinstance(cell.height, int) and cell.width > 0 and cell.height > 0
+        assert image_internals.cell_size() is cell
+
+
+def test_textual_image_s_questions_are_answered_from_the_probe() -> None:
+    """textual-image asks when its renderers are imported, through ``_terminal.capture_terminal_response``:
+    Sixel's DA1 first, then the kitty query; the answers replayed are those the app's probe asked for."""
+    script = f"""
+from pxp_tui.app.picture import textual_image_internals as i
+asked = []
+def answer(start):
+    asked.append(start)
+    return {{{graphics.DA1[1]!r}: "\\x1b[?62;4c"}}.get(start, TimeoutError)
+with i.answers_replayed(answer):
+    from textual_image.renderable import sixel, tgp
+    print(sixel.query_terminal_support(), tgp.query_terminal_support(), asked)
+"""
+    what = "textual_image._terminal.capture_terminal_response, through which its renderers ask DA1 and kitty's query"
+    with relied_on("textual-image", what, IMAGE_DOOR):
+        assert python_output(script) == f"True False {[graphics.DA1[1], graphics.KITTY[1]]!r}"
+
+
+def test_an_image_is_fitted_to_cells_as_textual_image_s_widget_fits_it() -> None:
+    with relied_on("textual-image", "textual_image._geometry.ImageSize(...).get_cell_size(...)", IMAGE_DOOR):
+        cols, rows = image_internals.fitted_cells((200, 100), 40, 10)
+        assert isinstance(cols, int) and isinstance(rows, int)
+        assert 0 < cols <= 40 and 0 < rows <= 10
+
+
+def test_an_image_is_scaled_as_textual_image_scales_it() -> None:
+    from PIL import Image
+
+    image = Image.new("RGB", (4, 2), (255, 0, 0))
+    with relied_on("textual-image", "textual_image._pixeldata.PixelData(image, mode='rgb').scaled(w, h)", IMAGE_DOOR):
+        rows = [list(row) for row in image_internals.scaled_rgb(image, 2, 2)]
+        assert [[tuple(pixel) for pixel in row] for row in rows] == [[(255, 0, 0)] * 2] * 2
+
+
+# -- litellm --------------------------------------------------------------------------------------------
+@pytest.fixture
+def canary_provider() -> Iterator[list[dict[str, Any]]]:
+    """A custom provider ``pxp-canary``, taken in by litellm after its load; what it was called with."""
+    from pxp_tui.agents.llm import load_litellm
+
+    litellm = load_litellm()
+    calls: list[dict[str, Any]] = []
+
+    class Canary(litellm.CustomLLM):  # type: ignore[misc,name-defined]
+        def completion(self, model: str, messages: list, *args: Any, **kwargs: Any) -> Any:
+            calls.append(kwargs)
+            response = litellm_internals.provider_response(kwargs)
+            response.choices[0].message.content = "chirp"
+            litellm_internals.set_hidden_param(response, "pxp_canary", 7)
+            return response
+
+    before = list(litellm.custom_provider_map or [])
+    litellm.custom_provider_map = [*before, {"provider": "pxp-canary", "custom_handler": Canary()}]
+    try:
+        litellm_internals.take_in_custom_providers()
+        yield calls
+    finally:
+        litellm.custom_provider_map = before
+        litellm_internals.take_in_custom_providers()
+
+
+def _canary_call() -> Any:
+    from pxp_tui.agents.llm import load_litellm
+
+    return load_litellm().completion(model="pxp-canary/one", messages=[{"role": "user", "content": "hi"}])
+
+
+def test_a_provider_added_after_litellm_loaded_is_taken_in(canary_provider) -> None:
+    with relied_on("litellm", "litellm.utils.custom_llm_setup()", LITELLM_DOOR):
+        assert _canary_call().choices[0].message.content == "chirp"
+
+
+def test_a_custom_provider_is_given_the_response_to_fill(canary_provider) -> None:
+    with relied_on("litellm", "the keyword argument model_response of a CustomLLM's completion", LITELLM_DOOR):
+        _canary_call()
+        assert "model_response" in canary_provider[-1]
+
+
+def test_a_custom_provider_s_hidden_parameter_reaches_the_caller(canary_provider) -> None:
+    with relied_on("litellm", "ModelResponse._hidden_params, kept from a custom provider to its caller", LITELLM_DOOR):
+        assert litellm_internals.hidden_params(_canary_call()).get("pxp_canary") == 7
+
+
+def test_litellm_s_price_of_a_call_is_among_the_hidden_parameters() -> None:
+    from pxp_tui.agents.llm import load_litellm
+
+    litellm = load_litellm()
+    with relied_on("litellm", "ModelResponse._hidden_params['response_cost']", LITELLM_DOOR):
+        response = litellm.completion(model="gpt-4o-mini", messages=[{"role": "user", "content": "hi"}], mock_response="yo")
+        cost = litellm_internals.hidden_params(response).get("response_cost")
+        assert isinstance(cost, float) and cost > 0
+    assert litellm_internals.hidden_params(object()) == {}
+
+
+# -- Textual and textual-image, the tests' door ---------------------------------------------------------
+def test_the_compositor_is_there_to_watch() -> None:
+    with relied_on(
+        "textual", "textual._compositor: Compositor.reflow / render_update / render_strips, ChopsUpdate, LayoutUpdate", TESTS_DOOR
+    ):
+        for method in ("reflow", "render_update", "render_strips"):
+            assert callable(getattr(internals.Compositor, method))
+        assert isinstance(internals.ChopsUpdate, type) and isinstance(internals.LayoutUpdate, type)
+
+
+async def test_a_screen_s_frames_and_lines_are_seen() -> None:
+    with relied_on("textual", "Screen._compositor_refresh and Screen._compositor.render_strips()", TESTS_DOOR):
+        app = Keyed()
+        async with app.run_test() as pilot:
+            painted: list[int] = []
+
+            def paint(real: Any) -> None:
+                real()
+                painted.append(1)
+
+            internals.on_frames(app.screen, paint)
+            app.query_one("#text", Static).update("canary changed")
+            await _until(pilot, lambda: bool(painted))
+            assert any("canary changed" in line for line in internals.screen_lines(app.screen))
+
+
+async def test_each_frame_written_to_the_terminal_is_seen(monkeypatch) -> None:
+    with relied_on("textual", "App._display(screen, renderable)", TESTS_DOOR):
+        written: list[Any] = []
+        internals.on_terminal_writes(monkeypatch, Keyed, lambda screen, renderable: written.append(renderable))
+        app = Keyed()
+        async with app.run_test() as pilot:
+            app.query_one("#text", Static).update("canary changed")
+            await _until(pilot, lambda: any(r is not None for r in written))
+
+
+async def test_the_app_s_notifications_are_read() -> None:
+    with relied_on("textual", "App._notifications", TESTS_DOOR):
+        app = Keyed()
+        async with app.run_test() as pilot:
+            app.notify("canary note")
+            await _until(pilot, lambda: "canary note" in internals.notifications(app))
+
+
+async def test_a_mouse_event_is_forwarded_as_the_driver_does() -> None:
+    class Wheel(Widget):
+        scrolled = 0
+
+        def on_mouse_scroll_up(self, event: events.MouseScrollUp) -> None:
+            self.scrolled += 1
+
+    class Wheeled(App[None]):
+        def compose(self) -> ComposeResult:
+            yield Wheel()
+
+    with relied_on("textual", "Widget._forward_event(event)", TESTS_DOOR):
+        app = Wheeled()
+        async with app.run_test() as pilot:
+            wheel = app.query_one(Wheel)
+            internals.forward_event(wheel, events.MouseScrollUp(None, 1, 1, 0, 0, 0, False, False, False, screen_x=1, screen_y=1))
+            await _until(pilot, lambda: wheel.scrolled == 1)
+
+
+async def test_a_key_is_sent_as_the_driver_sends_it() -> None:
+    with relied_on("textual", "App._driver.send_message(event)", TESTS_DOOR):
+        app = Keyed()
+        rung: list[int] = []
+        app.action_bell = lambda: rung.append(1)  # type: ignore[method-assign]
+        async with app.run_test() as pilot:
+            key = events.Key("x", "x")
+            key.set_sender(app)
+            internals.send_to_driver(app, key)
+            await _until(pilot, lambda: bool(rung))
+
+
+def test_asyncio_s_callbacks_are_there_to_time() -> None:
+    loop = asyncio.new_event_loop()
+    try:
+
+        def callback() -> None:
+            pass
+
+        with relied_on("Python", "asyncio.events.Handle._run and Handle._callback", TESTS_DOOR):
+            handle = loop.call_soon(callback)
+            assert internals.handle_callback(handle) is callback
+            assert callable(getattr(asyncio.events.Handle, internals.HANDLE_RUN))
+    finally:
+        loop.close()
+
+
+def test_every_textual_image_widget_shares_the_base_the_benchmarks_time() -> None:
+    with relied_on("textual-image", "textual_image.widget._base.Image", TESTS_DOOR):
+        import textual_image.widget as widgets
+
+        base = internals.image_widget_base()
+        for kind in ("SixelImage", "TGPImage", "HalfcellImage", "UnicodeImage"):
+            assert issubclass(getattr(widgets, kind), base)
+
+
+# -- every use in its door ------------------------------------------------------------------------------
+DEPENDENCIES = ("textual", "textual_image", "litellm")
+DOORS = {Path(TEXTUAL_DOOR), Path(IMAGE_DOOR), Path(LITELLM_DOOR), Path(TESTS_DOOR)}
+#: the private names the doors wrap (the benchmarks' profile reports only name Textual's frame steps, as text)
+WRAPPED = {
+    "_disabled",
+    "_bindings_ready",
+    "_bindings",
+    "_message_queue",
+    "_hidden_params",
+    "_compositor",
+    "_compositor_refresh",
+    "_notifications",
+    "_forward_event",
+    "_driver",
+    "_callback",
+}
+
+
+def test_every_use_of_a_private_part_is_in_its_door() -> None:
+    found = []
+    for folder in ("pxp_tui", "tests", "benchmarks", "scripts"):
+        for path in sorted((ROOT / folder).rglob("*.py")):
+            relative = path.relative_to(ROOT)
+            if relative in DOORS or relative == Path(__file__).relative_to(ROOT):
+                continue
+            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+                modules = []
+                if isinstance(node, ast.ImportFrom) and node.module:
+                    modules = [node.module] + [f"{node.module}.{a.name}" for a in node.names]
+                elif isinstance(node, ast.Import):
+                    modules = [a.name for a in node.names]
+                for module in modules:
+                    parts = module.split(".")
+                    if parts[0] in DEPENDENCIES and any(p.startswith("_") for p in parts[1:]):
+                        found.append(f"{relative}:{node.lineno} imports {module}")
+                if isinstance(node, ast.Attribute) and node.attr in WRAPPED:
+                    found.append(f"{relative}:{node.lineno} reads .{node.attr}")
+                if _sets_a_part_of_sys(node):
+                    found.append(f"{relative}:{node.lineno} replaces a part of sys")
+    assert not found, "private parts used outside their doors:\n" + "\n".join(found)
+
+
+# -- helpers --------------------------------------------------------------------------------------------
+def _sets_a_part_of_sys(node: ast.AST) -> bool:
+    """``setattr(sys, ...)`` (as the swap of ``sys.__stdout__`` is written)."""
+    if not (isinstance(node, ast.Call) and getattr(node.func, "id", None) == "setattr" and node.args):
+        return False
+    return isinstance(node.args[0], ast.Name) and node.args[0].id == "sys"
+
+
+def _source(function: Any) -> str:
+    import inspect
+
+    return inspect.getsource(function)
+
+
+async def _until(pilot: Any, condition: Any, tries: int = 200) -> None:
+    for _ in range(tries):
+        if condition():
+            return
+        await pilot.pause()
+    raise AssertionError("the condition never held")
