@@ -51,8 +51,12 @@ def main(args: argparse.Namespace) -> int:
     from pxp_tui.app.shell.serve import PXPServer, warning
     from pxp_tui.blackboard import Blackboard
 
-    Blackboard.open(Path(args.db)).close()  # made or migrated now; a foreign file is said in one line, before serving
-    server = PXPServer(Path(args.db), host=args.bind, port=args.port, public_url=args.public_url)
+    server = PXPServer(Path(args.db), host=args.bind, port=args.port, public_url=args.public_url)  # bad arguments: no file made
+    try:
+        Blackboard.open(Path(args.db)).close()  # made or migrated now; a foreign file is said in one line, before serving
+    except BaseException:
+        server.socket.close()
+        raise
     caution = warning(args.bind)
     if caution:
         print(caution, file=sys.stderr, flush=True)

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import ipaddress
 import logging
+import os
 import re
 import shlex
 import socket
@@ -106,7 +107,8 @@ class PXPServer(Server):
         try:
             self.socket = socket.create_server((host.strip("[]"), port), family=family)
         except OSError as exc:
-            raise OSError(exc.errno, f"cannot listen on {url_host(host)}:{port}: {exc.strerror}") from None
+            reason = os.strerror(exc.errno) if exc.errno else str(exc)
+            raise OSError(exc.errno, f"cannot listen on {url_host(host)}:{port}: {reason}") from None
         port = self.socket.getsockname()[1]
         super().__init__(app_command(self.db_path), host=host, port=port, title="PXP", public_url=public_url)
         self.public_url = (public_url or f"http://{url_host(host)}:{port}").rstrip("/")
@@ -178,6 +180,14 @@ class PXPServer(Server):
         return await super().handle_download(request)
 
     # -- running ----------------------------------------------------------------------------------
+    async def application(self) -> web.Application:
+        """textual-serve's aiohttp application (its routes, templates and static files), to run on :attr:`socket`.
+
+        Relies on textual-serve's private ``Server._make_app``, which its own ``serve`` runs on a host and port
+        it binds itself; the one use, canaried in tests/test_serve.py.
+        """
+        return await self._make_app()
+
     async def on_startup(self, app: web.Application) -> None:
         print(f"pxp serve: the app on {self.db_path} at {self.url}", flush=True)
         print("pxp serve: each browser tab runs an app of its own; ctrl+c stops the server (and every app)", flush=True)
@@ -196,4 +206,4 @@ class PXPServer(Server):
                 loop.add_signal_handler(signum, self.request_exit)
             except (NotImplementedError, RuntimeError):  # no signal handlers here (Windows)
                 continue
-        web.run_app(self._make_app(), sock=self.socket, handle_signals=False, loop=loop, print=None)
+        web.run_app(self.application(), sock=self.socket, handle_signals=False, loop=loop, print=None)
