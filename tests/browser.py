@@ -178,23 +178,49 @@ class Tab:
         for key in keys:
             await self.page.keyboard.press(key)
 
+    async def select_all(self, text: str, below: int = 0) -> None:
+        """ctrl+a in the field ``below`` rows under ``text``, then wait until its first cell shows the selection
+        (keys typed at once could reach the field before the selection: they would be replaced with the rest)."""
+        row, column = self._place(text)
+        row += below
+        before = self.screen.buffer[row][column].bg
+        await self.keys("Control+a")
+        deadline = time.monotonic() + PATIENCE
+        while self.screen.buffer[row][column].bg == before:
+            if time.monotonic() > deadline:
+                raise AssertionError(f"the field under {text!r} never showed a selection:\n{self.text()}")
+            await asyncio.sleep(0.05)  # a poll step: Playwright delivers the frames meanwhile
+
     async def type(self, text: str) -> None:
         await self.page.keyboard.type(text)
 
-    async def click(self, text: str, nth: int = 0, below: int = 0) -> None:
-        """Click the middle of the ``nth`` place where ``text`` is on the screen (or ``below`` rows under it), as a mouse does."""
+    def _place(self, text: str, nth: int = 0) -> tuple[int, int]:
+        """The row and column of the ``nth`` place where ``text`` is on the screen."""
         places = [
             (row, match.start())
             for row, line in enumerate(self.text().splitlines())
             for match in re.finditer(re.escape(text), line)
         ]
         assert len(places) > nth, f"{text!r} is not on the screen:\n{self.text()}"
-        row, column = places[nth]
+        return places[nth]
+
+    async def click(self, text: str, nth: int = 0, below: int = 0) -> None:
+        """Click the middle of the ``nth`` place where ``text`` is on the screen (or ``below`` rows under it), as a mouse does."""
+        row, column = self._place(text, nth)
         box = await self.page.locator(".xterm-screen").bounding_box()
         columns, rows = self.size
         x = box["x"] + (column + len(text) / 2) * box["width"] / columns
         y = box["y"] + (row + below + 0.5) * box["height"] / rows
         await self.page.mouse.click(x, y)
+
+    async def new_tab(self, patience: float = PATIENCE) -> Any:
+        """The next tab this one opened (``o``: the picture's original), once the browser has opened it."""
+        deadline = time.monotonic() + patience
+        while not self.popups:
+            if time.monotonic() > deadline:
+                raise AssertionError(f"no new tab opened; the tab showed:\n{self.text()}")
+            await asyncio.sleep(0.05)  # a poll step: Playwright delivers the events meanwhile
+        return self.popups.pop(0)
 
     async def screenshot(self, path: Path) -> None:
         await self.page.screenshot(path=str(path))
@@ -219,3 +245,47 @@ async def wait_rows(db: Path, sql: str, expected: Any, patience: float = PATIENC
                 return rows
         await asyncio.sleep(0.1)
     raise AssertionError(f"{sql} gave {rows}, never {expected}")
+
+
+# -- what an expert does ----------------------------------------------------------------------------
+TURN = r"session {session} / \d+ · message {j} / \d+(?s:.*)Your turn"
+OUTCOME = r"or n: the next instance|or n: the run's summary"
+
+
+async def start_rad_run(tab: Tab, dataset: str | None = None) -> str:
+    """On the start screen: task RAD, ``dataset`` (else the bundled demo), start; the expert's first turn."""
+    await tab.wait(r"Task\s+DRUG")
+    await tab.click("DRUG")
+    await tab.wait(r"RAD")
+    await tab.click("RAD")
+    await tab.wait(r"Task\s+RAD")
+    if dataset is not None:
+        await tab.click("bundled demo")
+        await tab.wait(re.escape(dataset))
+        await tab.click(dataset)
+        await tab.wait(rf"Dataset\s+{re.escape(dataset)}")
+    await tab.keys("Control+s")
+    return await tab.wait(TURN.format(session=1, j=2))
+
+
+async def refute(tab: Tab, prediction: str, explanation: str) -> str:
+    """REFUTE (2) with the expert's own label, clicked in the list, and explanation, typed over the machine's."""
+    await tab.keys("2")
+    await tab.click(f"○ {prediction}")
+    await tab.wait(f"● {prediction}")
+    await tab.click("Explanation", below=1)
+    await tab.select_all("Explanation", below=1)
+    await tab.type(explanation)
+    return await tab.wait(re.escape(explanation.split()[-1]))
+
+
+async def until_the_outcome(tab: Tab, session: int) -> str:
+    """Send the answer (ctrl+s), then RATIFY (1) each later turn until the session's outcome is shown."""
+    await tab.keys("Control+s")
+    j = 2
+    while True:
+        text = await tab.wait(rf"{OUTCOME}|{TURN.format(session=session, j=j + 2)}")
+        if re.search(OUTCOME, text):
+            return text
+        j += 2
+        await tab.keys("1", "Control+s")
