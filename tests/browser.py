@@ -76,13 +76,15 @@ class Served:
         )
         assert self.process.stdout is not None
         first = self.process.stdout.readline()  # the server prints its address once it listens
-        found = re.search(r"at (http://\S+)", first)
+        found = re.search(r"at (https?://\S+)", first)
         if found is None:
             self.stop()
             raise AssertionError(
                 f"pxp serve did not start: {first!r} {self.process.stderr.read() if self.process.stderr else ''}"
             )
-        self.url = found[1]
+        self.url = found[1]  # the address the browsers open
+        behind = re.search(r"listening on (http://\S+)\)", first)
+        self.listening = behind[1] if behind else self.url  # the address it listens on
 
     def stop(self) -> int:
         """Stop the server as ctrl+c does (every app it runs is told to quit); its exit code."""
@@ -110,6 +112,7 @@ class Tab:
         self.stream: Any = None
         self.refused: list[str] = []  # requests to anything but the server, refused
         self.popups: list[Any] = []
+        self.patience = PATIENCE  # how long a wait may last before the test fails (more for several tabs at once)
 
     @classmethod
     async def open(cls, context: Any, server_url: str) -> Tab:
@@ -162,9 +165,9 @@ class Tab:
     def size(self) -> tuple[int, int]:
         return (self.screen.columns, self.screen.lines) if self.screen is not None else (0, 0)
 
-    async def wait(self, pattern: str, patience: float = PATIENCE) -> str:
+    async def wait(self, pattern: str, patience: float | None = None) -> str:
         """Wait until the screen matches ``pattern`` (a regular expression); the screen's text."""
-        deadline = time.monotonic() + patience
+        deadline = time.monotonic() + (patience or self.patience)
         while time.monotonic() < deadline:
             text = self.text()
             if re.search(pattern, text):
@@ -185,7 +188,7 @@ class Tab:
         row += below
         before = self.screen.buffer[row][column].bg
         await self.keys("Control+a")
-        deadline = time.monotonic() + PATIENCE
+        deadline = time.monotonic() + self.patience
         while self.screen.buffer[row][column].bg == before:
             if time.monotonic() > deadline:
                 raise AssertionError(f"the field under {text!r} never showed a selection:\n{self.text()}")
@@ -213,9 +216,9 @@ class Tab:
         y = box["y"] + (row + below + 0.5) * box["height"] / rows
         await self.page.mouse.click(x, y)
 
-    async def new_tab(self, patience: float = PATIENCE) -> Any:
+    async def new_tab(self) -> Any:
         """The next tab this one opened (``o``: the picture's original), once the browser has opened it."""
-        deadline = time.monotonic() + patience
+        deadline = time.monotonic() + self.patience
         while not self.popups:
             if time.monotonic() > deadline:
                 raise AssertionError(f"no new tab opened; the tab showed:\n{self.text()}")

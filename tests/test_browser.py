@@ -13,6 +13,7 @@ import pytest
 from PIL import Image
 
 from .browser import (
+    PATIENCE,
     TURN,
     VIEWPORT,
     Served,
@@ -24,7 +25,7 @@ from .browser import (
     start_rad_run,
     until_the_outcome,
 )
-from .terminal import children, cmdline
+from .terminal import children, cmdline, gone
 
 pytestmark = [pytest.mark.slow, needs_browser]
 
@@ -40,17 +41,21 @@ def human_messages(db: Path) -> list[tuple]:
     )
 
 
-async def rad_session_then_quit(tab: Tab, reading: str) -> None:
+async def rad_session_then_quit(tab: Tab, reading: str, close: bool = False) -> None:
     """Session 1: REFUTE with the expert's own label and words, then RATIFY what the machine revised;
-    session 2: RATIFY at once; then q (the run is paused, to be resumed)."""
+    session 2: RATIFY at once; then q (the run is paused, to be resumed). With ``close``, the expert
+    closes the tab at session 2's turn instead (its app is told to quit: the run is paused too)."""
     await refute(tab, "Pneumonia", reading)
     await until_the_outcome(tab, 1)
     await tab.keys("n")
     await tab.wait(TURN.format(session=2, j=2))
+    if close:
+        await tab.page.close()
+        return
     await tab.keys("1")
     await until_the_outcome(tab, 2)
     await tab.keys("q")
-    await tab.page.get_by_text("Session ended.").wait_for(timeout=90_000)  # the tab's app has exited
+    await tab.page.get_by_text("Session ended.").wait_for(timeout=tab.patience * 1000)  # the tab's app has exited
 
 
 async def test_a_rad_session_in_the_browser_lands_in_the_blackboard_and_o_opens_the_original(tmp_path: Path) -> None:
@@ -70,9 +75,7 @@ async def test_a_rad_session_in_the_browser_lands_in_the_blackboard_and_o_opens_
             picture = await tab.new_tab()
             await picture.wait_for_load_state()
             shown = await picture.evaluate("[document.images[0].naturalWidth, document.images[0].naturalHeight]")
-            ((stored,),) = db_rows(
-                db, "SELECT data FROM images JOIN instances ON image_sha = sha256 WHERE key = 'phantom_01'"
-            )
+            ((stored,),) = db_rows(db, "SELECT data FROM images JOIN instances ON image_sha = sha256 WHERE key = 'phantom_01'")
             with Image.open(io.BytesIO(stored)) as original:
                 assert tuple(shown) == original.size == (256, 256)
             assert picture.url.startswith(served.url + "download/")
@@ -109,10 +112,19 @@ async def test_four_experts_in_four_tabs_at_once_lose_nothing_on_one_blackboard(
             browser = await launch(playwright)
             contexts = [await browser.new_context(viewport=VIEWPORT) for _ in readings]  # four browsers, one tab each
             tabs = await asyncio.gather(*(Tab.open(context, served.url) for context in contexts))
+            for tab in tabs:
+                tab.patience = 4 * PATIENCE  # four apps start, import and answer at once, beside the browser
             await asyncio.gather(*(start_rad_run(tab) for tab in tabs))
-            apps = [pid for pid in children(served.process.pid) if "pxp_tui app" in cmdline(pid)]
+            apps = [pid for pid in children(served.process.pid) if cmdline(pid).split()[1:4] == ["-m", "pxp_tui", "app"]]
             assert len(apps) == 4  # one app process per tab, all on the one file
-            await asyncio.gather(*(rad_session_then_quit(tab, reading) for tab, reading in zip(tabs, readings, strict=True)))
+            # the fourth expert closes the tab mid-run; the others quit with q after two sessions
+            await asyncio.gather(
+                *(
+                    rad_session_then_quit(tab, reading, n == 3)
+                    for n, (tab, reading) in enumerate(zip(tabs, readings, strict=True))
+                )
+            )
+            assert all(await asyncio.gather(*(asyncio.to_thread(gone, pid) for pid in apps)))  # every app has exited
             await browser.close()
     finally:
         assert served.stop() == 0
@@ -122,11 +134,17 @@ async def test_four_experts_in_four_tabs_at_once_lose_nothing_on_one_blackboard(
     assert len(runs) == 4
     refutes = sorted(row[5] for row in rows if row[3] == "REFUTE")
     assert refutes == readings  # each expert's own words, in their own run
+    closed = next(row[0] for row in rows if row[5] == readings[3])
     for run_id in runs:
         assert [row[1:5] for row in rows if row[0] == run_id] == [
             (0, 2, "REFUTE", "Pneumonia"),
             (0, 4, "RATIFY", "Pneumonia"),
-            (1, 2, "RATIFY", "Pneumonia"),
+            *([] if run_id == closed else [(1, 2, "RATIFY", "Pneumonia")]),
         ]
-    assert db_rows(db, "SELECT COUNT(*) FROM messages") == [(4 * 9,)]  # 5 + 3 messages, and session 3's INIT
+    counts = "SELECT d.run_id, d.ord, COUNT(*) FROM messages m JOIN data d USING (session_id) WHERE d.ord < 2 GROUP BY 1, 2"
+    assert db_rows(db, counts) == [
+        (run_id, ord_, 1 if (run_id, ord_) == (closed, 1) else n) for run_id in runs for ord_, n in ((0, 5), (1, 3))
+    ]  # the closed tab's run: session 2's first message, shown when the tab closed
+    later = "SELECT DISTINCT d.ord, m.j, m.sender FROM messages m JOIN data d USING (session_id) WHERE d.ord >= 2"
+    assert set(db_rows(db, later)) <= {(2, 1, "machine")}  # at most session 3's first message, asked ahead
     assert db_rows(db, "SELECT status, COUNT(*) FROM runs GROUP BY status") == [("paused", 4)]

@@ -125,3 +125,18 @@ def test_canary_textual_serve_still_builds_its_application_for_a_socket_bound_he
         assert {"/", "/ws", "/download/{key}"} <= routes, routes
     finally:
         server.socket.close()
+
+
+def test_behind_a_reverse_proxy_the_page_points_the_browser_at_the_public_address(tmp_path: Path) -> None:
+    """docs/usage.md's nginx example: the proxy passes the public Host; the page's websocket is the proxy's wss://."""
+    served = Served(tmp_path / "sessions.db", tmp_path, "--public-url", "https://pxp.example.org")
+    try:
+        assert served.url == "https://pxp.example.org/"  # what the server prints: the address the experts open
+        listening = served.listening
+        status, page = _get(listening, "/", {"Host": "pxp.example.org"})
+        assert status == 200
+        assert "wss://pxp.example.org/ws" in page and "https://pxp.example.org/static/" in page
+        status, _ = _get(listening, "/", {"Host": "other.example.org"})
+        assert status == 403
+    finally:
+        assert served.stop() == 0

@@ -13,6 +13,7 @@ from typing import Any
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
+from textual.content import Content
 from textual.widgets import Static
 
 from pxp_tui.app.picture.cache import draw_ahead, instance_key, prediction_key
@@ -69,7 +70,10 @@ class InstanceView(KeptParts, Vertical):
         self.pxp_task, self.instance = task, instance
         if self._drawn != (task, instance):
             self._drawn = (task, instance)
-            self.part("#instance-meta", Static).update(describe(task, instance))
+            meta = describe(task, instance)
+            if in_browser() and task.original_picture(instance) is not None:  # drawn in half-cell blocks here
+                meta = Content.assemble(meta, Content.styled(" · o: full size in a new tab", "$text-muted"))
+            self.part("#instance-meta", Static).update(meta)
             self.part("#instance-picture", Picture).show(
                 lambda surface: task.draw_instance(instance, surface), key=instance_key(task, instance)
             )

@@ -111,7 +111,8 @@ class PXPServer(Server):
             raise OSError(exc.errno, f"cannot listen on {url_host(host)}:{port}: {reason}") from None
         port = self.socket.getsockname()[1]
         super().__init__(app_command(self.db_path), host=host, port=port, title="PXP", public_url=public_url)
-        self.public_url = (public_url or f"http://{url_host(host)}:{port}").rstrip("/")
+        self.listening = f"http://{url_host(host)}:{port}/"
+        self.public_url = (public_url or self.listening).rstrip("/")
         self.behind_proxy = public_url is not None
         self.names = self._names(host)
 
@@ -189,7 +190,8 @@ class PXPServer(Server):
         return await self._make_app()
 
     async def on_startup(self, app: web.Application) -> None:
-        print(f"pxp serve: the app on {self.db_path} at {self.url}", flush=True)
+        where = f" (listening on {self.listening})" if self.behind_proxy else ""
+        print(f"pxp serve: the app on {self.db_path} at {self.url}{where}", flush=True)
         print("pxp serve: each browser tab runs an app of its own; ctrl+c stops the server (and every app)", flush=True)
 
     def serve(self, debug: bool = False) -> None:
