@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import os
 import subprocess
 import sys
 import tempfile
@@ -21,7 +22,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from tests.browser import PXP, TURN, VIEWPORT, Served, Tab, launch, start_rad_run, why_no_browser  # noqa: E402
+from tests.browser import PXP, TURN, VIEWPORT, Served, Tab, launch, refute, start_rad_run, why_no_browser  # noqa: E402
 
 EXPLANATION = "A round opacity against the pleura, right lower zone, with pleural fluid: round atelectasis."
 
@@ -42,13 +43,11 @@ async def shoot(out: Path, data: Path | None) -> None:
                 browser = await launch(playwright)
                 tab = await Tab.open(await browser.new_context(viewport=VIEWPORT), served.url)
                 await start_rad_run(tab, dataset)
-                await tab.keys("3")  # REVISE: the machine's label kept, the expert's own explanation
-                await tab.click("Explanation", below=1)
-                await tab.select_all("Explanation", below=1)
-                await tab.type(EXPLANATION)
-                await tab.wait("round atelectasis\\.")
+                await refute(tab, "Atelectasis", EXPLANATION, tag="3")  # REVISE: the label kept, the expert's own words
                 await tab.screenshot(out / "browser-rad-1280x800.png")
-                await tab.keys("Escape", "f")
+                await tab.keys("Escape")  # to the tag list, whose keys the footer then shows
+                await tab.wait("f Picture full-screen")
+                await tab.keys("f")
                 await tab.wait("esc back")
                 await tab.screenshot(out / "browser-rad-picture-1280x800.png")
                 await tab.keys("Escape")
@@ -62,7 +61,12 @@ async def shoot(out: Path, data: Path | None) -> None:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, default=ROOT / "docs", help="the folder to write to (default: docs)")
-    parser.add_argument("--data", type=Path, default=ROOT.parent / "shared" / "data" / "interact", help="the papers' data folder")
+    parser.add_argument(
+        "--data",
+        type=Path,
+        default=Path(os.environ.get("PXP_SHARED_DATA", ROOT.parent / "shared" / "data" / "interact")),
+        help="the papers' data folder (default: $PXP_SHARED_DATA, else ../shared/data/interact)",
+    )
     parser.add_argument("--demo", action="store_true", help="the bundled phantoms, even where the papers' X-rays are")
     args = parser.parse_args()
     reason = why_no_browser()

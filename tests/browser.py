@@ -263,7 +263,7 @@ async def start_rad_run(tab: Tab, dataset: str | None = None) -> str:
     await tab.click("RAD")
     await tab.wait(r"Task\s+RAD")
     if dataset is not None:
-        await tab.click("bundled demo")
+        await tab.keys("Tab", "Enter")  # the dataset's list (from the task's, which has the focus)
         await tab.wait(re.escape(dataset))
         await tab.click(dataset)
         await tab.wait(rf"Dataset\s+{re.escape(dataset)}")
@@ -271,11 +271,13 @@ async def start_rad_run(tab: Tab, dataset: str | None = None) -> str:
     return await tab.wait(TURN.format(session=1, j=2))
 
 
-async def refute(tab: Tab, prediction: str, explanation: str) -> str:
-    """REFUTE (2) with the expert's own label, clicked in the list, and explanation, typed over the machine's."""
-    await tab.keys("2")
-    await tab.click(f"○ {prediction}")
-    await tab.wait(f"● {prediction}")
+async def refute(tab: Tab, prediction: str, explanation: str, tag: str = "2") -> str:
+    """REFUTE (2; or ``tag``, 3 REVISE) with the expert's own label, clicked in the list, and explanation, typed
+    over the machine's."""
+    await tab.keys(tag)
+    if f"● {prediction}" not in await tab.wait(rf"[○●] {re.escape(prediction)}"):
+        await tab.click(f"○ {prediction}")
+        await tab.wait(f"● {prediction}")
     await tab.click("Explanation", below=1)
     await tab.select_all("Explanation", below=1)
     await tab.type(explanation)
