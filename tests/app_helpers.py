@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -12,8 +13,43 @@ from pxp_tui.blackboard import Blackboard
 from pxp_tui.config import RunConfig, parse_human
 from pxp_tui.runs.create import create_run
 
-#: how long a test waits for something the app should do soon (a bound against hanging, not a timing assertion)
-PATIENCE = 30.0
+from .waiting import PATIENCE, Patience
+
+#: seconds between two looks at a condition (the app runs meanwhile)
+STEP = 0.02
+
+
+class MachineGate:
+    """The offline machine, answering only while the gate is open: a test does what it must while the machine
+    thinks (keys pressed too early, a seat taken), for as long as that takes, then opens it. Open at first."""
+
+    def __init__(self, monkeypatch: Any) -> None:
+        from pxp_tui.agents import offline
+
+        self._open = threading.Event()
+        self._open.set()
+        self._lock = threading.Lock()
+        self.held = 0  # calls waiting at the closed gate now (each in a thread of its own)
+        real = offline.timed_answer
+
+        def timed(name: str, messages: list[dict[str, Any]]) -> tuple[str, float]:
+            if name != offline.WARM_UP and not self._open.is_set():  # the app's warm-up call is not the machine's
+                with self._lock:
+                    self.held += 1
+                try:
+                    assert self._open.wait(PATIENCE), "the test never let the machine answer"
+                finally:
+                    with self._lock:
+                        self.held -= 1
+            return real(name, messages)
+
+        monkeypatch.setattr(offline, "timed_answer", timed)
+
+    def close(self) -> None:
+        self._open.clear()
+
+    def open(self) -> None:
+        self._open.set()
 
 
 def make_run(db_path: Path, **fields: Any) -> int:
@@ -36,15 +72,14 @@ def messages(db_path: Path, run_id: int) -> list[tuple[int, int, str, str, str]]
     return [(r["ord"], r["j"], r["sender"], r["tag"], r["prediction"]) for r in rows(db_path, sql, (run_id,))]
 
 
-async def wait_for(pilot: Any, condition: Callable[[], Any], what: str = "the app") -> Any:
-    """Let the app run until ``condition()`` is true; fails (naming ``what``) if it never is."""
-    steps = int(PATIENCE / 0.02)
-    for _ in range(steps):
-        value = condition()
-        if value:
-            return value
-        await pilot.pause(0.02)
-    raise AssertionError(f"gave up waiting for {what}")
+async def wait_for(pilot: Any, condition: Callable[[], Any], what: str | Callable[[], str] = "the app") -> Any:
+    """Let the app run until ``condition()`` is true; fails (naming ``what``, or what ``what()`` says then) if it
+    is not within :data:`PATIENCE`."""
+
+    async def now() -> Any:
+        return condition()
+
+    return await wait_for_async(pilot, now, what)
 
 
 def session_screen(app: PXPApp) -> Any:
@@ -54,6 +89,56 @@ def session_screen(app: PXPApp) -> Any:
         if isinstance(screen, SessionScreen):
             return screen
     return None
+
+
+def footer_keys(screen: Any) -> tuple[set[tuple[str, bool]], set[tuple[str, bool]]]:
+    """(shown, offered): (action, enabled) of each key the footer shows, and of each key the screen's bindings
+    offer now (the first binding of each action, as Textual's footer takes them)."""
+    from .internals import FooterKey
+
+    keys = [k for k in screen.query(FooterKey) if not k.has_class("-command-palette")]
+    shown = {(k.action, not k.has_class("-disabled")) for k in keys if k.display}
+    offered: dict[str, bool] = {}
+    for _, binding, enabled, _ in screen.active_bindings.values():
+        if binding.show and binding.action not in offered:
+            offered[binding.action] = enabled
+    return shown, set(offered.items())
+
+
+def footer_current(screen: Any) -> bool:
+    """Whether the footer shows the keys the screen offers now (it follows a change of focus or state a frame later)."""
+    shown, offered = footer_keys(screen)
+    return bool(shown) and shown == offered
+
+
+def settled_now(app: PXPApp | Any) -> str | None:
+    """What the screen shown still has to do, or None: a session's updates due after the reply's frame, a worker
+    (the engine aside: it waits for the expert), the header's title, the footer's keys."""
+    from textual.widgets import Footer, Header
+
+    from .internals import HeaderTitle
+
+    screen = app.screen
+    session = session_screen(app) if isinstance(app, PXPApp) else None
+    if session is not None and (session.reply_wait.active or session.reply_wait._after):
+        return "the session's updates after the reply's frame"
+    busy = [w.name or w.group for w in app.workers if not w.is_finished and w.group != "engine"]
+    if busy:
+        return f"the workers {busy}"
+    for header in screen.query(Header):
+        if str(header.query_one(HeaderTitle).render()) != str(header.format_title()):
+            return "the header's title"
+    if screen.query(Footer) and not footer_current(screen):
+        return "the footer's keys"
+    return None
+
+
+async def settled(pilot: Any) -> None:
+    """Wait until the screen shown has nothing left to do (:func:`settled_now`), then for its last messages
+    and frame: what a snapshot or a frame count needs before it starts."""
+    app = pilot.app
+    await wait_for(pilot, lambda: settled_now(app) is None, lambda: f"the screen to settle (still: {settled_now(app)})")
+    await pilot.pause()
 
 
 async def expert_turn(pilot: Any, app: PXPApp, j: int | None = None) -> Any:
@@ -76,14 +161,13 @@ async def expert_turn(pilot: Any, app: PXPApp, j: int | None = None) -> Any:
     return await wait_for_async(pilot, moved_on, f"the expert's turn at message {j}")
 
 
-async def wait_for_async(pilot: Any, condition: Callable[[], Any], what: str = "the app") -> Any:
+async def wait_for_async(pilot: Any, condition: Callable[[], Any], what: str | Callable[[], str] = "the app") -> Any:
     """:func:`wait_for` with a coroutine ``condition`` (one that may press keys)."""
-    for _ in range(int(PATIENCE / 0.02)):
-        value = await condition()
-        if value:
-            return value
-        await pilot.pause(0.02)
-    raise AssertionError(f"gave up waiting for {what}")
+    bound = Patience(what)
+    while not (value := await condition()):
+        bound.give_up(value)
+        await pilot.pause(STEP)
+    return value
 
 
 async def outcome_shown(pilot: Any, app: PXPApp) -> Any:
@@ -124,6 +208,22 @@ async def type_answer(
     await pilot.pause()
 
 
+async def drained(pilot: Any) -> None:
+    """Wait until the app and every widget of every screen on the stack (Pilot's own waits look at the screen
+    shown only) have handled what they were sent so far, or have closed meanwhile."""
+    app = pilot.app
+    nodes = [app, *(node for screen in app.screen_stack for node in screen.walk_children(with_self=True))]
+    waiting = {id(node): node for node in nodes}
+
+    def handled(key: int) -> Callable[[], None]:
+        return lambda: waiting.pop(key, None)
+
+    for node in nodes:
+        if not node.call_later(handled(id(node))):  # closed already
+            waiting.pop(id(node), None)
+    await wait_for(pilot, lambda: all(not node.is_running for node in waiting.values()), "the screens' messages handled")
+
+
 @asynccontextmanager
 async def live_app(db_path: Path, size: tuple[int, int] = (160, 48), **fields: Any) -> AsyncIterator[tuple[PXPApp, Any, int]]:
     """The app opened on a new run (:func:`make_run` with ``fields``): yields (app, pilot, run id)."""
@@ -131,6 +231,6 @@ async def live_app(db_path: Path, size: tuple[int, int] = (160, 48), **fields: A
     app = PXPApp(db_path, run_id=run_id)
     async with app.run_test(size=size) as pilot:
         yield app, pilot, run_id
-        # let what the last screen shown scheduled run before the app closes (Textual's Header sets its title
-        # in a task: closing the app under it, e.g. just as the run's summary opens, fails in that task)
-        await pilot.pause(0.1)
+        # what the screens scheduled runs before the app closes (Textual's Header sets its title in a task:
+        # closing the app under it, e.g. just as the run's summary opens, fails in that task)
+        await drained(pilot)

@@ -51,6 +51,16 @@ def shared_data() -> Path:
 
 
 @pytest.fixture
+def machine_gate(monkeypatch: pytest.MonkeyPatch):
+    """The offline machine answers only while this gate is open (``close()``, ``open()``; open again at the end)."""
+    from .app_helpers import MachineGate
+
+    gate = MachineGate(monkeypatch)
+    yield gate
+    gate.open()  # a call still held ends now, not at the gate's patience
+
+
+@pytest.fixture
 def db_path(tmp_path: Path) -> Path:
     return tmp_path / "sessions.db"
 

@@ -26,6 +26,7 @@ from typing import Any
 
 from .outside import Readers, deleted_files, env
 from .terminal import PXP, Tmux, expert_turn, gone
+from .waiting import poll
 
 SCENARIOS = ("app", "headless", "repeat")
 PATIENCE = 120.0  # a bound against hanging, not a timing assertion
@@ -229,12 +230,12 @@ def headless_trial(
     target = rng.randrange(repeat * limit)  # session lines to see before the kill
     delay = rng.uniform(0, 0.3)
     with Readers(db, rng) as readers:
-        deadline = time.monotonic() + PATIENCE
-        while process.poll() is None and time.monotonic() < deadline:
+
+        def reached() -> bool:  # the target's session lines printed (or the run over before)
             started = bool(lines) and " -> " in lines[0]  # the run(s) are in the file
-            if started and len(printed_sessions(list(lines))) >= target:
-                break
-            time.sleep(0.01)
+            return process.poll() is not None or (started and len(printed_sessions(list(lines))) >= target)
+
+        poll(reached, f"{target} session lines", PATIENCE, step=0.01)
         time.sleep(delay)
         finished = process.poll() is not None
         kill(process.pid)
@@ -303,23 +304,26 @@ def expected_app_messages(shown: int) -> list[tuple[int, int, str, str]]:
 
 def answer_until_finished(tmux: Tmux, name: str, limit: int) -> str:
     """Answer 1 + ctrl+s at every expert turn until the run is finished; returns the last screen."""
-    deadline = time.monotonic() + PATIENCE
     answered = set()
-    while time.monotonic() < deadline:
+
+    def finished() -> str | None:  # the last screen once the run is finished; else the expert's next step
         screen = tmux.screen(name)
         if "The run is finished" in screen:
             return screen
         if "or n: the" in screen:  # a session's outcome: the expert moves on, once (n at a turn opens a note)
             tmux.keys(name, "n")
-            while "or n: the" in tmux.screen(name) and time.monotonic() < deadline:
-                time.sleep(0.05)
-            continue
+            poll(lambda: "or n: the" not in tmux.screen(name), "the outcome to close", PATIENCE)
+            return None
         match = _HEADER.search(screen)
         if match and "Your turn" in screen and int(match.group(3)) == 2 and match.group(1) not in answered:
             answered.add(match.group(1))
             tmux.keys(name, "1", "C-s")
-        time.sleep(0.1)
-    raise AssertionError(f"the resumed run never finished; the screen was:\n{tmux.screen(name)}")
+        return None
+
+    try:
+        return poll(finished, "the resumed run's end", PATIENCE, step=0.1)
+    except AssertionError:
+        raise AssertionError(f"the resumed run never finished; the screen was:\n{tmux.screen(name)}") from None
 
 
 def app_trial(folder: Path, seed: int, *, limit: int = 6, review: bool = True) -> Trial:

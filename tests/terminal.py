@@ -12,9 +12,12 @@ import time
 import uuid
 from pathlib import Path
 
+from .waiting import PATIENCE, poll
+
 ROOT = Path(__file__).resolve().parent.parent
 PXP = Path(sys.executable).with_name("pxp")
-PATIENCE = 60.0  # a bound against hanging, not a timing assertion
+#: seconds between two keys sent to a pane: a terminal reads escape followed at once by a key as alt+key
+KEY_GAP = 0.05
 
 
 def needs_tmux(test):
@@ -35,7 +38,7 @@ class Tmux:
     def tmux(self, *args: str) -> str:
         return subprocess.run(["tmux", "-L", self.socket, *args], capture_output=True, text=True, check=False).stdout
 
-    def start(self, name: str, command: list[str]) -> None:
+    def start(self, name: str, command: list[str], size: tuple[int, int] = (160, 48)) -> None:
         env = {
             "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
             "HOME": str(self.tmp_path),
@@ -48,32 +51,38 @@ class Tmux:
         exports = " ".join(f"{k}={shlex.quote(v)}" for k, v in env.items())
         rc = self.tmp_path / f"{name}.rc"
         shell = (
-            f"cd {shlex.quote(str(self.tmp_path))} && env -i {exports} {shlex.join(command)}; echo $? > {shlex.quote(str(rc))}"
+            f'cd {shlex.quote(str(self.tmp_path))} && env -i TMUX="$TMUX" {exports} {shlex.join(command)}; '
+            f"echo $? > {shlex.quote(str(rc))}"
         )
-        self.tmux("new-session", "-d", "-s", name, "-x", "160", "-y", "48", shell)
+        self.tmux("new-session", "-d", "-s", name, "-x", str(size[0]), "-y", str(size[1]), shell)
 
     def screen(self, name: str) -> str:
         return self.tmux("capture-pane", "-p", "-t", name)
 
+    def title(self, name: str) -> str:
+        """The pane's title: what OSC 0 and OSC 2 sequences written to the terminal set."""
+        return self.tmux("display-message", "-p", "-t", name, "#{pane_title}").strip()
+
     def keys(self, name: str, *keys: str) -> None:
         for key in keys:
             self.tmux("send-keys", "-t", name, key)
-            time.sleep(0.05)
+            time.sleep(KEY_GAP)
 
-    def wait(self, name: str, pattern: str, patience: float = PATIENCE) -> str:
-        deadline = time.monotonic() + patience
-        while time.monotonic() < deadline:
+    def wait(self, name: str, pattern: str, patience: float = PATIENCE, step: float = 0.1) -> str:
+        """The pane's screen once ``pattern`` is on it (looked at every ``step`` seconds)."""
+
+        def seen() -> str | None:
             text = self.screen(name)
-            if re.search(pattern, text):
-                return text
-            time.sleep(0.1)
-        raise AssertionError(f"never saw {pattern!r}; the screen was:\n{self.screen(name)}")
+            return text if re.search(pattern, text) else None
+
+        try:
+            return poll(seen, pattern, patience, step)
+        except AssertionError:
+            raise AssertionError(f"never saw {pattern!r}; the screen was:\n{self.screen(name)}") from None
 
     def exit_code(self, name: str) -> int:
         rc = self.tmp_path / f"{name}.rc"
-        deadline = time.monotonic() + PATIENCE
-        while time.monotonic() < deadline and not rc.exists():
-            time.sleep(0.1)
+        poll(rc.exists, f"the end of the command in pane {name}")
         return int(rc.read_text().strip())
 
     def pane_pid(self, name: str) -> int:
@@ -130,13 +139,15 @@ def cmdline(pid: int) -> str:
 
 def gone(pid: int, patience: float = PATIENCE) -> bool:
     """Wait until process ``pid`` has ended (or is a zombie); False if it is still running after ``patience``."""
-    deadline = time.monotonic() + patience
-    while time.monotonic() < deadline:
+
+    def ended() -> bool:
         try:
             state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
         except (OSError, IndexError):
             return True
-        if state in ("Z", "X"):
-            return True
-        time.sleep(0.05)
-    return False
+        return state in ("Z", "X")
+
+    try:
+        return poll(ended, f"process {pid} to end", patience)
+    except AssertionError:
+        return False

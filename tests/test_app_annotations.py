@@ -155,20 +155,19 @@ async def test_the_review_lists_skipped_and_flagged_sessions_and_writes_notes(db
 
     review_app = ReviewApp(db_path)
     async with review_app.run_test(size=(160, 48)) as pilot:
-        await wait_for(pilot, lambda: type(review_app.screen).__name__ == "ReviewScreen", "the runs")
-        await pilot.pause(0.3)
+        await wait_for(pilot, lambda: type(review_app.screen).__name__ == "ReviewScreen" and review_app.screen.runs, "the runs")
         await pilot.press("enter")
         await wait_for(pilot, lambda: type(review_app.screen).__name__ == "SessionsScreen", "the sessions")
         screen = review_app.screen
         await wait_for(pilot, lambda: screen.page is not None and screen.page.total == 2, "the session list")
         assert "1/2 finished, 1 skipped" in str(screen.query_one("#sessions-title").render())
         table = screen.query_one("#sessions-table")
-        assert table.get_row_at(0)[8] == "skipped"
+        assert str(table.get_row_at(0)[8]) == "skipped"
         await pilot.press("b")  # flag the skipped one, with a note
         await wait_for(pilot, lambda: type(review_app.screen).__name__ == "NoteScreen", "the note")
         review_app.screen.query_one("#note-text").insert("skipped: image too dark")
         await pilot.press("ctrl+s")
-        await wait_for(pilot, lambda: table.get_row_at(0)[9] == "⚑ skipped: image too dark", "the note in the list")
+        await wait_for(pilot, lambda: str(table.get_row_at(0)[9]) == "⚑ skipped: image too dark", "the note in the list")
         screen.query_one("#filter-class").value = "flagged"
         await wait_for(pilot, lambda: screen.page.total == 1 and screen.query_state.kind == "flagged", "the flagged filter")
         assert table.row_count == 1

@@ -110,15 +110,19 @@ async def test_rad_a_filter_that_leaves_one_label_sends_that_label(db_path) -> N
     assert messages(db_path, run_id)[1][3:] == ("REFUTE", "Cardiomegaly")
 
 
-async def test_keys_pressed_before_your_turn_say_to_wait_and_are_not_kept(db_path, monkeypatch) -> None:
-    monkeypatch.setenv("PXP_OFFLINE_LATENCY", "1")
+async def test_keys_pressed_before_your_turn_say_to_wait_and_are_not_kept(db_path, machine_gate) -> None:
+    machine_gate.close()  # the machine thinks until the keys are handled
     async with live_app(db_path) as (app, pilot, run_id):
         from .app_helpers import session_screen
 
-        session = await wait_for(pilot, lambda: (s := session_screen(app)) is not None and s.state == "machine" and s)
+        await wait_for(
+            pilot,
+            lambda: (s := session_screen(app)) is not None and s.state == "machine" and machine_gate.held,
+            "the machine's first call",
+        )
         await pilot.press("1", "ctrl+s")
-        notes = notifications(app)
-        assert notes.count(WAIT) >= 1
+        await wait_for(pilot, lambda: WAIT in notifications(app), "the note to wait")
+        machine_gate.open()
         session = await expert_turn(pilot, app, j=2)
         assert session.query_one(TagChoice).selected is None  # the early 1 was not kept
         assert len(messages(db_path, run_id)) == 1

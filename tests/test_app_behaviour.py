@@ -9,6 +9,7 @@ from pxp_tui.app.shell.pxp_app import PXPApp
 from pxp_tui.protocol import Tag
 
 from .app_helpers import expert_turn, live_app, make_run, messages, rows, run_done, session_screen, type_answer, wait_for
+from .internals import notifications
 
 
 @pytest.fixture(autouse=True)
@@ -29,12 +30,12 @@ async def machine_thinking(pilot, app) -> object:
 
 
 @pytest.mark.slow
-async def test_escape_cancels_a_pending_machine_call_and_r_continues(db_path, monkeypatch) -> None:
+async def test_escape_cancels_a_pending_machine_call_and_r_continues(db_path, machine_gate) -> None:
     async with live_app(db_path, limit=1) as (app, pilot, run_id):
         await expert_turn(pilot, app, j=2)
         await pilot.press("2")
         await type_answer(pilot, app, "CC(=O)Cl.Nc1ccc(O)cc1", "Acetyl chloride acylates the amine.")
-        monkeypatch.setenv("PXP_OFFLINE_LATENCY", "30")  # the machine's next call hangs
+        machine_gate.close()  # the machine's next call hangs
         await pilot.press("ctrl+s")
         screen = await machine_thinking(pilot, app)
         await wait_for(pilot, lambda: len(messages(db_path, run_id)) == 2, "the expert's message to be committed")
@@ -45,7 +46,7 @@ async def test_escape_cancels_a_pending_machine_call_and_r_continues(db_path, mo
         assert status(db_path, run_id) == "paused"
         assert "nothing pending was written" in str(screen.query_one("#picker-head").render())
 
-        monkeypatch.setenv("PXP_OFFLINE_LATENCY", "0")
+        machine_gate.open()
         await pilot.press("r")
         await expert_turn(pilot, app, j=4)  # resumed at the next message
     assert [m[1] for m in messages(db_path, run_id)] == [1, 2, 3]
@@ -118,8 +119,9 @@ async def test_smiles_are_checked_as_typed_and_invalid_ones_are_not_sent(db_path
         check = str(screen.query_one("#prediction-check").render())
         assert "not valid SMILES: C1CC" in check
         await pilot.press("ctrl+s")
-        await pilot.pause(0.2)
-        assert screen.state == "human" and len(messages(db_path, run_id)) == 1
+        refused = lambda: [n for n in notifications(app) if "not valid SMILES: C1CC" in n]  # noqa: E731
+        await wait_for(pilot, refused, "the send refused, with the reason")
+        assert screen.state == "human" and screen.driver.human.waiting and len(messages(db_path, run_id)) == 1
         await type_answer(pilot, app, prediction="C1CC1.N", keys=True)
         assert "well formed" in str(screen.query_one("#prediction-check").render())
         # the reactants typed are drawn (they differ from the machine's)
@@ -174,9 +176,11 @@ async def test_p_pauses_and_resumes_a_proxy_run(db_path, monkeypatch) -> None:
         await pilot.press("p")
         await wait_for(pilot, lambda: screen.state == "stopped", "the pause")
         assert status(db_path, run_id) == "paused"
+        engines = lambda: [w for w in app.workers if w.group == "engine" and not w.is_finished]  # noqa: E731
+        await wait_for(pilot, lambda: not engines(), "every engine to stop")
         paused_at = len(messages(db_path, run_id))
-        await pilot.pause(0.5)
-        assert len(messages(db_path, run_id)) == paused_at  # nothing moves while paused
+        await pilot.pause()
+        assert len(messages(db_path, run_id)) == paused_at  # nothing moves while paused: nothing is left to write
         await pilot.press("p")
         await wait_for(pilot, lambda: len(messages(db_path, run_id)) > paused_at, "the run to go on")
         assert status(db_path, run_id) == "running"

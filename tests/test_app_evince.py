@@ -44,10 +44,10 @@ async def test_two_offline_machines_are_watched_with_their_distributions_and_mea
 
 
 @pytest.mark.slow
-async def test_the_expert_steps_in_for_the_other_machine_and_hands_the_seat_back(db_path, monkeypatch) -> None:
+async def test_the_expert_steps_in_for_the_other_machine_and_hands_the_seat_back(db_path, machine_gate) -> None:
     from .app_helpers import expert_turn, type_answer
 
-    monkeypatch.setenv("PXP_OFFLINE_LATENCY", "1.0")  # time to press t before the other machine answers
+    machine_gate.close()  # the first machine thinks until the expert has taken the other one's seat
     config = RunConfig(task="rad", human_kind=HumanKind.MODEL, human_model="offline", top_k=5, contentiousness=0.9, limit=1)
     with Blackboard.open(db_path) as board:
         run_id = create_run(board, config)
@@ -55,12 +55,17 @@ async def test_the_expert_steps_in_for_the_other_machine_and_hands_the_seat_back
     async with app.run_test(size=(160, 48)) as pilot:
         screen = await wait_for(pilot, lambda: (s := session_screen(app)) and s.stored_run is not None and s, "the run")
         await pilot.press("t")  # take the human's seat
+        await wait_for(pilot, lambda: screen.joined, "the seat taken")
+        machine_gate.open()
         screen = await expert_turn(pilot, app, j=2)
         await pilot.press("2")  # REFUTE
         await type_answer(pilot, app, prediction="Pleural Effusion", explanation="Blunted costophrenic angle on the left.")
+        machine_gate.close()  # the first machine thinks until the expert has handed the seat back
         await pilot.press("ctrl+s")
         await wait_for(pilot, lambda: screen.exchange and len(screen.exchange.messages) >= 2, "the expert's message")
         await pilot.press("t")  # hand it back before the next turn of the seat
+        await wait_for(pilot, lambda: not screen.joined, "the seat handed back")
+        machine_gate.open()
         await wait_for(pilot, lambda: screen.state == "done" or (screen.exchange and screen.exchange.stop), "the session")
         await wait_for(pilot, lambda: type(app.screen).__name__ == "SummaryScreen", "the run's summary")
         await pilot.pause()

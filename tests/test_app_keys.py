@@ -8,6 +8,7 @@ from importlib import import_module
 
 import pytest
 from textual.binding import Binding
+from textual.command import CommandList, CommandPalette
 from textual.dom import DOMNode
 from textual.widgets import DataTable
 
@@ -81,6 +82,14 @@ async def test_the_command_palette_runs_screen_commands(db_path) -> None:
         assert "Cancel machine call" not in titles  # only while the machine thinks
         await pilot.press("ctrl+p")
         await pilot.press(*"Metrics")
-        await pilot.pause(0.3)
+
+        def found() -> bool:  # the search done, its best hit highlighted
+            palette = app.screen
+            if not isinstance(palette, CommandPalette) or [w for w in app.workers if w.group == palette._GATHER_COMMANDS_GROUP]:
+                return False
+            hits = palette.query_one(CommandList)
+            return hits.highlighted is not None and "Metrics" in str(hits.get_option_at_index(hits.highlighted).prompt)
+
+        await wait_for(pilot, found, "Metrics found in the command palette")
         await pilot.press("enter")
         await wait_for(pilot, lambda: session.maximized is session.query_one("#metrics"), "the metrics view")

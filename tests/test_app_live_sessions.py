@@ -129,6 +129,6 @@ async def test_declining_the_reject_confirmation_sends_nothing(db_path) -> None:
         await pilot.press("4", "ctrl+s")
         await wait_for(pilot, lambda: type(app.screen).__name__ == "ConfirmScreen", "the REJECT confirmation")
         await pilot.press("n")
-        await pilot.pause(0.2)
-        assert screen.state == "human"
+        await wait_for(pilot, lambda: app.screen is screen, "the session again")
+        assert screen.state == "human" and screen.driver.human.waiting  # the engine still waits: nothing was sent
     assert [m[1] for m in messages(db_path, run_id)] == [1]

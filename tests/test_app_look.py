@@ -17,7 +17,7 @@ from pxp_tui.app.shared.look import settings_path
 from pxp_tui.app.shell.pxp_app import PXPApp
 from pxp_tui.protocol import Tag
 
-from .app_helpers import expert_turn, live_app, outcome_shown, run_done, wait_for
+from .app_helpers import expert_turn, live_app, outcome_shown, run_done, settled, wait_for
 from .internals import FooterKey
 
 
@@ -133,7 +133,7 @@ async def test_nothing_is_cut_at_80x24(db_path: Path) -> None:
 
         header = await wait_for(pilot, header_says_the_turn, "the header's message 2 / 10")
         assert f"run {run_id}" in header
-        await pilot.pause(0.3)  # the footer shows this turn's keys after the next refresh
+        await settled(pilot)  # the footer shows this turn's keys a frame after the turn
         footer_fits(session)
         session.query_one("TagChoice").focus()
         await pilot.press("g")
@@ -147,28 +147,27 @@ async def test_nothing_is_cut_at_80x24(db_path: Path) -> None:
             assert box.region.bottom <= session.query_one("#picker-actions").region.y  # above the Send button
         await pilot.press("escape", "1", "ctrl+s")
         await outcome_shown(pilot, app)  # a session's outcome: its keys (n Next, b Flag) fit too
-        await pilot.pause(0.3)
+        await settled(pilot)
         footer_fits(session)
     app = PXPApp(db_path)  # the start screen
     async with app.run_test(size=(80, 24)) as pilot:
         button = await wait_for(pilot, lambda: app.screen.query("#review-button") and app.screen.query_one("#review-button"))
-        await pilot.pause()
+        await settled(pilot)  # the footer's keys come a frame after the screen's
         assert "Review past runs" in text_of(button)
         assert button.region.bottom < 23 and button.region.height == 1  # on screen without scrolling
         footer_fits(app.screen)
     review = ReviewApp(db_path)
     async with review.run_test(size=(80, 24)) as pilot:
         await wait_for(pilot, lambda: review.screen.query(DataTable) and review.screen.query_one(DataTable).row_count)
-        # the footer composes its keys once the screen's bindings are known: a frame after the table fills
-        await wait_for(pilot, lambda: any(key.display for key in review.screen.query(FooterKey)), "the footer's keys")
+        await settled(pilot)  # the footer composes its keys once the screen's bindings are known: after the table fills
         footer_fits(review.screen)
         await pilot.press("enter")
         await wait_for(pilot, lambda: type(review.screen).__name__ == "SessionsScreen", "the sessions")
-        await pilot.pause(0.3)
+        await settled(pilot)
         footer_fits(review.screen)
         await pilot.press("enter")
         await wait_for(pilot, lambda: type(review.screen).__name__ == "ReplayScreen", "the replay")
-        await pilot.pause(0.3)
+        await settled(pilot)
         footer_fits(review.screen)
         status = review.screen.query_one("#replay-status")
         assert "message 1 /" in text_of(status) and "REJECT" in text_of(status)

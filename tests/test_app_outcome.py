@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from pxp_tui.app.session.messages import HumanTurn
 from pxp_tui.protocol import Sender, Tag, session_flags
 
 from .app_helpers import expert_turn, live_app, messages, outcome_shown, rows, run_done, session_screen, type_answer, wait_for
@@ -62,8 +63,9 @@ async def test_a_ratified_session_stays_on_screen_until_n_and_the_next_starts_cl
         assert flag_marks(screen) == {"one-way": "✓ ✓", "two-way": "✓ (both)", "strong": "✓ ✓", "ultra-strong": "· ·"}
         assert screen.query_one("#outcome").display and not screen.query_one("#picker").display
         # the engine goes on (the next instance's first message is asked meanwhile), the screen does not
-        await wait_for(pilot, lambda: len(messages(db_path, run_id)) == 4, "the next session's INIT")
-        await pilot.pause(0.3)
+        # ...and its reports reach the screen, up to the expert's next turn, which it keeps for after the outcome
+        await wait_for(pilot, lambda: any(isinstance(e, HumanTurn) for e in screen.held), "the next turn, held")
+        assert len(messages(db_path, run_id)) == 4  # the next session's INIT
         assert screen.exchange.order == 0 and screen.state == "outcome"
         shown = screen.query_one("Conversation").entries
         assert [e.has_class("entry") for e in shown] == [True, True, True, False]  # three messages, the end's note
@@ -164,5 +166,5 @@ async def test_a_watched_proxy_run_does_not_wait_and_ends_on_its_summary(db_path
     async with live_app(db_path, human="proxy", limit=3) as (app, pilot, _run_id):
         summary = await summary_shown(pilot, app)
         assert "3 of 3 done" in text(summary, "#summary-sessions")
-        await pilot.pause(0.2)
+        await wait_for(pilot, lambda: not session_screen(app).engine.is_running, "the engine's end")
         assert session_screen(app).state == "done"

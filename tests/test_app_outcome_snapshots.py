@@ -14,7 +14,7 @@ from pxp_tui.app.session import summary
 from pxp_tui.app.session.widgets import machine_pane
 from pxp_tui.app.shell.pxp_app import PXPApp
 
-from .app_helpers import expert_turn, make_run, outcome_shown, run_done, wait_for
+from .app_helpers import expert_turn, make_run, outcome_shown, run_done, settled, wait_for
 
 SIZES = [pytest.param((80, 24), id="80x24"), pytest.param((160, 48), id="160x48")]
 
@@ -35,7 +35,7 @@ def test_the_outcome_of_a_ratified_session(snap_compare, size) -> None:
         await expert_turn(pilot, pilot.app, j=2)
         await pilot.press("1", "ctrl+s")
         await outcome_shown(pilot, pilot.app)
-        await pilot.pause(0.3)
+        await settled(pilot)
 
     assert snap_compare(PXPApp(Path("sessions.db"), run_id=run_id), terminal_size=size, run_before=ready)
 
@@ -52,6 +52,6 @@ def test_the_summary_of_a_finished_run(snap_compare, size) -> None:
         await run_done(pilot, app)
         shown = lambda: (q := app.screen.query("#summary-sessions")) and "done" in str(q.first().render())  # noqa: E731
         await wait_for(pilot, shown, "the summary")
-        await pilot.pause(0.3)
+        await settled(pilot)
 
     assert snap_compare(PXPApp(Path("sessions.db"), run_id=run_id), terminal_size=size, run_before=ready)

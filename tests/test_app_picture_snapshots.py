@@ -15,7 +15,7 @@ from pxp_tui.app.picture.viewer import PictureScreen
 from pxp_tui.app.picture.widget import Picture
 from pxp_tui.app.shell.pxp_app import PXPApp
 
-from .app_helpers import expert_turn, make_run, wait_for
+from .app_helpers import expert_turn, make_run, settled, wait_for
 
 
 @pytest.fixture(autouse=True)
@@ -39,7 +39,7 @@ def test_an_xray_zoomed_in_at_80x24(snap_compare, db_path: Path) -> None:
         await wait_for(
             pilot, lambda: viewer.shown_view == viewer.view and picture.image_size == viewer.shown[1], "the zoomed crop"
         )
-        await pilot.pause(0.3)
+        await settled(pilot)
 
     app = PXPApp(db_path, run_id=make_run(db_path, task="rad"))
     assert snap_compare(app, terminal_size=(80, 24), run_before=ready)
@@ -49,7 +49,7 @@ def test_a_molecule_full_screen_at_80x24(snap_compare, db_path: Path) -> None:
     async def ready(pilot) -> None:
         viewer = await full_screen(pilot)
         await wait_for(pilot, lambda: viewer.query(".picture-cells"), "the molecule")
-        await pilot.pause(0.3)
+        await settled(pilot)
 
     app = PXPApp(db_path, run_id=make_run(db_path, task="drug"))
     assert snap_compare(app, terminal_size=(80, 24), run_before=ready)

@@ -14,7 +14,7 @@ from pxp_tui.app.session.widgets import machine_pane
 from pxp_tui.app.shell.pxp_app import PXPApp
 from pxp_tui.app.start import screen as start
 
-from .app_helpers import expert_turn, make_run, wait_for
+from .app_helpers import expert_turn, make_run, settled, wait_for
 
 SIZES = [pytest.param((80, 24), id="80x24"), pytest.param((160, 48), id="160x48")]
 
@@ -30,7 +30,7 @@ def _deterministic(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_start_screen(snap_compare, db_path: Path, size) -> None:
     async def ready(pilot) -> None:
         await wait_for(pilot, lambda: pilot.app.screen.query("#start-unfinished Option, #start-unfinished"), "start")
-        await pilot.pause(0.3)
+        await settled(pilot)
 
     assert snap_compare(PXPApp(db_path), terminal_size=size, run_before=ready)
 
@@ -41,7 +41,7 @@ def test_drug_session_at_the_experts_first_turn(snap_compare, db_path: Path, siz
 
     async def ready(pilot) -> None:
         await expert_turn(pilot, pilot.app, j=2)
-        await pilot.pause(0.3)
+        await settled(pilot)
 
     assert snap_compare(PXPApp(db_path, run_id=run_id), terminal_size=size, run_before=ready)
 
@@ -58,6 +58,6 @@ def test_metrics_view_after_two_sessions(snap_compare, db_path: Path, size) -> N
             await pilot.press("1", "ctrl+s")
         await expert_turn(pilot, app, j=2)
         await pilot.press("m")
-        await pilot.pause(0.3)
+        await settled(pilot)
 
     assert snap_compare(PXPApp(db_path, run_id=run_id), terminal_size=size, run_before=ready)

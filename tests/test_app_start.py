@@ -136,7 +136,10 @@ async def test_review_of_past_runs_opens_from_the_start_screen(db_path) -> None:
         await wait_for(pilot, lambda: isinstance(app.screen, ReviewScreen), "the review")
 
 
-async def test_a_file_that_is_not_a_blackboard_is_refused_and_left_alone(tmp_path) -> None:
+async def test_a_file_that_is_not_a_blackboard_is_refused_and_left_alone(tmp_path, monkeypatch) -> None:
+    attempts: list = []  # each start's worker: the test waits for the attempt's end, not for a time
+    begin = start.StartScreen.start_run
+    monkeypatch.setattr(start.StartScreen, "start_run", lambda self: attempts.append(begin(self)) or attempts[-1])
     path = tmp_path / "notes.db"
     path.write_bytes(b"SQLite format 3\x00" + bytes(100))  # looks like SQLite, is not a pxp blackboard
     before = path.read_bytes()
@@ -147,6 +150,6 @@ async def test_a_file_that_is_not_a_blackboard_is_refused_and_left_alone(tmp_pat
         await wait_for(pilot, lambda: "notes.db" in str(error.render()), "the reason")
         assert screen.query_one("#start-button").disabled
         await pilot.press("ctrl+s")
-        await pilot.pause(0.2)
-        assert app.screen is screen
+        await wait_for(pilot, lambda: attempts and attempts[-1].is_finished, "the attempt to start")
+        assert app.screen is screen and "notes.db" in str(error.render())
     assert path.read_bytes() == before

@@ -7,13 +7,13 @@ import signal
 import sqlite3
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
 
 from .cli_helpers import pxp
 from .conftest import ROOT
+from .waiting import poll
 
 
 def message_count(db: Path) -> int:
@@ -54,12 +54,13 @@ def test_kill_9_then_resume_matches_an_uninterrupted_run(capsys: pytest.CaptureF
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )
-    deadline = time.monotonic() + 120
+
+    def under_way() -> bool:  # well into the run: several sessions done, one open
+        assert process.poll() is None, "the run ended before it could be killed"
+        return message_count(crashed) >= 30
+
     try:
-        while message_count(crashed) < 30:  # well into the run: several sessions done, one open
-            assert process.poll() is None, "the run ended before it could be killed"
-            assert time.monotonic() < deadline
-            time.sleep(0.02)
+        poll(under_way, "30 messages of the run", patience=120, step=0.02)
     finally:
         process.send_signal(signal.SIGKILL)
         process.wait()

@@ -50,15 +50,17 @@ print("#drawn-by", kind, flush=True)
 """
 
 
-def in_terminal(script: str, answers: dict, *, pixels: bool = True) -> tuple[str, list[bytes]]:
+def in_terminal(script: str, answers: dict, *, pixels: bool = True, env: dict | None = None) -> tuple[str, list[bytes]]:
     """Run ``script`` in a pseudo-terminal that answers as ``answers`` says until the script prints #probed
     (then, as under Textual, nothing more answers); what it printed, and every question it asked, in order.
     ``pixels=False``: the terminal gives its size in cells only (mosh, a serial line), and never answers the
-    question of its cell size either."""
+    question of its cell size either. ``env``: more of the script's environment (TMUX, STY: in a multiplexer)."""
     pid, fd = pty.fork()
     if pid == 0:  # 80 x 24 cells of 8 x 16 pixels
         fcntl.ioctl(0, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 80, 80 * 8 if pixels else 0, 24 * 16 if pixels else 0))
-        os.environ.update({"PYTHONPATH": str(ROOT), "PXP_IMAGES": "auto", "TERM": "xterm-256color"})
+        for multiplexer in ("TMUX", "STY"):  # the pseudo-terminal is not inside the one the tests may run in
+            os.environ.pop(multiplexer, None)
+        os.environ.update({"PYTHONPATH": str(ROOT), "PXP_IMAGES": "auto", "TERM": "xterm-256color", **(env or {})})
         os.execv(sys.executable, [sys.executable, "-c", script])
     seen, asked, answering = b"", [], True
     deadline = time.monotonic() + 60  # a bound against hanging
@@ -129,6 +131,15 @@ def test_a_terminal_that_answers_is_not_waited_for(terminal) -> None:
     ours, asked = in_terminal("import sys\n" + PATIENT, TERMINALS[terminal])
     assert "#still-asking False" in ours, ours[-2000:]
     assert asked == [b"kitty", DA1, DONE]
+
+
+@pytest.mark.parametrize("multiplexer", ["TMUX", "STY"])
+def test_inside_tmux_or_screen_kitty_s_question_is_not_asked(multiplexer: str) -> None:
+    """tmux and GNU screen take kitty's question (an APC string) as the window's new title (tmux showed
+    "Gi=31,s=1,v=1,a=q,t=d,f=24;AAAA" in the status line), and pass no kitty graphics on: only DA1 is asked."""
+    ours, asked = in_terminal(PXP, TERMINALS["xterm"], env={multiplexer: "/tmp/tmux-1000/default,4242,0"})
+    assert asked == [DA1, DONE]
+    assert drawn_by(ours) == "halfcell"
 
 
 def test_sixel_pictures_are_drawn_in_the_terminal_s_own_cell_size() -> None:

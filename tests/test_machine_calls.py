@@ -4,6 +4,7 @@ model's own call (a model a round trip away then costs one round trip per messag
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import gc
 import threading
 import time
@@ -19,6 +20,7 @@ from pxp_tui.protocol import Sender, Tag
 from pxp_tui.tasks import get_task
 
 from .stub import Injected, Request, StubServer
+from .waiting import PATIENCE, async_poll
 
 TARGET = Instance(1, "d", "ethyl-acetate", input="CCOC(C)=O")
 MACHINE_J1 = Message(1, 1, Sender.MACHINE, Tag.INIT, "CCO.CC(=O)Cl", "Acylation of ethanol with acetyl chloride.")
@@ -28,19 +30,27 @@ DELAY = 0.4  # seconds each request is answered after
 
 
 class Timed:
-    """A stub model that answers after ``DELAY`` and notes when each request came and was answered."""
+    """A stub model that answers after ``DELAY`` and notes when each request came and was answered. With
+    ``together``, a request is not answered before the other one has come (or :data:`PATIENCE` has passed)."""
 
-    def __init__(self, machine: str | Injected, checker: str | Injected = "No") -> None:
+    def __init__(self, machine: str | Injected, checker: str | Injected = "No", *, together: bool = False) -> None:
         self.answers = {"machine": machine, "checker": checker}
+        self.came: dict[str, int] = {"machine": 0, "checker": 0}
         self.spans: dict[str, list[tuple[float, float]]] = {"machine": [], "checker": []}
         self.lock = threading.Lock()
+        self.both = threading.Barrier(2) if together else None
 
     def __call__(self, request: Request) -> str | Injected:
         who = "checker" if request.is_checker else "machine"
         came = time.monotonic()
+        with self.lock:
+            self.came[who] += 1
         answer = self.answers[who]
         if isinstance(answer, Injected):
             return answer
+        if self.both is not None:
+            with contextlib.suppress(threading.BrokenBarrierError):  # the other never came while this one was open
+                self.both.wait(PATIENCE)
         time.sleep(DELAY)
         with self.lock:
             self.spans[who].append((came, time.monotonic()))
@@ -60,7 +70,7 @@ def _key(monkeypatch: pytest.MonkeyPatch) -> None:
 
 async def test_the_checkers_question_on_the_earlier_messages_is_asked_while_the_model_answers() -> None:
     # the machine keeps its answer (so AGREE(e, e'') needs no call): one model call and one checker call
-    model = Timed("Pathway: CCO.CC(=O)Cl\nExplanation: Acylation of ethanol with acetyl chloride.")
+    model = Timed("Pathway: CCO.CC(=O)Cl\nExplanation: Acylation of ethanol with acetyl chloride.", together=True)
     with StubServer(reply=model) as stub:
         reply = await agent(stub).respond(TURN_3)
     (m_came, m_done), (c_came, c_done) = model.spans["machine"][0], model.spans["checker"][0]
@@ -78,9 +88,13 @@ async def test_a_failed_model_call_leaves_no_checker_call_behind() -> None:
         loop = asyncio.get_running_loop()
         errors: list[dict] = []
         loop.set_exception_handler(lambda _, context: errors.append(context))
+        before = asyncio.all_tasks()
         with pytest.raises(AgentError):
             await agent(stub).respond(TURN_3)
-        await asyncio.sleep(0.2)  # the checker's call ended meanwhile, and nobody asked for its answer
+        # every task the call started has ended (the checker's too, cancelled or failed), and nobody read its answer
+        await async_poll(
+            lambda: all(t.done() for t in asyncio.all_tasks() - before - {asyncio.current_task()}), "the call's tasks to end"
+        )
         gc.collect()  # an unread task's failure is reported when the task is collected
     assert not errors  # no "Task exception was never retrieved", no stray task
 
@@ -90,7 +104,7 @@ async def test_cancelling_the_machine_cancels_the_checkers_call() -> None:
     with StubServer(reply=model) as stub:
         machine = agent(stub)
         call = asyncio.ensure_future(machine.respond(TURN_3))
-        await asyncio.sleep(DELAY / 4)  # both requests sent
+        await async_poll(lambda: model.came == {"machine": 1, "checker": 1}, "both requests at the model")
         before = {t for t in asyncio.all_tasks() if t is not asyncio.current_task()}
         call.cancel()
         with pytest.raises(asyncio.CancelledError):

@@ -8,7 +8,6 @@ focused in its first frame. Frames are counted (the screen's paints), never time
 
 from __future__ import annotations
 
-import asyncio
 from pathlib import Path
 from typing import Any
 
@@ -23,8 +22,9 @@ from pxp_tui.app.session.widgets.conversation import Conversation
 from pxp_tui.app.session.widgets.tag_choice import TagChoice
 from pxp_tui.app.session.widgets.tag_picker import TagPicker
 
-from .app_helpers import expert_turn, live_app, outcome_shown, type_answer, wait_for
+from .app_helpers import expert_turn, live_app, outcome_shown, settled, type_answer, wait_for
 from .internals import notifications, on_frames, screen_lines
+from .waiting import async_poll
 
 
 def on_paint(screen: Any, record: Any, *, from_send: bool = True) -> None:
@@ -97,13 +97,13 @@ async def test_a_fast_reply_shows_with_the_experts_message_in_one_frame(db_path:
 
 
 @pytest.mark.slow
-async def test_a_slow_reply_shows_the_wait_and_keys_meanwhile_say_to_wait(db_path: Path, monkeypatch) -> None:
+async def test_a_slow_reply_shows_the_wait_and_keys_meanwhile_say_to_wait(db_path: Path, monkeypatch, machine_gate) -> None:
     monkeypatch.setenv("PXP_IMAGES", "none")
     monkeypatch.setenv("PXP_OFFLINE_LATENCY", "0")
     async with live_app(db_path, limit=1) as (app, pilot, _):
         screen = await expert_turn(pilot, app, j=2)
         await refute_typed(pilot, app)
-        monkeypatch.setenv("PXP_OFFLINE_LATENCY", "2")  # the machine takes its time
+        machine_gate.close()  # the machine takes its time: until the test has seen the wait
         await pilot.press("ctrl+s")
         picker = screen.query_one(TagPicker)
         assert picker.locked and not picker.disabled  # held: nothing repainted yet
@@ -112,6 +112,7 @@ async def test_a_slow_reply_shows_the_wait_and_keys_meanwhile_say_to_wait(db_pat
         assert any("Wait for your turn" in note for note in notifications(app))
         await wait_for(pilot, lambda: picker.disabled, "the wait shown")
         assert "waiting for the machine" in str(picker.query_one("#picker-head").render())
+        machine_gate.open()
         await expert_turn(pilot, app, j=4)
         assert screen.query_one(TagChoice).selected is None  # the early key chose nothing
         assert not picker.disabled and not picker.locked
@@ -209,13 +210,13 @@ async def test_the_next_half_cell_picture_takes_the_place_of_the_one_on_screen(m
         assert shown.size.width == shown.picture.cells[0]
 
 
-async def test_escape_right_after_a_send_cancels_the_machines_call(db_path: Path, monkeypatch) -> None:
+async def test_escape_right_after_a_send_cancels_the_machines_call(db_path: Path, monkeypatch, machine_gate) -> None:
     """Within the send's hold (the answer locked, not yet disabled) escape still reaches the screen."""
     fast_machine(monkeypatch)
     async with live_app(db_path, limit=1) as (app, pilot, _):
         screen = await expert_turn(pilot, app, j=2)
         await refute_typed(pilot, app)
-        monkeypatch.setenv("PXP_OFFLINE_LATENCY", "30")
+        machine_gate.close()  # the machine does not answer before the escape
         await pilot.press("ctrl+s")
         assert screen.query_one(TagPicker).locked
         await pilot.press("escape")
@@ -253,13 +254,8 @@ async def test_a_hold_that_ends_on_a_timer_still_paints_what_changed() -> None:
 
         on_frames(app.screen, paint)
         wait = app.change_in_a_hold()
-        # asyncio.sleep, not Pilot's pause: Pilot's pause sends every widget a message, which paints
-        for _ in range(100):
-            await asyncio.sleep(0.01)
-            if not wait.active and "after" in seen:
-                break
-        assert not wait.active, "the hold never ended"
-        assert "after" in seen, "nothing was painted after the hold"
+        await async_poll(lambda: not wait.active, "the hold's end")
+        await async_poll(lambda: "after" in seen, "a paint after the hold, with what changed in it")
 
 
 def painted_text(screen: Any) -> list[str]:
@@ -288,10 +284,7 @@ async def test_the_reply_and_the_turn_are_painted_whole_in_the_first_frame(db_pa
         await expert_turn(pilot, app, j=4)
         reply = screen.exchange.messages[2]
         tags = f"This session: INIT_m REFUTE_h {reply.tag.value}_m"
-        for _ in range(100):  # asyncio.sleep: Pilot's pause would send every widget a message (and paint)
-            if any(tags in frame for frame in seen):
-                break
-            await asyncio.sleep(0.01)
+        await async_poll(lambda: any(tags in frame for frame in seen), "the metrics' tags painted")
     assert seen, "the screen was painted after the send"
     first = seen[0]
     assert "message 3" in first  # the machine pane's head: its tag and "message 3"
@@ -310,19 +303,16 @@ async def test_the_outcome_comes_first_and_the_metrics_follow_without_a_key(db_p
         screen = await expert_turn(pilot, app, j=2)
         if at == 4:  # REFUTE with the proposal's own answer: the machine ratifies it at 3
             await pilot.press("2")
-            await pilot.pause(0.3)
+            await settled(pilot)
             await pilot.press("ctrl+s")
             await expert_turn(pilot, app, j=4)
-            await pilot.pause(0.3)
+            await settled(pilot)
         await pilot.press("1")
-        await pilot.pause(0.3)
+        await settled(pilot)  # nothing of before the send left to paint
         seen = painted_text(screen)
         await pilot.press("ctrl+s")
         await outcome_shown(pilot, app)
-        for _ in range(100):  # asyncio.sleep: Pilot's pause would send every widget a message (and paint)
-            if any("1 of 2 sessions done" in frame for frame in seen):
-                break
-            await asyncio.sleep(0.01)
+        await async_poll(lambda: any("1 of 2 sessions done" in frame for frame in seen), "the metrics painted")
     first = seen[0]
     assert "Session 1 of 2: Ratified by both at message" in first
     assert "0 of 2 sessions done" in first

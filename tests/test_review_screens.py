@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import shutil
+import threading
 from pathlib import Path
 
 import pytest
@@ -16,13 +17,15 @@ from pxp_tui.app.review.glyphs import TAGS
 from pxp_tui.app.review.message_card import MessageCard
 from pxp_tui.app.review.replay_screen import ReplayScreen
 from pxp_tui.app.review.sessions_screen import SessionsScreen
-from pxp_tui.blackboard import Blackboard
+from pxp_tui.blackboard import Blackboard, review
 from pxp_tui.config import RunConfig
 from pxp_tui.protocol import Sender, Tag, session_flags
 from pxp_tui.tasks.base import DatasetRow
 
+from .app_helpers import wait_for
 from .boards import EVERY_CLASS, WORDS, every_class_board, scripted_run
 from .cli_helpers import pxp
+from .waiting import PATIENCE, async_poll
 
 SIZE = (120, 36)
 
@@ -253,3 +256,40 @@ async def test_escape_from_the_runs_closes_the_review_app(every: Path) -> None:
         await pilot.press("escape")
         await pilot.pause()
         assert not pilot.app.is_running
+
+
+@pytest.mark.parametrize("leaving", [SessionsScreen, ReplayScreen], ids=["sessions", "replay"])
+async def test_leaving_a_screen_while_it_still_reads_goes_back_and_the_review_goes_on(
+    every: Path, monkeypatch: pytest.MonkeyPatch, leaving: type
+) -> None:
+    """Escape while the screen's rows are still being read (a big blackboard, a loaded machine), the read ending
+    as the screen is taken down: the review goes back, and the read's end does not fill the screen's widgets,
+    gone by then (the review stopped with a traceback, and with a terminal that had stopped reading, never ended)."""
+    group = "sessions" if leaving is SessionsScreen else "replay"  # its read, and its worker's group
+    read, reading, go_on = getattr(review, group), threading.Event(), threading.Event()
+
+    def slow(*args, **kwargs):
+        reading.set()
+        assert go_on.wait(PATIENCE), "the test never let the read end"
+        return read(*args, **kwargs)
+
+    async def taken_down(self) -> None:  # its widgets are gone; Textual cancels its workers after this
+        go_on.set()
+        await async_poll(lambda: not [w for w in self.app.workers if w.group == group], "the read's end")
+
+    app = ReviewApp(every)
+    try:
+        async with app.run_test(size=SIZE) as pilot:
+            if leaving is ReplayScreen:
+                await open_sessions(pilot)
+            back_to = type(app.screen)
+            monkeypatch.setattr(review, group, slow)
+            monkeypatch.setattr(leaving, "on_unmount", taken_down, raising=False)
+            await pilot.press("enter")
+            await wait_for(pilot, reading.is_set, f"the {group} screen's read")
+            await pilot.press("escape")
+            await wait_for(pilot, lambda: go_on.is_set() and not [w for w in app.workers if w.group == group], "the read's end")
+            await pilot.pause()
+            assert app.is_running and type(app.screen) is back_to
+    finally:
+        go_on.set()

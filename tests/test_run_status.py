@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 import signal
 import sqlite3
 import subprocess
@@ -32,7 +33,8 @@ from .app_helpers import wait_for
 from .cli_helpers import pxp as pxp_here
 from .conftest import ROOT, pxp
 from .outside import env
-from .terminal import PATIENCE, PXP, Tmux, expert_turn, gone, needs_tmux
+from .terminal import PXP, Tmux, expert_turn, gone, needs_tmux
+from .waiting import PATIENCE, poll
 
 HOLD = """
 import sys, time
@@ -205,8 +207,7 @@ def headless(db: Path, *extra: str, latency: float = 0.05) -> subprocess.Popen:
 
 
 def wait_for_messages(db: Path, count: int, process: subprocess.Popen) -> None:
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline:
+    def found() -> bool:
         assert process.poll() is None, "the run ended before the signal"
         try:
             conn = sqlite3.connect(db)
@@ -214,10 +215,9 @@ def wait_for_messages(db: Path, count: int, process: subprocess.Popen) -> None:
             conn.close()
         except sqlite3.OperationalError:  # not made yet
             found = 0
-        if found >= count:
-            return
-        time.sleep(0.05)
-    raise AssertionError("the run never got going")
+        return found >= count
+
+    poll(found, f"{count} messages of the run", patience=120)
 
 
 @pytest.mark.slow
@@ -314,10 +314,7 @@ def test_the_app_ends_when_its_terminal_closes_as_it_starts(tmp_path: Path, comm
         tmux = Tmux(tmp_path)
         try:
             tmux.start("app", [str(PXP), *command, "--db", str(db)] if command else [str(PXP)])
-            deadline, marker = time.monotonic() + PATIENCE, "Your turn" if command else "New run"
-            while marker not in tmux.screen("app"):  # as soon as it shows
-                assert time.monotonic() < deadline, tmux.screen("app")
-                time.sleep(0.005)
+            tmux.wait("app", "Your turn" if command else "New run", step=0.005)  # as soon as it shows
             pid = tmux.pxp_pid("app")
             tmux.kill_session("app")  # at its first frames, while it still writes a lot
             assert gone(pid, patience=20), f"trial {trial + 1}: pxp still runs after its terminal closed"
@@ -329,20 +326,54 @@ def test_the_app_ends_when_its_terminal_closes_as_it_starts(tmp_path: Path, comm
         conn.close()
 
 
-def in_stalling_terminal(command: list[str], shown: bytes, then: list[bytes], keys: list[bytes]) -> int:
+#: a key sent to the app, and what Textual's log says once the app has handled it (a regular expression that
+#: matches one line more than before); None: the last key, which ends the app
+Key = tuple[bytes, str | None]
+
+
+def screen_shown(screen: str) -> str:
+    """The log's line for ``screen`` (the name of its class) coming on top: pushed, or back."""
+    return rf"^ScreenResume\(.*\) >>> {screen}\("
+
+
+#: the log's line for a picture drawn (its worker done)
+PICTURE_DRAWN = r"^StateChanged\(<Worker SUCCESS .*group='picture'.*>>> Picture\("
+
+
+def in_stalling_terminal(command: list[str], shown: bytes, then: list[Key], keys: list[Key], log: Path) -> int:
     """Start ``command`` in a 160 x 48 pseudo-terminal and read its output until ``shown`` is on the screen,
-    sending each of ``then`` (a second apart, reading on); then stop reading, as a stalled terminal does, and
-    send ``keys`` (a second apart). Returns the pid, for :func:`gone` (the caller kills it if need be)."""
+    sending each of ``then`` (reading on); then stop reading, as a stalled terminal does, and send ``keys``.
+    Each key is sent once the app has handled the one before it: what the terminal cannot show any more,
+    Textual's log (``TEXTUAL_LOG``, written to ``log``) says. Returns the pid, for :func:`gone` (the caller
+    kills it if need be)."""
     import fcntl
     import pty
     import select
     import struct
     import termios
 
+    def logged(pattern: str) -> int:
+        text = log.read_text(errors="replace") if log.exists() else ""
+        return len(re.findall(pattern, text, re.MULTILINE))
+
+    def send(key: Key, reading: bool) -> None:
+        data, handled = key
+        before = logged(handled) if handled else 0
+        os.write(fd, data)
+        if handled is None:
+            return
+
+        def done() -> bool:
+            if reading and select.select([fd], [], [], 0.05)[0]:
+                os.read(fd, 65536)
+            return logged(handled) > before
+
+        poll(done, f"{handled!r} in the log after {data!r}")
+
     pid, fd = pty.fork()
     if pid == 0:  # 160 x 48: a screen's repaint with an X-ray is more than the terminal's buffer holds
         fcntl.ioctl(0, termios.TIOCSWINSZ, struct.pack("HHHH", 48, 160, 0, 0))
-        os.environ.update({"PXP_IMAGES": "halfcell", "TERM": "xterm-256color", "COLORTERM": "truecolor"})
+        os.environ.update({"PXP_IMAGES": "halfcell", "TERM": "xterm-256color", "COLORTERM": "truecolor", "TEXTUAL_LOG": str(log)})
         os.execv(command[0], command)
     STALLED.append((pid, fd))
     seen, deadline = b"", time.monotonic() + PATIENCE
@@ -351,17 +382,11 @@ def in_stalling_terminal(command: list[str], shown: bytes, then: list[bytes], ke
         if select.select([fd], [], [], 0.1)[0]:
             seen += os.read(fd, 65536)
     for key in then:
-        os.write(fd, key)
-        until = time.monotonic() + 1.0
-        while time.monotonic() < until:
-            if select.select([fd], [], [], 0.1)[0]:
-                os.read(fd, 65536)
-    time.sleep(0.5)
+        send(key, reading=True)
     while select.select([fd], [], [], 0.2)[0]:  # what it wrote meanwhile: the terminal is drained, once
         os.read(fd, 65536)
     for key in keys:  # from now on nothing is read: the terminal has stopped
-        os.write(fd, key)
-        time.sleep(1.0)
+        send(key, reading=False)
     return pid
 
 
@@ -389,7 +414,9 @@ def test_quitting_ends_the_app_even_when_its_terminal_stops_reading(tmp_path: Pa
 
     db = tmp_path / "live.db"
     command = [str(PXP), "run", "--task", "rad", "--human", "alice", "--limit", "3", "--db", str(db)]
-    pid = in_stalling_terminal(command, b"Your turn", [], [b"q", b"y"])
+    pid = in_stalling_terminal(
+        command, b"Your turn", [], [(b"q", screen_shown("ConfirmScreen")), (b"y", None)], tmp_path / "textual.log"
+    )
     assert gone(pid, patience=GOODBYE + 20), "pxp still runs after quitting, its terminal stopped"
     conn = sqlite3.connect(db)
     status = conn.execute("SELECT status FROM runs").fetchall()
@@ -409,5 +436,7 @@ def test_quitting_the_review_ends_it_even_when_its_terminal_stops_reading(tmp_pa
     done = pxp("run", "--headless", "--task", "rad", "--limit", "2", "--db", str(db))  # a finished run to review
     assert done.returncode == 0, done.stderr
     command = [str(PXP), "review", "--db", str(db)]
-    pid = in_stalling_terminal(command, b"Runs in", [b"\r", b"\r"], [b"\x1b", b"\r", b"\x1b", b"\r", b"q"])
+    then: list[Key] = [(b"\r", screen_shown("SessionsScreen")), (b"\r", PICTURE_DRAWN)]  # the replay, its X-ray drawn
+    back_and_forth: list[Key] = [(b"\x1b", screen_shown("SessionsScreen")), (b"\r", screen_shown("ReplayScreen"))] * 2
+    pid = in_stalling_terminal(command, b"run(s)", then, [*back_and_forth, (b"q", None)], tmp_path / "textual.log")
     assert gone(pid, patience=GOODBYE + 20), "pxp review still runs after quitting, its terminal stopped"

@@ -19,6 +19,7 @@ from pxp_tui.tasks.isolated import IsolatedError, Worker
 
 from .app_helpers import expert_turn, live_app, messages, session_screen, wait_for
 from .conftest import pxp
+from .internals import notifications
 from .stub import StubServer, learner
 
 CHAIN = "C" * 20_000  # RDKit's canonical SMILES of it overflows the stack (SIGSEGV)
@@ -168,7 +169,7 @@ async def test_a_huge_smiles_pasted_into_the_field_is_refused_in_one_line_and_th
         await wait_for(pilot, lambda: "too large" in str(check.render()), "the field's verdict")
         assert "too large for a SMILES: 20,004 characters, over the limit of 5,000" in str(check.render())
         await pilot.press("ctrl+s")
-        refused = await wait_for(pilot, lambda: [n.message for n in app._notifications if "too large" in n.message])
+        refused = await wait_for(pilot, lambda: [n for n in notifications(app) if "too large" in n])
         assert refused == ["too large for a SMILES: 20,004 characters, over the limit of 5,000"]
         assert screen.state == "human" and len(messages(db_path, run_id)) == 1  # nothing sent, the session goes on
         field.value = "CCO.CC(=O)Cl"

@@ -23,7 +23,7 @@ from pxp_tui.runs.seats import register_offline_models
 from pxp_tui.tasks import get_task
 from pxp_tui.tasks.pictures import Surface
 
-from .app_helpers import expert_turn, make_run, outcome_shown, wait_for
+from .app_helpers import expert_turn, make_run, outcome_shown, settled, wait_for
 from .internals import ChopsUpdate, FooterKey, LayoutUpdate, on_terminal_writes
 
 MESSAGES = [{"role": "user", "content": "Target: CCO\nPropose reactants."}]
@@ -270,17 +270,16 @@ async def test_the_footers_keys_keep_their_places_from_turn_to_turn_across_an_ou
 
     async with app.run_test(size=(160, 48)) as pilot:
         screen = await expert_turn(pilot, app, j=2)
-        await wait_for(pilot, lambda: "Send" in shown(screen), "the turn's keys")
-        await pilot.pause(0.3)
+        await settled(pilot)  # the turn's keys in the footer
         first = shown(screen)
-        assert "Guards" in first and "Cancel machine call" not in first
+        assert "Guards" in first and "Send" in first and "Cancel machine call" not in first
         await pilot.press("1", "ctrl+s")
         await outcome_shown(pilot, app)
-        await pilot.pause(0.3)
+        await settled(pilot)  # the outcome's keys
+        assert "Guards" not in shown(screen)
         await pilot.press("n")
         await expert_turn(pilot, app, j=2)
-        await wait_for(pilot, lambda: "Send" in shown(screen), "the next turn's keys")
-        await pilot.pause(0.3)
+        await settled(pilot)  # the next turn's keys
         assert shown(screen) == first
 
 
@@ -371,18 +370,21 @@ async def test_the_spinner_shows_only_for_work_that_takes_a_while() -> None:
     class One(App[None]):
         def compose(self) -> ComposeResult:
             yield Thinking(id="spin")
+            yield Thinking(id="other")
 
     app = One()
     async with app.run_test() as pilot:
-        spin = app.query_one(Thinking)
+        spin, other = app.query_one("#spin", Thinking), app.query_one("#other", Thinking)
         spin.start("offline is thinking…")
         spin.stop()  # a reply within a frame: never shown
-        await pilot.pause(APPEAR_AFTER * 2)
+        other.start("a slow one")  # started after it: once it shows, the first one's APPEAR_AFTER has passed too
+        await wait_for(pilot, lambda: other.display, f"the slow one's spinner, after {APPEAR_AFTER} s")
+        await pilot.pause()  # and what its timer would have sent meanwhile, handled
         assert not spin.display
+        other.stop()
         spin.start("offline is thinking…")
         assert not spin.display and "offline is thinking…" in str(spin.render())
-        await pilot.pause(APPEAR_AFTER * 2)
-        assert spin.display  # a slow one: shown, with its text
+        await wait_for(pilot, lambda: spin.display, f"the spinner, after {APPEAR_AFTER} s")  # a slow one: shown, with its text
         spin.stop()
         assert not spin.display
         spin.start("offline is thinking…")

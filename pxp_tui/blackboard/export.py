@@ -3,6 +3,9 @@
 Rows are read through sqlite-utils and written the way the ``sqlite-utils`` command writes them:
 JSON and NDJSON by its ``output_rows`` (BLOBs as ``{"$base64": true, "encoded": ...}``), Markdown by
 ``tabulate`` in GitHub format (``sqlite-utils rows --fmt github``). CSV carries BLOBs as base64 text.
+
+CSV, JSON and NDJSON hold the text exactly as stored; Markdown, a table for reading, shows it as
+:func:`~pxp_tui.common.visible.visible` does (a line break as ``<br>``, a terminal's control characters as escapes).
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ from typing import IO, Any
 from pxp_tui.blackboard.errors import BlackboardError
 from pxp_tui.blackboard.store import Blackboard
 from pxp_tui.common.files import output_folder
+from pxp_tui.common.visible import visible
 
 FORMATS = {"csv": "csv", "json": "json", "ndjson": "ndjson", "markdown": "md"}
 
@@ -73,7 +77,7 @@ def _markdown_value(value: Any) -> Any:
     if isinstance(value, bytes):
         return f"<{len(value)} bytes>"
     if isinstance(value, str):
-        return value.replace("|", "\\|").replace("\r\n", "<br>").replace("\n", "<br>")
+        return visible(value).replace("|", "\\|").replace("\n", "<br>")
     return value
 
 

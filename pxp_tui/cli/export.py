@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 from pxp_tui.cli.common import add_db, open_existing
+from pxp_tui.cli.output import data_stream
 
 DEFAULT_OUT = "export"
 
@@ -33,7 +34,7 @@ def main(args: argparse.Namespace) -> int:
     with open_existing(args.db) as board:
         if args.out == "-":
             (name,) = _single(export.check(board, args.format, args.table), args.table)
-            rows = export.write(board, name, args.format, sys.stdout)
+            rows = export.write(board, name, args.format, data_stream())
             print(f"{name}: {rows} rows", file=sys.stderr)
             return 0
         try:

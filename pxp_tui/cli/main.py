@@ -57,7 +57,14 @@ def _chosen(argv: list[str]) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    argv = sys.argv[1:] if argv is None else argv
+    """``pxp``: everything it prints for reading goes through :func:`~pxp_tui.common.visible.visible`."""
+    from pxp_tui.cli.output import visible_output
+
+    with visible_output():
+        return _main(sys.argv[1:] if argv is None else argv)
+
+
+def _main(argv: list[str]) -> int:
     args = None
     try:
         chosen = _chosen(argv)

@@ -8,6 +8,7 @@ import sys
 from typing import Any
 
 from pxp_tui.common.instance import Instance
+from pxp_tui.common.visible import visible
 from pxp_tui.engine import Message, Observer, SessionRecord
 
 
@@ -26,7 +27,8 @@ class SessionLines(Observer):
         tags = " ".join(f"{m.tag.value}_{m.sender.short}" for m in record.messages)
         width = len(str(self.total))
         stop = record.stop.value if record.stop is not None else ""
-        line = f"{self.label}session {record.order + 1:>{width}}/{self.total}  {record.instance.name[:28]:<28}  {stop:<8}  {tags}"
+        name = visible(record.instance.name, one_line=True)[:28]
+        line = f"{self.label}session {record.order + 1:>{width}}/{self.total}  {name:<28}  {stop:<8}  {tags}"
         print(line, file=self.stream, flush=True)
 
 

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from pxp_tui.cli.common import add_db, open_existing, positive
+from pxp_tui.cli.output import data_stream
 
 FORMATS = ("markdown", "csv")
 
@@ -74,7 +75,7 @@ def main(args: argparse.Namespace) -> int:
         except OSError as exc:
             raise ValueError(f"cannot write the report to {args.out}: {describe(exc)}; nothing was written there") from None
     if args.format == "csv":
-        print(render.csv_text(render.table_rows(cols)), end="")
+        print(render.csv_text(render.table_rows(cols)), end="", file=data_stream())
     else:
         print(render.report_markdown(args.db, runs, cols, measured, figure, times, debate.section(bool(args.out))), end="")
     return 0

@@ -9,6 +9,7 @@ from dataclasses import fields
 from typing import Any
 
 from pxp_tui.blackboard.records import Run
+from pxp_tui.common.visible import visible
 from pxp_tui.config import RunConfig
 from pxp_tui.protocol.repeats import CountsSpread, Spread
 from pxp_tui.report.columns import Column
@@ -55,7 +56,7 @@ def markdown_table(rows: Sequence[Sequence[Any]], *, right_from: int = 1) -> str
     """A GitHub-flavoured Markdown table; the first row is the header."""
 
     def clean(value: Any) -> str:
-        return "" if value is None else str(value).replace("|", "\\|").replace("\n", " ")
+        return "" if value is None else visible(str(value)).replace("|", "\\|").replace("\n", " ")
 
     header, *body = rows
     align = ["---" if i < right_from else "---:" for i in range(len(header))]
@@ -147,7 +148,7 @@ def report_markdown(
     if figure:
         parts.append(f"![intelligibility versus message bound]({figure})")
     for column in columns:
-        parts += [f"### {column.label}", curves_markdown(column)]
+        parts += [f"### {visible(column.label, one_line=True)}", curves_markdown(column)]
     parts.append("## Machine performance")
     if performance is None:
         parts.append("Not evaluated: these runs have no machine-performance measurements in the blackboard.")
@@ -159,4 +160,6 @@ def report_markdown(
         parts += timing.markdown(runs, answer_times)
     if information:
         parts += ["## Information (EVINCE)", information]
-    return "\n\n".join(parts) + "\n"
+    # every cell and heading of data is made visible above; the whole document again, so that nothing quoted
+    # in it (the blackboard's path, a section's text) can hold a terminal escape when the file is printed
+    return visible("\n\n".join(parts) + "\n")

@@ -66,11 +66,18 @@ def probe() -> threading.Thread | None:
     return thread
 
 
+def multiplexed() -> bool:
+    """Inside tmux or GNU screen: both take kitty's question (an APC string) as the window's new title, and
+    pass no kitty graphics on, so it is not asked there."""
+    return bool(os.environ.get("TMUX") or os.environ.get("STY"))
+
+
 def _ask_terminal() -> None:
     """Both questions in one go, kitty's first (kitty's own way to detect its graphics): a terminal answers
     in order, so DA1's answer with no kitty answer before it means "no kitty graphics" at once, where
     textual-image, asking kitty's question alone, waits :data:`WAIT` for an answer that never comes (xterm,
-    tmux, most terminals). A Sixel terminal is asked kitty's question too (a query: it draws nothing)."""
+    most terminals). A Sixel terminal is asked kitty's question too (a query: it draws nothing); inside tmux
+    or screen only DA1 is asked (:func:`multiplexed`)."""
     global _answers
     TerminalError = internals.terminal_error()  # noqa: N806 - a class
 
@@ -79,7 +86,7 @@ def _ask_terminal() -> None:
         if sys.__stdin__ is None or sys.__stdout__ is None:
             raise TerminalError("no terminal")
         with internals.raw_terminal():
-            sys.__stdout__.write(KITTY[0] + DA1[0])
+            sys.__stdout__.write(DA1[0] if multiplexed() else KITTY[0] + DA1[0])
             sys.__stdout__.flush()
             answer = _read_answer(sys.__stdin__.buffer.fileno())
             if answer.startswith(KITTY[1]):

@@ -9,13 +9,17 @@ from typing import Any
 
 from textual.content import Content
 
+from pxp_tui.common.visible import visible
+
 
 def describe(task: Any, instance: Any) -> Content:
     """The instance's name in bold, then its other metadata (formula, weight, SMILES...), as one paragraph."""
     info = dict(task.describe(instance))
     name = info.pop("name", None) or getattr(instance, "name", str(instance.id))
-    parts = [Content.assemble((f"{key} ", "$text-muted"), str(value)) for key, value in info.items() if value]
-    return Content.assemble(Content.styled(str(name), "bold"), "  ", Content(" · ").join(parts))
+    parts = [
+        Content.assemble((f"{visible(str(key))} ", "$text-muted"), visible(str(value))) for key, value in info.items() if value
+    ]
+    return Content.assemble(Content.styled(visible(str(name), one_line=True), "bold"), "  ", Content(" · ").join(parts))
 
 
 def open_outside(node: Any, task: Any, instance: Any, prediction: str | None) -> None:
@@ -36,6 +40,6 @@ def open_outside(node: Any, task: Any, instance: Any, prediction: str | None) ->
         else:
             outcome = desktop.open_picture(task, instance, prediction)
         severity = "information" if outcome.opened else "warning"
-        node.app.call_from_thread(node.notify, outcome.message, severity=severity, timeout=15)
+        node.app.call_from_thread(node.notify, outcome.message, severity=severity, timeout=15, markup=False)
 
     node.run_worker(run, thread=True, group="open-picture")

@@ -21,6 +21,7 @@ from pxp_tui.app.picture.graphics import in_browser
 from pxp_tui.app.picture.instance_info import describe, open_outside
 from pxp_tui.app.picture.widget import Picture
 from pxp_tui.app.picture.zoom import View
+from pxp_tui.common.visible import visible
 
 
 class PictureScreen(Screen):
@@ -74,7 +75,8 @@ class PictureScreen(Screen):
         task, instance, prediction = self.pxp_task, self.instance, self.prediction
         title = describe(task, instance)
         if self.which == "prediction":
-            title = Content.assemble(Content.styled(instance.name, "bold"), f"  {self.caption}: {prediction}")
+            shown = visible(f"  {self.caption}: {prediction}", one_line=True)
+            title = Content.assemble(Content.styled(visible(instance.name, one_line=True), "bold"), shown)
         self.query_one("#viewer-title", Static).update(title)
         picture = self.query_one(Picture)
         if self.zoomable:
@@ -113,7 +115,7 @@ class PictureScreen(Screen):
             (left, top, right, bottom), _ = self.shown
             width, height = self._original.size
             text = f"zoom {self.view.zoom:g}× · x {left}–{right} y {top}–{bottom} of {width}×{height} · +/- zoom · arrows pan · 0 whole · {keys}"
-        self.query_one("#viewer-status", Static).update(text)
+        self.query_one("#viewer-status", Static).update(Content(text))
 
     def _area(self) -> tuple[tuple[int, int], tuple[int, int]] | None:
         """(image size, area in pixels) of the zoomable picture, once drawn."""

@@ -28,6 +28,7 @@ from textual.worker import get_current_worker
 from pxp_tui.app.picture.cache import CACHE, Prepared, prepare
 from pxp_tui.app.picture.halfcell import HalfcellPicture, HalfcellView
 from pxp_tui.app.shared.css import beside
+from pxp_tui.common.visible import visible
 from pxp_tui.tasks.pictures import CellPicture, Surface
 
 #: draws a picture for a surface: image bytes, a Pillow image, characters, or None for no picture
@@ -66,7 +67,7 @@ class Picture(Widget):
         self.image_size: tuple[int, int] | None = None
 
     def compose(self) -> ComposeResult:
-        caption = Static(self._caption, classes="picture-caption")
+        caption = Static(Content(visible(self._caption, one_line=True)), classes="picture-caption")
         caption.display = bool(self._caption)
         yield caption
         yield Center(Static("", classes="picture-status"), classes="picture-frame")
@@ -79,7 +80,7 @@ class Picture(Widget):
         if caption is not None and caption != self._caption:  # the same caption: nothing to lay out again
             self._caption = caption
             shown = self.query_one(".picture-caption", Static)
-            shown.update(caption)
+            shown.update(Content(visible(caption, one_line=True)))
             shown.display = bool(caption)
         if key is not None and key == self._key and self._shows(key):
             self._draw_fn = draw  # the same picture, shown (or being drawn) for the frame's size: nothing to redo
@@ -219,7 +220,7 @@ class Picture(Widget):
 
     def _set_status(self, text: str) -> None:
         status = self.query_one(".picture-status", Static)
-        status.update(text)
+        status.update(Content(visible(text)))  # a drawing's error may quote the SMILES
         status.display = bool(text)
 
 

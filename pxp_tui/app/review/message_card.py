@@ -11,6 +11,7 @@ from pxp_tui.app.review import glyphs
 from pxp_tui.app.shared.css import beside
 from pxp_tui.app.shared.distribution_bars import bars_content
 from pxp_tui.common.models import model_label
+from pxp_tui.common.visible import visible
 from pxp_tui.engine import Message
 
 #: the distribution bars' width in a card: narrow enough for a card beside the picture at 80 columns
@@ -27,7 +28,7 @@ def heading(message: Message) -> Text:
     text = Text(f"j={message.j}  {message.sender.value:<7}  ", style="bold")
     text.append_text(glyphs.tag_label(message.tag))
     meta = message.meta
-    extra = [model_label(str(meta["model"]))] if meta.get("model") else []
+    extra = [visible(model_label(str(meta["model"])), one_line=True)] if meta.get("model") else []
     if meta.get("answer_ms") is not None:  # the live expert's time on this answer
         extra.append(f"answered in {answer_time(meta['answer_ms'])}")
     if meta.get("latency_ms") is not None:
@@ -51,8 +52,8 @@ class MessageCard(Vertical):
     def compose(self) -> ComposeResult:
         m = self.message
         yield Static(heading(m), classes="card-heading")
-        yield Static(Text.assemble(("prediction  ", "dim"), m.prediction or "—"), classes="card-prediction")
-        yield Static(m.explanation or "—", classes="card-explanation", markup=False)
+        yield Static(Text.assemble(("prediction  ", "dim"), visible(m.prediction) or "—"), classes="card-prediction")
+        yield Static(visible(m.explanation) or "—", classes="card-explanation", markup=False)
         bars = bars_content(m.meta, BAR_WIDTH)  # its distribution (issue 10), when it stated one
         if bars is not None:
             yield Static(bars, classes="card-distribution")

@@ -21,9 +21,11 @@ from pxp_tui.app.review.reader import ReviewBoard
 from pxp_tui.app.review.review_notes import replay_note
 from pxp_tui.app.shared.distribution_bars import bars_content
 from pxp_tui.app.shared.fitting_footer import FittingFooter
+from pxp_tui.app.shared.leaving import leave
 from pxp_tui.blackboard import Blackboard, review
 from pxp_tui.blackboard.finals import FinalWeights
 from pxp_tui.common.models import model_label
+from pxp_tui.common.visible import visible
 from pxp_tui.protocol import session_flags
 
 if TYPE_CHECKING:
@@ -36,7 +38,7 @@ def final_card(session: Mapping[str, Any]) -> Static | None:
     bars = bars_content({"distribution": session.get("final_distribution")}, BAR_WIDTH)
     if weights is None or bars is None:
         return None
-    title = Content.styled("\n".join(weights.lines()), "bold")
+    title = Content.styled(visible("\n".join(weights.lines())), "bold")  # who weighed them: as stored
     return Static(Content("\n").join([title, bars]), id="replay-final")
 
 
@@ -84,9 +86,12 @@ class ReplayScreen(PictureActions, Screen):
         run, session = replay.run, replay.session
         self.sub_title = f"run {run.id} · session {session['ord'] + 1}"
         self.query_one("#replay-title", Static).update(
-            Content(  # the instance's name as stored (a SMILES is no markup)
-                f"Run {run.id} · {run.config.task.upper()} · session {session['ord'] + 1} of {len(run.plan)} · "
-                f"{replay.instance.name} · machine {model_label(run.config.model)} · human {run.human}"
+            Content(  # the instance's name as stored (a SMILES is no markup), its control characters escaped
+                visible(
+                    f"Run {run.id} · {run.config.task.upper()} · session {session['ord'] + 1} of {len(run.plan)} · "
+                    f"{replay.instance.name} · machine {model_label(run.config.model)} · human {run.human}",
+                    one_line=True,
+                )
             )
         )
         note = self.query_one("#replay-note", Static)
@@ -113,7 +118,7 @@ class ReplayScreen(PictureActions, Screen):
             if final is not None:
                 pane.mount(final)
         pane.call_after_refresh(pane.scroll_end, animate=False)
-        self.query_one("#replay-status", Static).update(self._status(shown))
+        self.query_one("#replay-status", Static).update(Content(visible(self._status(shown), one_line=True)))
         if shown:  # what the latest message shown proposes (for DRUG, its reaction)
             latest = self.replay.messages[shown - 1]
             self.query_one(InstanceView).show_prediction(latest.prediction, f"message {latest.j}: {latest.sender.value}'s answer")
@@ -144,7 +149,7 @@ class ReplayScreen(PictureActions, Screen):
             self.shown = 1
 
     def action_back(self) -> None:
-        self.dismiss()
+        leave(self)  # its reads stop first
 
 
 def _read(board: Blackboard, session_id: int) -> tuple[review.Replay, Task]:

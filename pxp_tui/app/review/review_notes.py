@@ -18,6 +18,7 @@ from textual import work
 from pxp_tui.app.shared.note import NoteScreen
 from pxp_tui.app.shared.session_notes import note_heading
 from pxp_tui.blackboard import Blackboard, BlackboardError, notes
+from pxp_tui.common.visible import visible
 
 if TYPE_CHECKING:
     from pxp_tui.app.review.reader import ReviewBoard
@@ -29,7 +30,7 @@ NOTE_CELL = 24
 
 def note_cell(flagged: bool, note: str) -> str:
     """``⚑`` for a flagged session, then the note's first words."""
-    text = " ".join(note.split())
+    text = visible(" ".join(note.split()), one_line=True)
     if len(text) > NOTE_CELL:
         text = text[: NOTE_CELL - 1] + "…"
     return ("⚑ " if flagged else "") + text
@@ -40,7 +41,7 @@ def replay_note(replay: review.Replay) -> str:
     found = replay.annotation
     if found is None or found.empty:
         return ""
-    return ("⚑ flagged for later" if found.flagged else "Note") + (f": {found.note}" if found.note else "")
+    return ("⚑ flagged for later" if found.flagged else "Note") + (f": {visible(found.note)}" if found.note else "")
 
 
 class ReviewNotes:
@@ -80,7 +81,7 @@ class ReviewNotes:
         try:
             await asyncio.to_thread(write_note, self.board.path, annotation)
         except (BlackboardError, ValueError) as exc:
-            self.notify(f"The note was not saved: {exc}", severity="error")
+            self.notify(f"The note was not saved: {exc}", severity="error", markup=False)
             return
         self.notify("Flagged for later, note saved." if annotation.flagged else "Note saved.")
         self.load()

@@ -5,17 +5,21 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
+from textual.content import Content
 from textual.screen import Screen
 from textual.widgets import DataTable, Header, Static
 
 from pxp_tui.app.review.reader import ReviewBoard
 from pxp_tui.app.shared.fitting_footer import FittingFooter
+from pxp_tui.app.shared.leaving import leave
 from pxp_tui.blackboard import BlackboardError, review
 from pxp_tui.blackboard.records import RunSummary
 from pxp_tui.common.models import model_label
+from pxp_tui.common.visible import visible
 from pxp_tui.engine import RunStatus
 
 #: (column key, header) of the runs list: the counts first, so that they show at 80 columns
@@ -61,7 +65,10 @@ def cells(summary: RunSummary) -> list[Any]:
         "experiment": run.config.experiment or "",
         "model": model_label(run.config.model),
     }
-    return [values[key] for key, _ in COLUMNS]
+    # text as stored, shown as text: a str cell would be read as markup, and a name may hold terminal escapes
+    return [
+        Text(visible(value, one_line=True)) if isinstance(value, str) else value for value in (values[key] for key, _ in COLUMNS)
+    ]
 
 
 class ReviewScreen(Screen):
@@ -82,7 +89,7 @@ class ReviewScreen(Screen):
 
     def compose(self) -> ComposeResult:
         yield Header()
-        yield Static(f"Runs in {self.db_path}", id="runs-title")
+        yield Static(Content(visible(f"Runs in {self.db_path}", one_line=True)), id="runs-title")
         table: DataTable = DataTable(id="runs-table", cursor_type="row", zebra_stripes=True)
         for key, label in COLUMNS:
             table.add_column(label, key=key)
@@ -95,7 +102,7 @@ class ReviewScreen(Screen):
         try:
             self.board = open_board(self.db_path)
         except BlackboardError as exc:
-            self.query_one("#runs-status", Static).update(f"cannot open: {exc}")
+            self.query_one("#runs-status", Static).update(Content(visible(f"cannot open: {exc}")))
             return
         self.load()
         self.set_interval(LIVE_REFRESH, self._live_refresh)
@@ -148,4 +155,4 @@ class ReviewScreen(Screen):
         self.action_open_run()
 
     def action_back(self) -> None:
-        self.dismiss()
+        leave(self)  # its reads stop first

@@ -13,6 +13,7 @@ from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
+from textual.content import Content
 from textual.screen import Screen
 from textual.widgets import DataTable, Header, Static
 
@@ -22,10 +23,12 @@ from pxp_tui.app.review.messages import FilterChanged
 from pxp_tui.app.review.reader import ReviewBoard
 from pxp_tui.app.review.review_notes import ReviewNotes, note_cell
 from pxp_tui.app.shared.fitting_footer import FittingFooter
+from pxp_tui.app.shared.leaving import leave
 from pxp_tui.app.shared.session_notes import note_bindings
 from pxp_tui.blackboard import Blackboard, notes, review
 from pxp_tui.blackboard.records import RunSummary
 from pxp_tui.common.models import model_label
+from pxp_tui.common.visible import visible
 from pxp_tui.engine import RunStatus
 
 #: (column key = sort key of pxp_tui.blackboard.review.SORTS, header)
@@ -46,10 +49,11 @@ LIVE_REFRESH = 2.0
 
 def row_cells(row: review.SessionRow) -> list[Any]:
     one, two, strong, ultra = glyphs.flag_cells(row.flags)
-    stop = row.stop_reason or "…open"
+    stop = Text(visible(row.stop_reason, one_line=True)) if row.stop_reason else "…open"
     # the instance's name as stored: a str cell would be read as markup (`[nH]` in a SMILES would vanish)
-    cells = [row.order + 1, Text(str(row.instance)), glyphs.tag_glyphs(row.tags), one, two, strong, ultra, row.n_messages, stop]
-    return [*cells, note_cell(row.flagged, row.note)]
+    name = Text(visible(str(row.instance), one_line=True))
+    cells = [row.order + 1, name, glyphs.tag_glyphs(row.tags), one, two, strong, ultra, row.n_messages, stop]
+    return [*cells, Text(note_cell(row.flagged, row.note))]
 
 
 class SessionsScreen(ReviewNotes, Screen):
@@ -111,10 +115,13 @@ class SessionsScreen(ReviewNotes, Screen):
             f"strong h {c.strong_human} m {c.strong_machine} · "
             f"ultra h {c.ultra_strong_human} m {c.ultra_strong_machine}"
         )
-        self.query_one("#sessions-title", Static).update(
+        about = visible(
             f"Run {self.run_id} · {run.config.task.upper()} on {run.config.dataset} · machine {model_label(run.config.model)} · "
-            f"human {run.human} · n={run.config.n} k={run.config.k} · {run.status}\n"
-            f"{c.sessions}/{line.planned} finished{self._skipped_text()} · {summary}"
+            f"human {run.human} · n={run.config.n} k={run.config.k} · {run.status}",
+            one_line=True,
+        )
+        self.query_one("#sessions-title", Static).update(
+            Content(f"{about}\n{c.sessions}/{line.planned} finished{self._skipped_text()} · {summary}")
         )
         table = self.query_one("#sessions-table", DataTable)
         keep = table.cursor_row
@@ -123,7 +130,7 @@ class SessionsScreen(ReviewNotes, Screen):
             table.add_row(*row_cells(row), key=str(row.session_id))
         if page.rows:
             table.move_cursor(row=min(keep, len(page.rows) - 1))
-        self.query_one("#sessions-status", Static).update(self._status(page))
+        self.query_one("#sessions-status", Static).update(Content(visible(self._status(page), one_line=True)))
 
     def _status(self, page: review.Page) -> str:
         q = self.query_state
@@ -202,7 +209,7 @@ class SessionsScreen(ReviewNotes, Screen):
         self.app.push_screen(ReplayScreen(self.board, row.session_id))
 
     def action_back(self) -> None:
-        self.dismiss()
+        leave(self)  # its reads stop first
 
 
 def _read(board: Blackboard, run_id: int, query: review.Query) -> tuple[RunSummary, review.Page, int]:

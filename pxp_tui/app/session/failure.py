@@ -11,6 +11,8 @@ from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, Static
 
+from pxp_tui.common.visible import visible
+
 
 @dataclass(frozen=True)
 class Recovery:
@@ -41,13 +43,15 @@ class FailureScreen(ModalScreen["Recovery | None"]):
     def compose(self) -> ComposeResult:
         with Vertical(id="failure-box"):
             yield Static(Content.styled("The run stopped", "bold $error"), id="failure-title")
-            yield Static(self.cause, id="failure-cause")
+            yield Static(Content(visible(self.cause)), id="failure-cause")  # it may quote the model's reply
             note = "Nothing shown was lost; retrying continues at the next message."
             if not self.retryable:
                 note += " Retrying the same model is unlikely to help."
             yield Static(Content.styled(note, "$text-muted"), id="failure-note")
             yield Label("Continue with the model:", id="failure-model-label")
-            yield Input(self.model, id="failure-model", placeholder="offline, gpt-4o-mini, ollama/llava, ...")
+            yield Input(
+                visible(self.model, one_line=True), id="failure-model", placeholder="offline, gpt-4o-mini, ollama/llava, ..."
+            )
             with Horizontal(id="failure-buttons"):
                 retry_first = "-first" if self.retryable else ""
                 yield Button("Retry (r)", id="failure-retry", variant="primary", classes=retry_first)

@@ -380,10 +380,10 @@ class SessionScreen(KeptParts, PictureActions, Screen):
         try:
             await asyncio.to_thread(switch_model, self.board, self.run_id, model)
         except (ValueError, BlackboardError) as exc:
-            self.notify(str(exc), severity="error")
+            self.notify(str(exc), severity="error", markup=False)
             return
         self.stored_run = await asyncio.to_thread(self.board.run, self.run_id)
-        self.notify(f"Continuing with {model}.")
+        self.notify(f"Continuing with {model}.", markup=False)
         self._title()
         self.drive()
 

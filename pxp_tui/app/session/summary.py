@@ -21,6 +21,7 @@ from textual.widgets import Footer, Header, Static
 
 from pxp_tui.app.shared.host import host
 from pxp_tui.common.models import model_label
+from pxp_tui.common.visible import visible
 
 if TYPE_CHECKING:
     from pxp_tui.blackboard.records import RunSummary
@@ -62,8 +63,10 @@ def next_steps(run_id: int, db_path: Path) -> Content:
         Content.assemble(("  ctrl+n", "bold $accent"), "  start a new run"),
         Content.assemble(("  escape", "bold $accent"), "  back to the last session   ", ("q", "bold $accent"), "  quit"),
         Content.styled("  The report and the tables, to copy:", "$text-muted"),
-        Content.assemble("  ", (shlex.join(["pxp", "report", "--runs", str(run_id), *db]), "$text-accent")),
-        Content.assemble("  ", (shlex.join(["pxp", "export", "--format", "csv", *db]), "$text-accent")),
+        Content.assemble(
+            "  ", (visible(shlex.join(["pxp", "report", "--runs", str(run_id), *db]), one_line=True), "$text-accent")
+        ),
+        Content.assemble("  ", (visible(shlex.join(["pxp", "export", "--format", "csv", *db]), one_line=True), "$text-accent")),
     ]
     return Content("\n").join(lines)
 
@@ -117,7 +120,7 @@ class SummaryScreen(Screen[None]):
         try:
             summary = await host(self.app).read_board(_read, self.run_id)
         except (BlackboardError, ValueError) as exc:
-            self.query_one("#summary-sessions", Static).update(f"Cannot read run {self.run_id}: {exc}")
+            self.query_one("#summary-sessions", Static).update(Content(visible(f"Cannot read run {self.run_id}: {exc}")))
             return
         self.show(summary)
 
@@ -130,7 +133,7 @@ class SummaryScreen(Screen[None]):
         self.query_one("#summary-title", Static).update(
             Content.assemble(
                 (f"{state}: run {run.id}", "bold $success" if run.finished else "bold $warning"),
-                f" · {run.config.task.upper()} · {model_label(run.config.model)} · {run.human}",
+                visible(f" · {run.config.task.upper()} · {model_label(run.config.model)} · {run.human}", one_line=True),
             )
         )
         self.query_one("#summary-sessions", Static).update(
@@ -154,7 +157,7 @@ class SummaryScreen(Screen[None]):
             if self._review_board is None:
                 self._review_board = open_board(self.db_path)
         except BlackboardError as exc:
-            self.notify(str(exc), severity="error")
+            self.notify(str(exc), severity="error", markup=False)
             return
         self.app.push_screen(SessionsScreen(self._review_board, self.run_id))
 

@@ -5,8 +5,11 @@ from __future__ import annotations
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
+from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Button, Static
+
+from pxp_tui.common.visible import visible
 
 
 class ConfirmScreen(ModalScreen[bool]):
@@ -25,7 +28,7 @@ class ConfirmScreen(ModalScreen[bool]):
 
     def compose(self) -> ComposeResult:
         with Vertical(id="confirm-box"):
-            yield Static(self.question, id="confirm-question")
+            yield Static(Content(visible(self.question)), id="confirm-question")  # it may name an instance
             with Horizontal(id="confirm-buttons"):
                 yield Button(f"{self.yes} (y)", id="confirm-yes", variant="warning")
                 yield Button(f"{self.no} (n)", id="confirm-no", variant="primary")

@@ -7,6 +7,7 @@ from typing import Any
 
 from textual.content import Content
 
+from pxp_tui.common.visible import visible
 from pxp_tui.engine.types import distribution_of
 
 #: the bar's width in cells at 100%
@@ -26,7 +27,7 @@ def bars_content(meta: Mapping[str, Any], width: int = WIDTH) -> Content | None:
     found = distribution_of(meta)
     if not found:
         return None
-    shown = sorted(found.items(), key=lambda item: -item[1])
+    shown = sorted(((visible(label, one_line=True), p) for label, p in found.items()), key=lambda item: -item[1])
     side = min(max(len(label) for label, _ in shown), 24)
     lines = [
         Content.assemble(f"{label[:side]:<{side}} ", (f"{bar(p, width):<{width}}", "$accent"), f" {100 * p:3.0f}%")

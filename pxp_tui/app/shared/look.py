@@ -76,4 +76,4 @@ class Look(_AppBase):
         try:
             write_settings(theme=theme.name)
         except OSError as exc:
-            self.notify(f"The theme is not kept for next time: {exc}", severity="warning")
+            self.notify(f"The theme is not kept for next time: {exc}", severity="warning", markup=False)

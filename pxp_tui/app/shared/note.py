@@ -11,8 +11,15 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, Checkbox, Static, TextArea
 
+from pxp_tui.app.shared.visible_text import VisiblePaste
+from pxp_tui.common.visible import visible
+
 if TYPE_CHECKING:  # the blackboard's modules load after the first paint
     from pxp_tui.blackboard.notes import Annotation
+
+
+class NoteArea(VisiblePaste, TextArea):
+    """The note's text field."""
 
 
 class NoteScreen(ModalScreen["Annotation | None"]):
@@ -33,9 +40,9 @@ class NoteScreen(ModalScreen["Annotation | None"]):
 
     def compose(self) -> ComposeResult:
         with Vertical(id="note-box"):
-            yield Static(self.heading, id="note-heading", markup=False)
+            yield Static(visible(self.heading), id="note-heading", markup=False)
             yield Checkbox("Flagged for later (ctrl+b)", self.annotation.flagged, id="note-flag")
-            yield TextArea(self.annotation.note, id="note-text", soft_wrap=True, show_line_numbers=False)
+            yield NoteArea(visible(self.annotation.note), id="note-text", soft_wrap=True, show_line_numbers=False)
             with Horizontal(id="note-buttons"):
                 yield Button("Save (ctrl+s)", id="note-save", variant="primary")
                 yield Button("Cancel (esc)", id="note-cancel")
@@ -45,6 +52,8 @@ class NoteScreen(ModalScreen["Annotation | None"]):
 
     def edited(self) -> Annotation:
         flagged, note = self.query_one("#note-flag", Checkbox).value, self.query_one(TextArea).text.strip()
+        if note == visible(self.annotation.note).strip():  # not edited: the note as stored (the field shows its escapes)
+            note = self.annotation.note
         return replace(self.annotation, flagged=flagged, note=note)
 
     def on_button_pressed(self, event: Button.Pressed) -> None:

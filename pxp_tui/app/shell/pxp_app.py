@@ -17,6 +17,7 @@ from textual.screen import Screen
 
 from pxp_tui.app.shared.goodbye import bound_goodbye
 from pxp_tui.app.shared.look import Look
+from pxp_tui.app.shared.visible_text import VisibleText
 from pxp_tui.app.shell.keys import key_rows
 
 if TYPE_CHECKING:
@@ -25,7 +26,7 @@ if TYPE_CHECKING:
 T = TypeVar("T")
 
 
-class PXPApp(Look, App[int]):
+class PXPApp(VisibleText, Look, App[int]):
     """``PXPApp(db_path)`` opens on the start screen; ``PXPApp(db_path, run_id=ID)`` on that run."""
 
     TITLE = "PXP"

@@ -21,6 +21,7 @@ from pxp_tui.app.shared.fitting_footer import FittingFooter
 from pxp_tui.app.shared.form_fields import FormFields
 from pxp_tui.app.shared.host import host
 from pxp_tui.common.kinds import HumanKind
+from pxp_tui.common.visible import visible
 from pxp_tui.config import DEFAULTS
 from pxp_tui.tasks import TASKS
 
@@ -127,7 +128,7 @@ class StartScreen(Screen):
             if not isinstance(exc, BlackboardError):
                 raise
             # not a blackboard, a newer schema...: say so, start nothing
-            self.query_one("#start-error", Static).update(Content.styled(str(exc), "$error"))
+            self.query_one("#start-error", Static).update(Content.styled(visible(str(exc)), "$error"))
             self.query_one("#start-button", Button).disabled = True
             return
         self._datasets = datasets
@@ -147,7 +148,9 @@ class StartScreen(Screen):
     def _fill_datasets(self) -> None:
         task = self.query_one("#start-task", Select).value
         options = [("bundled demo", "")] + [
-            (f"{d['name']} ({d['instances']})", d["name"]) for d in getattr(self, "_datasets", []) if d["task"] == task
+            (Content(visible(f"{d['name']} ({d['instances']})", one_line=True)), d["name"])
+            for d in getattr(self, "_datasets", [])
+            if d["task"] == task
         ]
         self.query_one("#start-dataset", Select).set_options(options)
         self.query_one("#start-dataset", Select).value = ""
@@ -190,7 +193,7 @@ class StartScreen(Screen):
         try:
             fields = self.form()
         except ValueError as exc:
-            error.update(Content.styled(str(exc), "$error"))
+            error.update(Content.styled(visible(str(exc)), "$error"))
             return
         error.update(Content.styled("preparing the run…", "$text-muted"))
         await host(self.app).loaded()
@@ -203,7 +206,7 @@ class StartScreen(Screen):
             board = await host(self.app).blackboard()
             run_id = await asyncio.to_thread(create_run, board, RunConfig(**fields))
         except (ValueError, BlackboardError) as exc:
-            error.update(Content.styled(str(exc), "$error"))
+            error.update(Content.styled(visible(str(exc)), "$error"))
             return
         error.update("")
         host(self.app).open_run(run_id)
@@ -246,6 +249,6 @@ def _run_label(summary: RunSummary) -> Content:
     state = str(run.status) if origin is None else f"copy: continue it in {origin.get('file', 'its own file')}"
     return Content.assemble(
         (f"run {run.id}", "bold"),
-        f"  {run.config.task.upper()}  {run.config.model}  {run.human}  ",
+        visible(f"  {run.config.task.upper()}  {run.config.model}  {run.human}  ", one_line=True),
         (f"{summary.counts.sessions}/{summary.planned} sessions  {state}", "$text-muted"),
     )

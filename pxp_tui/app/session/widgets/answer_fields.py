@@ -19,9 +19,10 @@ from textual.widgets.text_area import Selection
 
 from pxp_tui.app.session.widgets.lockable import Lockable
 from pxp_tui.app.shared.css import beside
+from pxp_tui.app.shared.visible_text import VisiblePaste
 
 
-class PredictionInput(Lockable, Input):
+class PredictionInput(VisiblePaste, Lockable, Input):
     """The prediction, as text; ``ctrl+a`` selects it all."""
 
     keys_where = "prediction field"  # where the help lists its keys
@@ -41,7 +42,7 @@ class PredictionInput(Lockable, Input):
         self.post_message(self.Step(step))
 
 
-class ExplanationArea(Lockable, TextArea):
+class ExplanationArea(VisiblePaste, Lockable, TextArea):
     """The explanation, a paragraph editor that takes the room the answer pane has.
 
     At the first focus of a turn (while it still holds the prefilled text) its text is selected, so

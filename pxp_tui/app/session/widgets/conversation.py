@@ -10,12 +10,13 @@ from textual.widgets import Static
 from pxp_tui.app.shared.css import beside
 from pxp_tui.app.shared.distribution_bars import bars_content
 from pxp_tui.app.shared.tags import tag_content
+from pxp_tui.common.visible import visible
 from pxp_tui.engine import Message
 
 
 def message_content(message: Message, prediction_label: str = "Prediction", human: str = "human") -> Content:
     """One message: a heading line, then the prediction and the explanation; its distribution's bars, if any."""
-    sender = "machine" if message.sender.value == "machine" else human
+    sender = "machine" if message.sender.value == "machine" else visible(human, one_line=True)
     bars = bars_content(message.meta)
     return Content.assemble(
         (f"{message.j:>2} ", "bold"),
@@ -23,9 +24,9 @@ def message_content(message: Message, prediction_label: str = "Prediction", huma
         tag_content(message.tag),
         "\n",
         (f"{prediction_label}: ", "bold"),
-        message.prediction,
+        visible(message.prediction),
         "\n",
-        (message.explanation, "$text-muted"),
+        (visible(message.explanation), "$text-muted"),
         *(("\n", bars) if bars is not None else ()),
     )
 
@@ -73,7 +74,7 @@ class Conversation(VerticalScroll):
 
     def note(self, text: str) -> None:
         """A line between messages (a session that ended, a cancelled call)."""
-        self._fill(Content(text), "note")  # plain text: a model error's brackets are no markup
+        self._fill(Content(visible(text)), "note")  # plain text: a model error's brackets are no markup
 
     def clear(self) -> None:
         for child in self.query_children(Static):

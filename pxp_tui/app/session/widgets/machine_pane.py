@@ -15,6 +15,7 @@ from pxp_tui.app.shared.css import beside
 from pxp_tui.app.shared.parts import KeptParts
 from pxp_tui.app.shared.tags import tag_content
 from pxp_tui.common.models import model_label
+from pxp_tui.common.visible import visible
 from pxp_tui.engine import Message
 
 
@@ -65,14 +66,16 @@ class MachinePane(KeptParts, Vertical):
         self.message = message
         self.part(Thinking).stop()
         self.show_text("#machine-head", Content.assemble(tag_content(message.tag), f"  message {message.j}"))
-        self.show_text("#machine-prediction", Content.assemble((f"{self.prediction_label}: ", "bold"), message.prediction))
-        self.show_text("#machine-explanation", Content(message.explanation))
-        self.show_text("#machine-meta", cost_text(message.meta))
+        self.show_text(
+            "#machine-prediction", Content.assemble((f"{self.prediction_label}: ", "bold"), visible(message.prediction))
+        )
+        self.show_text("#machine-explanation", Content(visible(message.explanation)))
+        self.show_text("#machine-meta", Content(visible(cost_text(message.meta), one_line=True)))
         self.part("#machine-body").scroll_home(animate=False)
 
     def clear(self, note: str) -> None:
         self.message = None
-        self.show_text("#machine-head", note)
+        self.show_text("#machine-head", Content(visible(note)))
         for selector in ("#machine-prediction", "#machine-explanation", "#machine-meta"):
             self.show_text(selector, "")
 

@@ -16,6 +16,7 @@ from pxp_tui.app.session.outcome import SessionOutcome
 from pxp_tui.app.shared.css import beside
 from pxp_tui.app.shared.parts import KeptParts
 from pxp_tui.app.shared.tags import tag_content, tags_content
+from pxp_tui.common.visible import visible
 from pxp_tui.protocol import Sender
 
 YES, NO = "✓", "·"
@@ -29,7 +30,9 @@ def _mark(value: bool | None) -> Content:
 
 def headline_content(outcome: SessionOutcome) -> Content:
     style = "bold $success" if outcome.agreed else "bold $warning"
-    return Content.assemble((f"Session {outcome.order + 1} of {outcome.total}: ", "bold"), (outcome.headline, style))
+    return Content.assemble(
+        (f"Session {outcome.order + 1} of {outcome.total}: ", "bold"), (visible(outcome.headline, one_line=True), style)
+    )
 
 
 def last_message_content(outcome: SessionOutcome, prediction_label: str) -> Content:
@@ -37,16 +40,16 @@ def last_message_content(outcome: SessionOutcome, prediction_label: str) -> Cont
     last = outcome.last
     if last is None:
         return Content.styled("no message", "$text-muted")
-    sender = "machine" if last.sender is Sender.MACHINE else outcome.human
+    sender = "machine" if last.sender is Sender.MACHINE else visible(outcome.human, one_line=True)
     return Content.assemble(
         ("Last message: ", "bold"),
         f"{last.j} {sender} ",
         tag_content(last.tag),
         "\n",
         (f"{prediction_label}: ", "bold"),
-        last.prediction,
+        visible(last.prediction),
         "\n",
-        last.explanation,
+        visible(last.explanation),
     )
 
 

@@ -21,6 +21,7 @@ from pxp_tui.app.session.widgets.tag_choice import TagChoice
 from pxp_tui.app.shared.css import beside
 from pxp_tui.app.shared.parts import KeptParts
 from pxp_tui.common.instance import Instance
+from pxp_tui.common.visible import visible
 from pxp_tui.engine import Message
 from pxp_tui.protocol import Tag, allowed_tags
 from pxp_tui.tasks.base import Task
@@ -101,7 +102,7 @@ class TagPicker(KeptParts, Vertical):
     def wait(self, note: str) -> None:
         """Not the expert's turn: show why, and take no input."""
         self._lock(True)
-        self.part("#picker-head", Static).update(Content.styled(note, "$text-muted"))
+        self.part("#picker-head", Static).update(Content.styled(visible(note), "$text-muted"))
         self.disabled = True
 
     def hold(self) -> None:
@@ -149,9 +150,9 @@ class TagPicker(KeptParts, Vertical):
         choice.reset()
         choice.allow_reject(Tag.REJECT in allowed_tags(j, k), reject_reason(j, k))
         self.part(LabelList).set_labels(task.prediction_choices, start.prediction)
-        with self.prevent(Input.Changed, TextArea.Changed):
-            self.part("#answer-prediction", Input).value = start.prediction
-            self.part(ExplanationArea).prefill(start.explanation)
+        with self.prevent(Input.Changed, TextArea.Changed):  # shown as text (a model's escapes are data)
+            self.part("#answer-prediction", Input).value = visible(start.prediction, one_line=True)
+            self.part(ExplanationArea).prefill(visible(start.explanation))
         self._check_prediction(start.prediction)
         self.guards.clear()
         self._refresh_guards()
@@ -173,7 +174,7 @@ class TagPicker(KeptParts, Vertical):
         """What would be sent, with the guards of exactly these texts (worked out again now)."""
         helper = self.part(GuardHelper)
         prediction = self._prediction()
-        explanation = self.part("#answer-explanation", TextArea).text
+        explanation = self._explanation()
         values = self._guard_values()
         return Answer(
             self.part(TagChoice).selected,
@@ -197,15 +198,28 @@ class TagPicker(KeptParts, Vertical):
     # -- checking as typed ------------------------------------------------------------------------
     def _prediction(self) -> str:
         """The prediction as it will be sent: a label picked from the task's labels ("thor" means Pneumothorax)."""
-        typed = self.part("#answer-prediction", Input).value
+        typed = self._as_prefilled(self.part("#answer-prediction", Input).value, "prediction", one_line=True)
         labels = self.part(LabelList)
         return (labels.only or typed) if labels.labels else typed
+
+    def _explanation(self) -> str:
+        return self._as_prefilled(self.part("#answer-explanation", TextArea).text, "explanation")
+
+    def _as_prefilled(self, text: str, field: str, *, one_line: bool = False) -> str:
+        """``text`` as it will be sent: the prefilled message's own text while the field still shows it as prefilled
+        (escapes the field shows for a model's control characters are how it was shown, not an edit)."""
+        start = self.own or self.machine
+        if start is not None:
+            exact = str(getattr(start, field))
+            if text == visible(exact, one_line=one_line):
+                return exact
+        return text
 
     def _guard_texts(self) -> guards.GuardTexts | None:
         if self.machine is None:
             return None
         prediction = self._prediction()
-        explanation = self.part("#answer-explanation", TextArea).text
+        explanation = self._explanation()
         return guards.GuardTexts.of(self.j, self.machine, self.own, prediction, explanation)
 
     def _guard_values(self) -> dict[str, bool] | None:
@@ -226,7 +240,7 @@ class TagPicker(KeptParts, Vertical):
         """The field's label, with the task's verdict on what is typed (for DRUG: valid SMILES?)."""
         problem = self.pxp_task.validate_prediction(value) if self.pxp_task is not None else None
         if problem:
-            verdict = Content.styled(f"✗ {problem}", "$error")
+            verdict = Content.styled(f"✗ {visible(problem, one_line=True)}", "$error")
         else:
             verdict = Content.styled("✓ well formed", "$success") if value.strip() else Content("")
         self.show_text("#prediction-check", Content.assemble(self.prediction_label, "  ", verdict))

@@ -10,10 +10,12 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 
+from textual.content import Content
 from textual.timer import Timer
 from textual.widgets import Static
 
 from pxp_tui.app.shared.css import beside
+from pxp_tui.common.visible import visible
 
 FRAMES = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
 
@@ -63,6 +65,6 @@ class Thinking(Static):
 
     def _tick(self) -> None:
         self._frame = (self._frame + 1) % len(FRAMES)
-        text = f"{FRAMES[self._frame]} {self._label} {self.clock() - self._started:.1f} s"
+        text = visible(f"{FRAMES[self._frame]} {self._label} {self.clock() - self._started:.1f} s", one_line=True)
         # hidden, or the same length (a spinner's step, a tenth of a second): no layout needed
-        self.update(text, layout=self.display and len(text) != len(str(self.content)))
+        self.update(Content(text), layout=self.display and len(text) != len(str(self.content)))
