@@ -12,7 +12,6 @@ but the server is refused: the tests reach no network.
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import json
 import os
@@ -21,17 +20,20 @@ import shutil
 import signal
 import subprocess
 import sys
-import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from . import waiting
+from .waiting import async_poll
+
 ROOT = Path(__file__).resolve().parent.parent
 PXP = Path(sys.executable).with_name("pxp")
 #: Debian's Chromium, or $PXP_CHROMIUM
 CHROMIUM = os.environ.get("PXP_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
-PATIENCE = 90.0  # a bound against hanging, not a timing assertion: four apps and a browser share 2 cores
+PATIENCE = waiting.PATIENCE  # a bound against hanging, not a timing assertion
 #: a browser window of a common laptop size
 VIEWPORT = {"width": 1280, "height": 800}
 
@@ -165,15 +167,22 @@ class Tab:
     def size(self) -> tuple[int, int]:
         return (self.screen.columns, self.screen.lines) if self.screen is not None else (0, 0)
 
-    async def wait(self, pattern: str, patience: float | None = None) -> str:
+    async def _poll(self, condition: Callable[[], Any], what: str) -> Any:
+        """:func:`~tests.waiting.async_poll` within this tab's patience (Playwright delivers the frames meanwhile);
+        on giving up, the screen the tab showed."""
+        try:
+            return await async_poll(condition, what, self.patience)
+        except AssertionError as exc:
+            raise AssertionError(f"{exc}; the tab showed:\n{self.text()}") from None
+
+    async def wait(self, pattern: str) -> str:
         """Wait until the screen matches ``pattern`` (a regular expression); the screen's text."""
-        deadline = time.monotonic() + (patience or self.patience)
-        while time.monotonic() < deadline:
+
+        def seen() -> str:
             text = self.text()
-            if re.search(pattern, text):
-                return text
-            await asyncio.sleep(0.05)  # a poll step: Playwright delivers the frames meanwhile
-        raise AssertionError(f"never saw {pattern!r}; the tab showed:\n{self.text()}")
+            return text if re.search(pattern, text) else ""
+
+        return await self._poll(seen, f"{pattern!r} on the screen")
 
     # -- keys and clicks --------------------------------------------------------------------------
     async def keys(self, *keys: str) -> None:
@@ -188,11 +197,7 @@ class Tab:
         row += below
         before = self.screen.buffer[row][column].bg
         await self.keys("Control+a")
-        deadline = time.monotonic() + self.patience
-        while self.screen.buffer[row][column].bg == before:
-            if time.monotonic() > deadline:
-                raise AssertionError(f"the field under {text!r} never showed a selection:\n{self.text()}")
-            await asyncio.sleep(0.05)  # a poll step: Playwright delivers the frames meanwhile
+        await self._poll(lambda: self.screen.buffer[row][column].bg != before, f"a selection in the field under {text!r}")
 
     async def type(self, text: str) -> None:
         await self.page.keyboard.type(text)
@@ -218,11 +223,7 @@ class Tab:
 
     async def new_tab(self) -> Any:
         """The next tab this one opened (``o``: the picture's original), once the browser has opened it."""
-        deadline = time.monotonic() + self.patience
-        while not self.popups:
-            if time.monotonic() > deadline:
-                raise AssertionError(f"no new tab opened; the tab showed:\n{self.text()}")
-            await asyncio.sleep(0.05)  # a poll step: Playwright delivers the events meanwhile
+        await self._poll(lambda: self.popups, "a new tab")
         return self.popups.pop(0)
 
     async def screenshot(self, path: Path) -> None:
@@ -235,19 +236,6 @@ def db_rows(db: Path, sql: str, params: tuple = ()) -> list[tuple]:
 
     with contextlib.closing(sqlite3.connect(f"file:{db}?mode=ro", uri=True)) as conn:
         return conn.execute(sql, params).fetchall()
-
-
-async def wait_rows(db: Path, sql: str, expected: Any, patience: float = PATIENCE) -> list[tuple]:
-    """Wait until ``sql`` on the blackboard returns ``expected`` (a value, or a predicate of the rows)."""
-    deadline = time.monotonic() + patience
-    rows: list[tuple] = []
-    while time.monotonic() < deadline:
-        with contextlib.suppress(Exception):  # the file may not exist yet, or be locked for a moment
-            rows = db_rows(db, sql, params=())
-            if expected(rows) if callable(expected) else rows == expected:
-                return rows
-        await asyncio.sleep(0.1)
-    raise AssertionError(f"{sql} gave {rows}, never {expected}")
 
 
 # -- what an expert does ----------------------------------------------------------------------------
