@@ -25,11 +25,21 @@ from .browser import (
     start_rad_run,
     until_the_outcome,
 )
-from .terminal import children, cmdline, gone
+from .terminal import cmdline, gone
 
 pytestmark = [pytest.mark.slow, needs_browser]
 
 READING = "Right upper lobe consolidation with air bronchograms: pneumonia."
+
+
+def app_processes(db: Path) -> list[int]:
+    """The ``pxp app --db DB`` processes running (textual-serve starts one per tab, through a shell)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        words = cmdline(int(entry.name)).split() if entry.name.isdigit() else []
+        if words[1:4] == ["-m", "pxp_tui", "app"] and words[-1] == str(db):
+            found.append(int(entry.name))
+    return found
 
 
 def human_messages(db: Path) -> list[tuple]:
@@ -116,7 +126,7 @@ async def test_four_experts_in_four_tabs_at_once_lose_nothing_on_one_blackboard(
             for tab in tabs:
                 tab.patience = 4 * PATIENCE  # four apps start, import and answer at once, beside the browser
             await asyncio.gather(*(start_rad_run(tab) for tab in tabs))
-            apps = [pid for pid in children(served.process.pid) if cmdline(pid).split()[1:4] == ["-m", "pxp_tui", "app"]]
+            apps = app_processes(db)
             assert len(apps) == 4  # one app process per tab, all on the one file
             # the fourth expert closes the tab mid-run; the others quit with q after two sessions
             await asyncio.gather(
