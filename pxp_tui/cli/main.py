@@ -12,6 +12,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "run": ("pxp_tui.cli.run", "run PXP sessions (headless, or in the app)"),
     "metrics": ("pxp_tui.cli.metrics", "the intelligibility table of runs"),
     "app": ("pxp_tui.cli.app", "the app, at its start screen (what `pxp` alone opens)"),
+    "serve": ("pxp_tui.cli.serve", "the app in a web browser: one app per browser tab, on one blackboard"),
     "export": ("pxp_tui.cli.export", "tables and intelligibility views as CSV, JSON, NDJSON or Markdown"),
     "merge": ("pxp_tui.cli.merge", "combine blackboards of several experts or machines into one"),
     "review": ("pxp_tui.cli.review", "browse past runs and replay their sessions, read-only"),

@@ -1,10 +1,11 @@
-"""Opening a picture in the desktop's image viewer, when there is a desktop.
+"""Opening a picture in the desktop's image viewer, when there is a desktop; in a new tab, in a browser.
 
 The picture (an X-ray's original file, or a molecule drawn large by RDKit) is written to a file in a
 private folder, then opened with ``xdg-open`` (Linux, with ``DISPLAY`` or ``WAYLAND_DISPLAY`` set) or
 ``open`` (macOS), without waiting for the viewer. With no desktop (an ssh session, a console), the message
 says why, and where the file is, so that it can be copied (``scp host:path .``). :func:`viewer_command` is
-the decision alone, testable without a viewer.
+the decision alone, testable without a viewer. In a browser tab (``pxp serve``), :func:`open_in_tab` sends the
+picture to the browser instead, which opens it in a new tab.
 
 The folder is ``pictures`` in the user's cache directory (``$XDG_CACHE_HOME/pxp-tui``, else
 ``~/.cache/pxp-tui`` on Linux; platformdirs' choice elsewhere); only if that cannot be made,
@@ -138,17 +139,22 @@ def _write_new(path: Path, data: bytes) -> None:
         raise
 
 
-def write(data: bytes, name: str, where: Path | None = None) -> Path:
-    """``data`` (an image Pillow reads) written as ``name`` plus the extension of its format; the file's path.
-
-    UnsafeFolderError if the folder is not this user's private one.
-    """
+def file_name(data: bytes, name: str) -> tuple[str, str]:
+    """The file name for ``data`` (an image Pillow reads): ``name`` made safe plus its format's extension; and its MIME type."""
     from PIL import Image
 
     with Image.open(io.BytesIO(data)) as image:
         kind = (image.format or "png").lower()
     suffix = {"jpeg": ".jpg"}.get(kind, f".{kind}")
-    path = private(where or folder()) / (re.sub(r"[^A-Za-z0-9_.#-]+", "_", name).strip("_") + suffix)
+    return re.sub(r"[^A-Za-z0-9_.#-]+", "_", name).strip("_") + suffix, Image.MIME.get(kind.upper(), f"image/{kind}")
+
+
+def write(data: bytes, name: str, where: Path | None = None) -> Path:
+    """``data`` (an image Pillow reads) written as ``name`` plus the extension of its format; the file's path.
+
+    UnsafeFolderError if the folder is not this user's private one.
+    """
+    path = private(where or folder()) / file_name(data, name)[0]
     _write_new(path, data)
     return path
 
@@ -194,3 +200,17 @@ def open_picture(
     except OSError as exc:
         return Outcome(False, f"Could not run {command[0]}: {exc}. The picture is in {path}", path)
     return Outcome(True, f"Opened in the image viewer: {path}", path)
+
+
+def open_in_tab(task: Any, instance: Any, prediction: str | None, deliver: Callable[[io.BytesIO, str, str], object]) -> Outcome:
+    """In a browser tab (``pxp serve``): the picture sent to the browser, which opens it in a new tab at full resolution.
+
+    ``deliver(file, file_name, mime_type)`` sends it (the app's ``deliver_binary``, ``open_method="browser"``); nothing
+    is written on the server's disk.
+    """
+    data, name = picture_bytes(task, instance, prediction)
+    if data is None:
+        return Outcome(False, "There is no picture to open.")
+    shown_as, mime_type = file_name(data, name)
+    deliver(io.BytesIO(data), shown_as, mime_type)
+    return Outcome(True, f"Opened in a new browser tab: {shown_as} (if no tab opened, allow pop-ups for this page)")

@@ -7,7 +7,7 @@ questions in a thread while the app's modules load, with textual-image's own lig
 the answers; :func:`load` imports textual-image later (after the first paint) with those answers
 replayed to it: its own choice of renderer, made without asking the terminal again. :func:`image_class`
 picks the widget. ``PXP_IMAGES`` chooses the renderer: ``auto`` (default: Sixel or kitty where the
-terminal has them, half-cell blocks otherwise, including inside tmux), ``sixel``, ``tgp``, ``halfcell``,
+terminal has them, half-cell blocks otherwise, including inside tmux and in a browser tab), ``sixel``, ``tgp``, ``halfcell``,
 ``unicode``, or ``none``.
 """
 
@@ -53,9 +53,17 @@ _loading = threading.Lock()
 logging.getLogger("textual_image").addHandler(logging.NullHandler())
 
 
+def in_browser(env: dict[str, str] | None = None) -> bool:
+    """Whether the app runs in a browser tab (``pxp serve``): textual-serve starts it with Textual's web driver."""
+    return "web_driver" in (os.environ if env is None else env).get("TEXTUAL_DRIVER", "")
+
+
 def renderer() -> str:
+    """``PXP_IMAGES``'s renderer; ``auto`` in a browser tab is half-cell blocks (its terminal draws no Sixel nor
+    kitty graphics, and its output is a pipe, where textual-image would fall back to its coarser unicode one)."""
     value = os.environ.get("PXP_IMAGES", "auto").strip().lower() or "auto"
-    return value if value in RENDERERS else "auto"
+    value = value if value in RENDERERS else "auto"
+    return "halfcell" if value == "auto" and in_browser() else value
 
 
 def probe() -> threading.Thread | None:

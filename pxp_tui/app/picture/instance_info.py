@@ -1,4 +1,4 @@
-"""An instance's metadata as one paragraph, and its picture opened in the desktop's image viewer.
+"""An instance's metadata as one paragraph, and its picture opened in the desktop's image viewer (or a browser tab).
 
 Shared by the instance view and the full-screen picture (which the instance view opens).
 """
@@ -33,12 +33,22 @@ def graphics_note(task: Any, instance: Any) -> str | None:
 
 
 def open_outside(node: Any, task: Any, instance: Any, prediction: str | None) -> None:
-    """Write the picture (the original image, or a large drawing) to a file and open it, in a thread; ``node`` notifies."""
+    """Write the picture (the original image, or a large drawing) to a file and open it, in a thread; ``node`` notifies.
+
+    In a browser tab (``pxp serve``) the picture opens in a new tab of the browser instead, at full resolution.
+    """
+    app = node.app
+
+    def deliver(file: Any, name: str, mime_type: str) -> None:
+        app.call_from_thread(app.deliver_binary, file, save_filename=name, open_method="browser", mime_type=mime_type)
 
     def run() -> None:
         from pxp_tui.app.picture import desktop
 
-        outcome = desktop.open_picture(task, instance, prediction)
+        if app.is_web:
+            outcome = desktop.open_in_tab(task, instance, prediction, deliver)
+        else:
+            outcome = desktop.open_picture(task, instance, prediction)
         severity = "information" if outcome.opened else "warning"
         node.app.call_from_thread(node.notify, outcome.message, severity=severity, timeout=15, markup=False)
 

@@ -14,9 +14,11 @@ from typing import Any
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
+from textual.content import Content
 from textual.widgets import Static
 
 from pxp_tui.app.picture.cache import draw_ahead, instance_key, prediction_key
+from pxp_tui.app.picture.graphics import in_browser
 from pxp_tui.app.picture.instance_info import describe, graphics_note, open_outside
 from pxp_tui.app.picture.widget import Picture
 from pxp_tui.app.shared.css import beside
@@ -35,7 +37,7 @@ def picture_bindings(screen: str) -> list[Binding]:
     """The keys of a screen that shows an instance (ids ``<screen>.picture``, ``<screen>.open_picture``)."""
     return [
         Binding("f", "picture", "Picture full-screen", id=f"{screen}.picture"),
-        Binding("v", "open_picture", "Open in image viewer", id=f"{screen}.open_picture"),
+        Binding("v", "open_picture", "Open in new tab" if in_browser() else "Open in image viewer", id=f"{screen}.open_picture"),
     ]
 
 
@@ -84,7 +86,10 @@ class InstanceView(KeptParts, Vertical):
         self.pxp_task, self.instance = task, instance
         if self._drawn != (task, instance):
             self._drawn = (task, instance)
-            self.part("#instance-meta", Static).update(describe(task, instance))
+            meta = describe(task, instance)
+            if in_browser() and task.original_picture(instance) is not None:  # drawn in half-cell blocks here
+                meta = Content.assemble(meta, Content.styled(" · v: full size in a new tab", "$text-muted"))
+            self.part("#instance-meta", Static).update(meta)
             note = graphics_note(task, instance)
             self.part("#instance-note", Static).update(note or "")
             self.part("#instance-note").display = bool(note)
@@ -154,7 +159,7 @@ class InstanceView(KeptParts, Vertical):
         self.app.push_screen(PictureScreen(self.pxp_task, self.instance, prediction, which=which, caption=self._caption))
 
     def open_outside(self) -> None:
-        """Open the instance's picture in the desktop's image viewer (or say where it was written)."""
+        """Open the instance's picture in the desktop's image viewer (or say where it was written), or a browser tab."""
         if self.pxp_task is None or self.instance is None:
             self.notify("No picture yet.", severity="warning")
             return

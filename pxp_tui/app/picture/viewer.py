@@ -21,6 +21,7 @@ from textual.content import Content
 from textual.screen import Screen
 from textual.widgets import Static
 
+from pxp_tui.app.picture.graphics import in_browser
 from pxp_tui.app.picture.instance_info import describe, graphics_note, open_outside
 from pxp_tui.app.picture.tone import Tone
 from pxp_tui.app.picture.widget import Picture
@@ -53,7 +54,7 @@ class PictureScreen(Screen):
         Binding("i", "invert", "Invert", id="viewer.invert"),
         Binding("r", "reset_tone", "Reset window", id="viewer.reset_tone"),
         Binding("tab", "switch", "Target / proposal", id="viewer.switch"),
-        Binding("v", "open_outside", "Open in image viewer", id="viewer.open_picture"),
+        Binding("v", "open_outside", "Open in new tab" if in_browser() else "Open in image viewer", id="viewer.open_picture"),
     ]
     #: the actions of the reading tools, for X-rays only
     TOOLS = frozenset({"fit", "actual", "zoom", "pan", "brightness", "contrast", "invert", "reset_tone"})

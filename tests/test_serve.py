@@ -1,0 +1,142 @@
+"""``pxp serve``: where it listens, what it says about it, and whom it answers (no browser needed here)."""
+
+from __future__ import annotations
+
+import http.client
+import socket
+from pathlib import Path
+
+import pytest
+
+from pxp_tui.app.shell import serve
+
+from .browser import Served
+from .cli_helpers import pxp
+
+
+@pytest.mark.parametrize("host", ["127.0.0.1", "127.0.0.2", "localhost", "::1", "[::1]"])
+def test_loopback_is_served_without_a_warning(host: str) -> None:
+    assert serve.warning(host) is None
+
+
+@pytest.mark.parametrize("host", ["0.0.0.0", "192.168.1.20", "::", "pxp.example.org"])
+def test_any_other_address_is_warned_of_with_what_to_do(host: str) -> None:
+    caution = serve.warning(host) or ""
+    assert "no authentication" in caution
+    assert "reverse proxy" in caution and "ssh tunnel" in caution and "docs/usage.md" in caution
+
+
+class _Recorded:
+    """Stands in for the server in the command's tests: the arguments it was made with; serving returns at once."""
+
+    made: list[dict] = []
+
+    def __init__(self, db_path: Path, **kwargs: object) -> None:
+        self.made.append({"db_path": db_path, **kwargs})
+        self.socket = socket.socket()
+
+    def serve(self) -> None:
+        self.socket.close()
+
+
+@pytest.mark.parametrize(
+    ("arguments", "warned"),
+    [((), False), (("--bind", "192.168.1.20"), True), (("--bind", "0.0.0.0", "--public-url", "https://pxp.example.org"), True)],
+)
+def test_the_command_warns_on_stderr_only_when_bound_beyond_loopback(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, db_path: Path, arguments: tuple[str, ...], warned: bool
+) -> None:
+    monkeypatch.setattr(serve, "PXPServer", _Recorded)
+    _Recorded.made.clear()
+    code, _, err = pxp(capsys, "serve", "--db", db_path, *arguments)
+    assert code == 0, err
+    assert ("warning" in err and "no authentication" in err) is warned
+    assert _Recorded.made[0]["host"] == (arguments[1] if arguments else "127.0.0.1")
+    assert _Recorded.made[0]["port"] == 8470
+    assert db_path.exists()  # made before serving: a file that is not a blackboard is said before any tab opens
+
+
+def test_every_interface_needs_the_address_browsers_open_and_no_file_is_made(
+    capsys: pytest.CaptureFixture[str], db_path: Path
+) -> None:
+    code, _, err = pxp(capsys, "serve", "--bind", "0.0.0.0", "--db", db_path)
+    assert code == 2
+    assert "needs --public-url" in err
+    code, _, err = pxp(capsys, "serve", "--public-url", "ftp://pxp.example.org", "--db", db_path)
+    assert code == 2
+    assert "not an http:// or https:// address" in err
+    code, _, err = pxp(capsys, "serve", "--port", "70000", "--db", db_path)
+    assert code == 2
+    assert "70000 is not a port number" in err
+    assert not db_path.exists()
+
+
+def test_a_port_in_use_is_said_at_once_and_no_file_is_made(capsys: pytest.CaptureFixture[str], db_path: Path) -> None:
+    with socket.create_server(("127.0.0.1", 0)) as taken:
+        port = taken.getsockname()[1]
+        code, _, err = pxp(capsys, "serve", "--port", port, "--db", db_path)
+    assert code == 1
+    assert err.strip() == f"pxp: error: cannot listen on 127.0.0.1:{port}: Address already in use"
+    assert not db_path.exists()
+
+
+def _get(url: str, path: str, headers: dict[str, str]) -> tuple[int, str]:
+    host, port = url.split("//", 1)[1].rstrip("/").rsplit(":", 1)
+    connection = http.client.HTTPConnection(host, int(port), timeout=30)
+    try:
+        connection.request("GET", path, headers=headers)
+        response = connection.getresponse()
+        return response.status, response.read().decode("utf-8", "replace")
+    finally:
+        connection.close()
+
+
+def test_the_server_answers_its_own_names_only_and_its_page_loads_nothing_from_elsewhere(tmp_path: Path) -> None:
+    served = Served(tmp_path / "sessions.db", tmp_path)
+    try:
+        port = served.url.rstrip("/").rsplit(":", 1)[1]
+        status, page = _get(served.url, "/", {"Host": f"127.0.0.1:{port}"})
+        assert status == 200
+        assert f"ws://127.0.0.1:{port}/ws" in page  # the websocket where the page was loaded from
+        assert "googleapis" not in page and "https://" not in page  # the font is served from here
+        status, page = _get(served.url, "/", {"Host": "localhost:2222"})  # an ssh tunnel's local port
+        assert status == 200
+        assert "ws://localhost:2222/ws" in page
+        status, _ = _get(served.url, "/", {"Host": f"attacker.example:{port}"})  # a DNS name rebound to this machine
+        assert status == 403
+        upgrade = {"Connection": "Upgrade", "Upgrade": "websocket", "Sec-WebSocket-Version": "13"}
+        upgrade["Sec-WebSocket-Key"] = "dGhlIHNhbXBsZSBub25jZQ=="
+        status, _ = _get(served.url, "/ws", {"Host": f"127.0.0.1:{port}", "Origin": "https://attacker.example", **upgrade})
+        assert status == 403  # another site's page in the expert's browser cannot open the app
+        status, _ = _get(served.url, "/download/anything", {"Host": f"127.0.0.1:{port}", "Origin": "https://attacker.example"})
+        assert status == 403
+    finally:
+        assert served.stop() == 0
+
+
+def test_canary_textual_serve_still_builds_its_application_for_a_socket_bound_here(tmp_path: Path) -> None:
+    """serve.py runs textual-serve's application (its private ``Server._make_app``) on its own socket: the routes it serves."""
+    import asyncio
+
+    server = serve.PXPServer(tmp_path / "sessions.db", host="127.0.0.1", port=0)
+    try:
+        application = asyncio.run(server.application())
+        routes = {getattr(resource, "canonical", "") for resource in application.router.resources()}
+        assert {"/", "/ws", "/download/{key}"} <= routes, routes
+    finally:
+        server.socket.close()
+
+
+def test_behind_a_reverse_proxy_the_page_points_the_browser_at_the_public_address(tmp_path: Path) -> None:
+    """docs/usage.md's nginx example: the proxy passes the public Host; the page's websocket is the proxy's wss://."""
+    served = Served(tmp_path / "sessions.db", tmp_path, "--public-url", "https://pxp.example.org")
+    try:
+        assert served.url == "https://pxp.example.org/"  # what the server prints: the address the experts open
+        listening = served.listening
+        status, page = _get(listening, "/", {"Host": "pxp.example.org"})
+        assert status == 200
+        assert "wss://pxp.example.org/ws" in page and "https://pxp.example.org/static/" in page
+        status, _ = _get(listening, "/", {"Host": "other.example.org"})
+        assert status == 403
+    finally:
+        assert served.stop() == 0
