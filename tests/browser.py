@@ -64,6 +64,7 @@ class Served:
             "HOME": str(home),
             "PXP_OFFLINE_LATENCY": "0",
             "LITELLM_LOCAL_MODEL_COST_MAP": "True",
+            "PXP_FULL_SCREEN": "never",  # as in every test (conftest): a small X-ray stays in its pane unless asked
             "PYTHONPATH": str(ROOT),
             **(env or {}),
         }

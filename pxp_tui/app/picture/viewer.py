@@ -3,9 +3,9 @@ reaction drawn large.
 
 An X-ray is shown by cropping the original image (Pillow) and scaling the crop to the pixels the terminal
 shows, so a radiologist zooming on a lung sees the file's own detail at every renderer (Sixel, kitty
-graphics, half-cell blocks). The tools: fit (0) and 1:1 (1: one image pixel per screen pixel, the crop
+graphics, half-cell blocks). The tools: fit (0) and 1:1 (z: one image pixel per screen pixel, the crop
 given to the terminal unscaled, in whole cells), zoom steps (+ -) and pan (arrows, h j k l, a drag, the
-wheel), window/level (brightness [ ], contrast , .; :mod:`~pxp_tui.app.picture.tone`) and invert (i), r
+wheel), window/level (brightness { }, contrast , .; :mod:`~pxp_tui.app.picture.tone`) and invert (i), d
 resetting the window; the bottom line gives the current values. Molecules are drawn again for the whole
 screen. Escape (or f, the key that opened it) goes back to where the expert was.
 """
@@ -40,19 +40,19 @@ class PictureScreen(Screen):
         # f again: the key that opened the picture full-screen leaves it (one meaning: full-screen on or off)
         Binding("f", "leave_full_screen", "Leave full-screen", id="viewer.picture", show=False),
         Binding("0,home", "fit", "Fit", id="viewer.fit"),
-        Binding("1", "actual", "Actual size (1:1)", id="viewer.actual"),
+        Binding("z", "actual", "Actual size (1:1)", id="viewer.actual"),
         Binding("plus,equals_sign", "zoom(1)", "Zoom in", id="viewer.zoom_in"),
         Binding("minus", "zoom(-1)", "Zoom out", id="viewer.zoom_out"),
         Binding("left,h", "pan(-1, 0)", "Pan left", id="viewer.left", show=False),
         Binding("right,l", "pan(1, 0)", "Pan right", id="viewer.right", show=False),
         Binding("up,k", "pan(0, -1)", "Pan up", id="viewer.up", show=False),
         Binding("down,j", "pan(0, 1)", "Pan down", id="viewer.down", show=False),
-        Binding("right_square_bracket", "brightness(1)", "Brighter", id="viewer.brighter"),
-        Binding("left_square_bracket", "brightness(-1)", "Darker", id="viewer.darker"),
+        Binding("right_curly_bracket", "brightness(1)", "Brighter", id="viewer.brighter"),
+        Binding("left_curly_bracket", "brightness(-1)", "Darker", id="viewer.darker"),
         Binding("full_stop", "contrast(1)", "Contrast+", id="viewer.more_contrast"),
         Binding("comma", "contrast(-1)", "Contrast-", id="viewer.less_contrast"),
         Binding("i", "invert", "Invert", id="viewer.invert"),
-        Binding("r", "reset_tone", "Reset window", id="viewer.reset_tone"),
+        Binding("d", "reset_tone", "Default window", id="viewer.reset_tone"),
         Binding("tab", "switch", "Target / proposal", id="viewer.switch"),
         Binding("v", "open_outside", "Open in new tab" if in_browser() else "Open in image viewer", id="viewer.open_picture"),
     ]
