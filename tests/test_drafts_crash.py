@@ -27,9 +27,11 @@ def test_kill_9_mid_answer_keeps_the_answer_typed_before_the_last_pause(tmp_path
     try:
         tmux.start("first", [str(PXP), "run", "--task", "drug", "--human", "alice", "--limit", "3", "--db", str(db)])
         expert_turn(tmux, "first", 1, 3)
-        tmux.keys("first", "3", "C-a", "CCN")  # REVISE: the prediction field has the focus; its text replaced
-        tmux.keys("first", "Tab", "Tab")  # past the label list to the explanation (its text selected: replaced)
-        tmux.wait("first", "Explanation")
+        tmux.keys("first", "3")  # REVISE: the prediction field takes the focus
+        tmux.wait("first", "● 3 REVISE")
+        tmux.keys("first", "C-a", "CCN")  # its text replaced
+        poll(lambda: (draft(db) or (None,) * 4)[2] == "CCN", "the draft of the prediction")
+        tmux.keys("first", "Tab")  # to the explanation (its prefilled text selected: replaced by what is typed)
         tmux.keys("first", "an amine, not the alcohol")
         # a pause in typing: the draft is written (what the expert typed so far)
         poll(lambda: (draft(db) or (None,) * 4)[3] == "an amine, not the alcohol", "the draft after the pause")
