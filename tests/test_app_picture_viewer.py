@@ -169,3 +169,14 @@ async def test_the_picture_keys_are_listed_with_their_ids(db_path: Path, monkeyp
         viewer = await wait_for(pilot, lambda: app.screen if isinstance(app.screen, PictureScreen) else None, "the viewer")
         ids = {row.id for row in key_rows(app, viewer)}
         assert {"viewer.zoom_in", "viewer.zoom_out", "viewer.reset", "viewer.close", "viewer.open"} <= ids
+
+
+async def test_the_way_back_is_shown_first_and_whole_at_80_columns(db_path: Path, monkeypatch) -> None:
+    monkeypatch.setenv("PXP_IMAGES", "halfcell")
+    async with live_app(db_path, (80, 24), task="rad") as (app, pilot, _):
+        viewer = await open_viewer(pilot, app)
+        await drawn(pilot, viewer)
+        status = viewer.query_one("#viewer-status")
+        lines = [line.rstrip() for line in str(status.render()).splitlines()]
+        assert lines[0].startswith("esc back")
+        assert status.region.right <= 80 and "esc back" in lines[0][: status.size.width]

@@ -103,17 +103,18 @@ class PictureScreen(Screen):
         return self._original.crop(box).resize(size, Image.Resampling.LANCZOS)
 
     def _status(self) -> None:
-        keys = "o open in image viewer · esc back"
+        # the way back first: at 80 columns the end of the line (the coordinates) is what is cut
+        keys = "esc back · o open in image viewer"
         if self.prediction:
-            keys = "tab target/proposal · " + keys
+            keys += " · tab target/proposal"
         if not self.zoomable:
-            text = f"drawn for the whole screen · {keys}"
+            text = f"{keys} · drawn for the whole screen"
         elif self.shown is None or self._original is None:
-            text = f"zoom {self.view.zoom:g}× · +/- zoom · arrows pan · 0 whole · {keys}"
+            text = f"{keys} · zoom {self.view.zoom:g}× · +/- zoom · arrows pan · 0 whole"
         else:
             (left, top, right, bottom), _ = self.shown
             width, height = self._original.size
-            text = f"zoom {self.view.zoom:g}× · x {left}–{right} y {top}–{bottom} of {width}×{height} · +/- zoom · arrows pan · 0 whole · {keys}"
+            text = f"{keys} · zoom {self.view.zoom:g}× · +/- zoom · arrows pan · 0 whole · x {left}–{right} y {top}–{bottom} of {width}×{height}"
         self.query_one("#viewer-status", Static).update(Content(text))
 
     def _area(self) -> tuple[tuple[int, int], tuple[int, int]] | None:
