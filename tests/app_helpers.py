@@ -94,7 +94,7 @@ def session_screen(app: PXPApp) -> Any:
 def footer_keys(screen: Any) -> tuple[set[tuple[str, bool]], set[tuple[str, bool]]]:
     """(shown, offered): (action, enabled) of each key the footer shows, and of each key the screen's bindings
     offer now (the first binding of each action, as Textual's footer takes them)."""
-    from textual.widgets._footer import FooterKey
+    from .internals import FooterKey
 
     keys = [k for k in screen.query(FooterKey) if not k.has_class("-command-palette")]
     shown = {(k.action, not k.has_class("-disabled")) for k in keys if k.display}
@@ -115,7 +115,8 @@ def settled_now(app: PXPApp | Any) -> str | None:
     """What the screen shown still has to do, or None: a session's updates due after the reply's frame, a worker
     (the engine aside: it waits for the expert), the header's title, the footer's keys."""
     from textual.widgets import Footer, Header
-    from textual.widgets._header import HeaderTitle
+
+    from .internals import HeaderTitle
 
     screen = app.screen
     session = session_screen(app) if isinstance(app, PXPApp) else None

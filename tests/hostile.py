@@ -138,4 +138,6 @@ def stored(db: Path, sql: str, params: tuple = ()) -> list[Any]:
 
 def screen_text(app: Any) -> str:
     """Every cell the app's screen draws now (its layers: dialogs, notifications), as the terminal is sent them."""
-    return "\n".join("".join(segment.text for segment in strip) for strip in app.screen._compositor.render_strips())
+    from .internals import screen_lines
+
+    return "\n".join(screen_lines(app.screen))

@@ -22,6 +22,10 @@ from textual._compositor import ChopsUpdate, Compositor, LayoutUpdate
 # ``-disabled`` and ``-command-palette`` classes). The app's footers use it through their own door.
 from textual.widgets._footer import FooterKey
 
+# Relies on: ``textual.widgets._header.HeaderTitle``, the header's title widget (its ``text`` and ``sub_text``,
+# updated after the screen's title changes).
+from textual.widgets._header import HeaderTitle
+
 __all__ = [
     "FRAME",
     "HANDLE_RUN",
@@ -29,6 +33,7 @@ __all__ = [
     "ChopsUpdate",
     "Compositor",
     "FooterKey",
+    "HeaderTitle",
     "LayoutUpdate",
     "forward_event",
     "handle_callback",

@@ -50,8 +50,8 @@ def clean(app: object) -> str:
 
 
 async def settle(pilot) -> None:
-    for _ in range(3):
-        await pilot.app.workers.wait_for_complete()
+    for _ in range(3):  # a worker may start another (a read, then its pictures); one cancelled is done too
+        await wait_for(pilot, lambda: all(w.is_finished for w in pilot.app.workers), "the screen's workers")
         await pilot.pause()
 
 
@@ -183,7 +183,7 @@ def test_every_command_prints_the_escapes_as_text(board: Path, tmp_path: Path, c
     table = (tmp_path / "export" / "annotations.md").read_text(encoding="utf-8")  # a table for reading
     assert not leaks(table) and shown("note") in table
     with Blackboard.open(tmp_path / "merged.db", readonly=True) as merged:
-        assert {r.experiment for r in merged.runs()} == {hostile("experiment")}
+        assert {r.config.experiment for r in merged.runs()} == {hostile("experiment")}
 
 
 def test_data_to_a_pipe_is_exact_and_to_a_terminal_visible(board: Path, capsys: pytest.CaptureFixture[str], monkeypatch) -> None:

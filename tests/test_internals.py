@@ -30,7 +30,7 @@ from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.message import Message
 from textual.widget import Widget
-from textual.widgets import Footer, Static
+from textual.widgets import Footer, Header, Static
 
 from pxp_tui.agents import litellm_internals
 from pxp_tui.app.picture import graphics
@@ -309,6 +309,20 @@ async def test_the_app_s_notifications_are_read() -> None:
         async with app.run_test() as pilot:
             app.notify("canary note")
             await _until(pilot, lambda: "canary note" in internals.notifications(app))
+
+
+async def test_the_header_s_title_is_read_from_its_title_widget() -> None:
+    class Titled(App[None]):
+        TITLE = "canary title"
+
+        def compose(self) -> ComposeResult:
+            yield Header()
+
+    with relied_on("textual", "textual.widgets._header.HeaderTitle, rendering the header's title", TESTS_DOOR):
+        app = Titled()
+        async with app.run_test() as pilot:
+            title = app.query_one(Header).query_one(internals.HeaderTitle)
+            await _until(pilot, lambda: "canary title" in str(title.render()))
 
 
 async def test_a_mouse_event_is_forwarded_as_the_driver_does() -> None:

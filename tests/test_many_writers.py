@@ -21,9 +21,9 @@ from pxp_tui.config import RunConfig
 from pxp_tui.runs.create import create_run
 from pxp_tui.tasks import get_task
 
-from .app_helpers import PATIENCE
 from .big_files import png, rad_csv
 from .outside import env
+from .waiting import async_poll, poll
 
 #: another program holding the write lock: it takes it, says "held", keeps it ``argv[2]`` seconds (or, with
 #: "stdin", until a line comes), commits and says "committed"
@@ -59,12 +59,7 @@ def finish(process: subprocess.Popen) -> None:
 
 def until(condition) -> None:
     """Wait (in this thread) until ``condition()`` is true; fails after :data:`PATIENCE` seconds."""
-    pause = threading.Event()
-    for _ in range(int(PATIENCE / 0.005)):
-        if condition():
-            return
-        pause.wait(0.005)
-    raise AssertionError("gave up waiting")
+    poll(condition, "the condition", step=0.005)
 
 
 def board_with_run(db: Path) -> None:
@@ -212,10 +207,8 @@ async def test_the_engine_commits_off_the_loop_while_another_program_holds_the_f
         outside = holder(db_path, "stdin")
         try:
             run = asyncio.ensure_future(execute(board, 1))
-            for _ in range(int(PATIENCE / 0.01)):  # this loop turns while the engine's first write waits
-                if in_begin() or run.done():
-                    break
-                await asyncio.sleep(0.01)
+            # this loop turns while the engine's first write waits
+            await async_poll(lambda: in_begin() or run.done(), "the engine's first write to wait for the lock", step=0.01)
             assert in_begin() and not run.done()
         finally:
             await asyncio.to_thread(finish, outside)

@@ -14,7 +14,6 @@ import signal
 import sqlite3
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -22,6 +21,7 @@ import pytest
 from .outside import Readers, env
 from .terminal import PATIENCE, PXP, Tmux, expert_turn, needs_tmux, run_finished
 from .test_run_status import headless
+from .waiting import poll
 
 HEADLESS = 12
 LIMIT = 3  # sessions of each headless run
@@ -84,10 +84,11 @@ def test_a_dozen_headless_runs_the_live_app_a_reader_and_a_kill_9_on_one_new_fil
         with Readers(db, random.Random(7), pause=0.3) as readers:
             assert victim.stdout is not None
             victim_run = int(re.match(r"run (\d+):", victim.stdout.readline()).group(1))  # type: ignore[union-attr]
-            deadline = time.monotonic() + 10 * PATIENCE
-            while messages_of(db, victim_run) < 3:  # in the middle of its run, the others writing too
-                assert victim.poll() is None and time.monotonic() < deadline, "the victim ended before its kill"
-                time.sleep(0.05)
+            # in the middle of its run, the others writing too
+            poll(
+                lambda: messages_of(db, victim_run) >= 3 or victim.poll() is not None, "the victim's third message", 10 * PATIENCE
+            )
+            assert victim.poll() is None, "the victim ended before its kill"
             os.kill(victim.pid, signal.SIGKILL)
             victim.wait()
             for session in range(1, APP_LIMIT + 1):  # the expert answers each session: RATIFY, send

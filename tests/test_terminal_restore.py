@@ -7,14 +7,14 @@ import os
 import re
 import shutil
 import signal
-import time
 from pathlib import Path
 
 import pytest
 
 from pxp_tui.blackboard import Blackboard
 
-from .terminal import PATIENCE, PXP, Tmux, children, cmdline, expert_turn, gone, run_finished
+from .terminal import PXP, Tmux, children, cmdline, expert_turn, gone, run_finished
+from .waiting import poll
 
 pytestmark = [
     pytest.mark.slow,
@@ -49,10 +49,7 @@ def modes(tmux: Tmux) -> str:
 
 
 def wait_modes(tmux: Tmux, wanted: str) -> None:
-    deadline = time.monotonic() + PATIENCE
-    while modes(tmux) != wanted:
-        assert time.monotonic() < deadline, f"the pane's modes stayed {modes(tmux)!r}, not {wanted!r}"
-        time.sleep(0.05)  # polled, as Tmux.wait polls the screen
+    poll(lambda: modes(tmux) == wanted, f"the pane's modes to be {wanted!r} (they are {modes(tmux)!r})")
 
 
 def pxp_in_shell(tmux: Tmux) -> int:
@@ -90,9 +87,8 @@ def test_a_fatal_signal_gives_the_terminal_back_and_the_run_resumes(tmux: Tmux, 
         assert not report.exists()  # nothing could report it
     else:  # Python's fatal-error report, where the line says, for a bug report
         assert "Its report: " in screen
-        deadline = time.monotonic() + PATIENCE  # written once the process has gone, after the line
-        while not (report.exists() and report.read_text().strip()) and time.monotonic() < deadline:
-            time.sleep(0.05)
+        # written once the process has gone, after the line
+        poll(lambda: report.exists() and report.read_text().strip(), "the fatal-error report")
         assert report.read_text().startswith(f"Fatal Python error: {what}")
         assert report.stat().st_mode & 0o777 == 0o600
     tmux.keys(PANE, "stty -a", "Enter")
