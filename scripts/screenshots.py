@@ -38,7 +38,16 @@ Scene = Callable[[object, PXPApp], Awaitable[None]]
 
 
 async def start_screen(pilot, app: PXPApp) -> None:
-    await wait_for(pilot, lambda: app.screen.query("#start-unfinished"), "the start screen")
+    """The form (its fields mounted a frame after the rest) and the unfinished runs, read."""
+
+    def ready() -> bool:
+        screen = app.screen
+        if not isinstance(screen, start.StartScreen) or not screen.fields.mounted.is_set():
+            return False
+        listed = screen.query_one("#start-unfinished")
+        return listed.option_count > 0 and "…" not in str(listed.get_option_at_index(0).prompt)
+
+    await wait_for(pilot, ready, "the start screen")
 
 
 async def drug_session(pilot, app: PXPApp) -> None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import gzip
+import shutil
 from pathlib import Path
 
 from pxp_tui.blackboard import Blackboard
@@ -11,6 +13,17 @@ from pxp_tui.engine import Reply, RunSpec, Turn, interact
 from pxp_tui.tasks import get_task
 
 from .scripted import ScriptedAgent, split_script
+
+#: the blackboards written by older code (tests/fixtures/README.md)
+FIXTURES = Path(__file__).parent / "fixtures"
+
+
+def unpacked(fixture: str, path: Path) -> Path:
+    """``tests/fixtures/<fixture>`` (gzipped) written out at ``path``."""
+    with gzip.open(FIXTURES / fixture) as packed, path.open("wb") as out:
+        shutil.copyfileobj(packed, out)
+    return path
+
 
 #: (name, tags from j = 1) with n = 6, k = 3: together every intelligibility class and stop reason
 EVERY_CLASS: list[tuple[str, list[str]]] = [

@@ -356,7 +356,7 @@ def app_trial(folder: Path, seed: int, *, limit: int = 6, review: bool = True) -
         turn, after = rng.randint(1, limit), rng.random() < 0.5
         delay = rng.uniform(0, 0.5)
         with Readers(db, rng) as readers:
-            tmux.wait("app", rf"session 1 / {limit} · message 2 / 10(?s:.*)Your turn", PATIENCE)
+            tmux.wait("app", rf"session 1 of {limit} · message 2 of 10(?s:.*)Your turn", PATIENCE)
             pid = tmux.pxp_pid("app")
             watch = FdWatch(pid, db)
             if review:  # a reader that stays open, refreshing every 2 s while the run is running

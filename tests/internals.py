@@ -42,6 +42,7 @@ __all__ = [
     "on_frames",
     "on_terminal_writes",
     "screen_lines",
+    "screen_strips",
     "send_to_driver",
     "sixel_data",
 ]
@@ -65,6 +66,14 @@ def screen_lines(screen: Any) -> list[str]:
     Relies on: ``Screen._compositor``, the screen's ``Compositor``, and its ``render_strips()``.
     """
     return [strip.text for strip in screen._compositor.render_strips()]
+
+
+def screen_strips(screen: Any) -> list[Any]:
+    """``screen``'s lines as its last frame rendered them, with their styles (Rich segments).
+
+    Relies on: ``Screen._compositor``, the screen's ``Compositor``, and its ``render_strips()``.
+    """
+    return list(screen._compositor.render_strips())
 
 
 def on_frames(screen: Any, paint: Callable[[Callable[[], None]], None]) -> None:

@@ -112,7 +112,7 @@ def expert_turn(tmux: Tmux, name: str, session: int, total: int) -> str:
 
     Past the previous session's outcome (the expert reads it and presses enter), if it is shown.
     """
-    turn = rf"session {session} / {total} · message 2 / 10(?s:.*)Your turn"
+    turn = rf"session {session} of {total} · message 2 of 10(?s:.*)Your turn"
     text = tmux.wait(name, rf"{turn}|enter: the next instance")
     if not re.search(turn, text):
         tmux.keys(name, "Enter")

@@ -86,6 +86,7 @@ async def test_flag_and_note_during_a_session_are_stored_and_nothing_is_sent(db_
         session_id = screen.exchange.session_id
         with Blackboard.open(db_path, readonly=True) as board:
             assert notes.get(board, session_id) == notes.Annotation(session_id, True, "ring closure looks odd")
+        assert "⚑ flagged" in screen.sub_title  # the session screen shows the flag
         await pilot.press("n")  # the note again, flag kept; unflag it and add a line
         await wait_for(pilot, lambda: type(app.screen).__name__ == "NoteScreen", "the note")
         assert app.screen.query_one("#note-text").text == "ring closure looks odd"
@@ -94,6 +95,7 @@ async def test_flag_and_note_during_a_session_are_stored_and_nothing_is_sent(db_
         await pilot.press("ctrl+s")
         await wait_for(pilot, lambda: app.screen is screen, "the session again")
         assert screen.state == "human"  # still the expert's turn: a note sends nothing
+        assert "flagged" not in screen.sub_title
         await pilot.press("n")
         await wait_for(pilot, lambda: type(app.screen).__name__ == "NoteScreen", "the note")
         await pilot.press("escape")  # cancelled: left as it was
@@ -178,3 +180,18 @@ async def test_the_review_lists_skipped_and_flagged_sessions_and_writes_notes(db
     with Blackboard.open(db_path, readonly=True) as board:
         (row,) = review.sessions(board, run_id, review.Query(kind="flagged")).rows
         assert (row.order, row.stop_reason, row.note) == (0, "skipped", "skipped: image too dark")
+
+
+async def test_a_flagged_session_shows_its_flag_when_the_run_is_reopened(db_path: Path) -> None:
+    from pxp_tui.app.shell.pxp_app import PXPApp
+
+    async with live_app(db_path, limit=1) as (app, pilot, run_id):
+        screen = await expert_turn(pilot, app, j=2)
+        await pilot.press("b")
+        await wait_for(pilot, lambda: type(app.screen).__name__ == "NoteScreen", "the note")
+        await pilot.press("ctrl+s")
+        await wait_for(pilot, lambda: app.screen is screen and "⚑ flagged" in screen.sub_title, "the flag shown")
+    again = PXPApp(db_path, run_id=run_id)
+    async with again.run_test(size=(80, 24)) as pilot:
+        screen = await expert_turn(pilot, again, j=2)
+        await wait_for(pilot, lambda: "⚑ flagged" in screen.sub_title, "the flag shown after the resume")

@@ -147,10 +147,10 @@ async def test_header_names_run_task_model_session_and_message(db_path) -> None:
     async with live_app(db_path, limit=2) as (app, pilot, run_id):
         screen = await expert_turn(pilot, app, j=2)
         assert app.title == "PXP"
-        assert screen.sub_title == f"run {run_id} · DRUG · offline baseline · session 1 / 2 · message 2 / 10"
+        assert screen.sub_title == f"run {run_id} · DRUG · offline baseline · session 1 of 2 · message 2 of 10"
         await pilot.press("1", "ctrl+s")
         await expert_turn(pilot, app, j=2)
-        assert screen.sub_title.endswith("session 2 / 2 · message 2 / 10")
+        assert screen.sub_title.endswith("session 2 of 2 · message 2 of 10")
 
 
 async def test_metrics_and_conversation_views_fill_the_screen_at_80x24(db_path) -> None:

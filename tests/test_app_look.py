@@ -129,9 +129,9 @@ async def test_nothing_is_cut_at_80x24(db_path: Path) -> None:
 
         def header_says_the_turn() -> str | None:  # Textual's Header shows a new title at its next refresh
             header = text_of(session.query_one("HeaderTitle"))
-            return header if "message 2 / 10" in header else None
+            return header if "message 2 of 10" in header else None
 
-        header = await wait_for(pilot, header_says_the_turn, "the header's message 2 / 10")
+        header = await wait_for(pilot, header_says_the_turn, "the header's message 2 of 10")
         assert f"run {run_id}" in header
         await settled(pilot)  # the footer shows this turn's keys a frame after the turn
         footer_fits(session)

@@ -23,7 +23,7 @@ from pxp_tui.runs.create import create_run
 from pxp_tui.runs.execute import execute
 
 from .app_helpers import expert_turn, live_app, wait_for
-from .internals import forward_event
+from .internals import forward_event, screen_lines
 
 PHANTOM = (256, 256)  # the RAD demo's phantoms
 
@@ -174,3 +174,12 @@ async def test_the_picture_keys_are_listed_with_their_ids(db_path: Path, monkeyp
         viewer = await wait_for(pilot, lambda: app.screen if isinstance(app.screen, PictureScreen) else None, "the viewer")
         ids = {row.id for row in key_rows(app, viewer)}
         assert {"viewer.zoom_in", "viewer.zoom_out", "viewer.fit", "viewer.actual", "viewer.close", "viewer.open_picture"} <= ids
+
+
+async def test_the_way_back_is_shown_first_and_whole_at_80_columns(db_path: Path, monkeypatch) -> None:
+    monkeypatch.setenv("PXP_IMAGES", "halfcell")
+    async with live_app(db_path, (80, 24), task="rad") as (app, pilot, _):
+        viewer = await open_viewer(pilot, app)
+        await drawn(pilot, viewer)
+        footer = screen_lines(app.screen)[-1]  # the footer's keys, the way back first
+        assert footer.lstrip().startswith("esc Back")

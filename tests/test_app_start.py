@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from textual.widgets import Input
 
@@ -153,3 +155,116 @@ async def test_a_file_that_is_not_a_blackboard_is_refused_and_left_alone(tmp_pat
         await wait_for(pilot, lambda: attempts and attempts[-1].is_finished, "the attempt to start")
         assert app.screen is screen and "notes.db" in str(error.render())
     assert path.read_bytes() == before
+
+
+async def test_the_first_3_instances_make_a_run_of_3_whose_header_says_which_of_3(db_path) -> None:
+    app = PXPApp(db_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await start_screen(pilot, app)
+        limit = screen.query_one("#start-limit", Input)
+        assert limit.disabled  # N is for "the first N" only
+        screen.query_one("#start-instances").value = "first"
+        await wait_for(pilot, lambda: not limit.disabled, "N to be enabled")
+        limit.value = "3"
+        await pilot.press("ctrl+s")
+        session = await expert_turn(pilot, app, j=2)
+        assert "session 1 of 3 · message 2 of 10" in session.sub_title
+    assert [len(json.loads(r["plan"])) for r in rows(db_path, "SELECT plan FROM runs")] == [3]
+
+
+async def test_a_split_of_an_imported_dataset_is_offered_with_its_size_and_runs_alone(db_path) -> None:
+    from dataclasses import replace
+
+    from pxp_tui.blackboard import Blackboard
+    from pxp_tui.tasks import get_task
+
+    demo = get_task("drug").demo_rows()
+    with Blackboard.open(db_path) as board:
+        split = [replace(row, split="val" if i < 4 else "train") for i, row in enumerate(demo[:10])]
+        board.add_dataset("ten", "drug", split, source="test")
+    app = PXPApp(db_path)
+    async with app.run_test(size=(160, 48)) as pilot:
+        screen = await start_screen(pilot, app)
+        dataset, choice = screen.query_one("#start-dataset"), screen.query_one("#start-instances")
+        await wait_for(pilot, lambda: any(value == "ten" for _, value in dataset._options), "the imported dataset")
+        dataset.value = "ten"
+        await wait_for(pilot, lambda: len(choice._options) == 3, "the dataset's choices")
+        assert [str(label) for label, _ in choice._options] == ["all of train (6)", "the first N", "the val split (4)"]
+        choice.value = "split:val"
+        await pilot.press("ctrl+s")
+        await expert_turn(pilot, app, j=2)
+    run = rows(db_path, "SELECT split, plan FROM runs")[0]
+    assert run["split"] == "val" and len(json.loads(run["plan"])) == 4
+
+
+async def test_with_an_unfinished_run_its_list_has_the_focus_enter_resumes_and_ctrl_s_starts_anew(db_path) -> None:
+    run_id = make_run(db_path)
+    app = PXPApp(db_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await start_screen(pilot, app)
+        listed = screen.query_one("#start-unfinished")
+        await wait_for(pilot, lambda: screen.focused is listed, "the focus on the unfinished runs")
+        assert "ctrl+s" in str(screen.query_one("#start-button").label)  # a new run: one key, shown
+        assert listed.region.bottom <= 23  # on screen at 80x24, above the footer
+        await pilot.press("enter")
+        session = await expert_turn(pilot, app, j=2)
+        assert session.run_id == run_id
+    assert rows(db_path, "SELECT COUNT(*) AS n FROM runs")[0]["n"] == 1
+
+    app = PXPApp(db_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await start_screen(pilot, app)
+        await wait_for(pilot, lambda: screen.focused is screen.query_one("#start-unfinished"), "the focus on the runs")
+        await pilot.press("ctrl+s")
+        session = await expert_turn(pilot, app, j=2)
+        assert session.run_id != run_id
+    assert rows(db_path, "SELECT COUNT(*) AS n FROM runs")[0]["n"] == 2
+
+
+def test_a_run_s_progress_counts_sessions_done_and_skipped() -> None:
+    assert start.progress_words(1, 1, 23) == "2 of 23 sessions, 1 skipped"
+    assert start.progress_words(3, 0, 23) == "3 of 23 sessions"
+
+
+async def test_one_done_and_one_skipped_read_2_of_3_sessions_1_skipped(db_path) -> None:
+    from pxp_tui.blackboard import Blackboard
+
+    run_id = make_run(db_path, limit=3, human="proxy")
+    with Blackboard.open(db_path) as board:
+        plan = board.run(run_id).plan
+        first = board.start_session(run_id, plan[0], 0)
+        board.db.execute("UPDATE data SET ended_at = '2026-01-01', stop_reason = 'ratified' WHERE session_id = ?", [first])
+        board.skip_session(board.start_session(run_id, plan[1], 1))
+    app = PXPApp(db_path)
+    async with app.run_test(size=(160, 48)) as pilot:
+        screen = await start_screen(pilot, app)
+        listed = screen.query_one("#start-unfinished")
+        await wait_for(pilot, lambda: listed.option_count and listed.get_option_at_index(0).id, "the run")
+        assert "2 of 3 sessions, 1 skipped" in str(listed.get_option_at_index(0).prompt)
+
+
+@pytest.mark.parametrize("size", [(80, 24), (160, 48)])
+async def test_each_field_has_a_line_of_help_that_fits_and_the_help_explains_them_all(db_path, size) -> None:
+    from pxp_tui.app.start import fields
+
+    app = PXPApp(db_path)
+    async with app.run_test(size=size) as pilot:
+        screen = await start_screen(pilot, app)
+        help_line = screen.query_one("#start-help")
+        for name in ("n", "k", "context", "checker", "learn-gate", "instances"):
+            screen.query_one(f"#start-{name}").focus()
+            line = fields.help_line(name)
+            await wait_for(pilot, lambda line=line: str(help_line.render()) == line, f"the help of {name}")
+            assert len(line) <= help_line.size.width  # one line, whole, at this size
+        screen.query_one("#start-button").focus()
+        await pilot.press("question_mark")
+        await wait_for(pilot, lambda: type(app.screen).__name__ == "HelpScreen", "the help")
+        shown = str(app.screen.query_one("#help-intro Static").render())
+        for name in ("n", "k", "context", "checker", "learn-gate"):
+            assert fields.FIELDS[name].full in shown
+
+
+def test_every_line_of_help_fits_the_form_at_80_columns() -> None:
+    from pxp_tui.app.start import fields
+
+    assert all(len(fields.help_line(name)) <= fields.LINE for name in [*fields.FIELDS, None])

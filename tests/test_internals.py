@@ -317,6 +317,8 @@ async def test_a_screen_s_frames_and_lines_are_seen() -> None:
             app.query_one("#text", Static).update("canary changed")
             await _until(pilot, lambda: bool(painted))
             assert any("canary changed" in line for line in internals.screen_lines(app.screen))
+            styled = [seg for strip in internals.screen_strips(app.screen) for seg in strip if "canary" in seg.text]
+            assert styled and styled[0].style is not None and styled[0].style.bgcolor is not None  # with its colours
 
 
 async def test_each_frame_written_to_the_terminal_is_seen(monkeypatch) -> None:

@@ -71,6 +71,14 @@ def save(board: Blackboard, annotation: Annotation) -> None:
         )
 
 
+def flagged(board: Blackboard, run_id: int) -> set[int]:
+    """The sessions of run ``run_id`` flagged for later."""
+    if not has_table(board.db):
+        return set()
+    sql = "SELECT session_id FROM annotations WHERE run_id = ? AND flagged"
+    return {row[0] for row in board.db.execute(sql, [run_id]).fetchall()}
+
+
 def skipped(board: Blackboard, run_id: int) -> int:
     """How many of run ``run_id``'s sessions the expert skipped."""
     sql = "SELECT COUNT(*) FROM data WHERE run_id = ? AND stop_reason = ?"

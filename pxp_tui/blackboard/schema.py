@@ -13,7 +13,7 @@ from pxp_tui.protocol.intelligibility import CLASSES
 #: ``PRAGMA application_id`` of a pxp blackboard ("PXPT")
 APPLICATION_ID = 0x50585054
 #: ``PRAGMA user_version`` of the schema this code writes
-SCHEMA_VERSION = 6
+SCHEMA_VERSION = 7
 #: the oldest schema read as it is, without migrating (a read-only reader cannot migrate): 2 differs from
 #: 3 only in ``runs`` (``human`` held the expert's name, see :data:`DERIVED`), which readers allow for
 READABLE_FROM = 2
@@ -236,6 +236,32 @@ NOT_SKIPPED = "stop_reason IS NOT 'skipped'"
 
 TABLES["rounds"] = rounds.TABLE
 
+#: schema 7, added by :func:`_drafts`: the expert's unsent answer, one row per (session, message j) being answered,
+#: replaced as they type and deleted when that message is stored or the session ends (:data:`DRAFT_TRIGGERS`).
+#: Never a message: see :mod:`pxp_tui.blackboard.drafts`
+TABLES["drafts"] = {
+    "columns": {
+        "session_id": int,
+        "j": int,  # the message the expert is answering with it
+        "run_id": int,
+        "tag": str,  # RATIFY | REFUTE | REVISE | REJECT, or NULL: none chosen yet
+        "prediction": str,  # the prediction field as typed
+        "explanation": str,  # the explanation field as typed
+        "updated_at": str,
+    },
+    "pk": ("session_id", "j"),
+    "not_null": {"run_id", "updated_at"},
+    "foreign_keys": [("session_id", "data", "session_id"), ("run_id", "runs", "id")],
+}
+DRAFT_TRIGGERS = (
+    # the message is stored (by the app, or by any other writer): its draft, and any older one, goes with it
+    "CREATE TRIGGER IF NOT EXISTS messages_drafts_sent AFTER INSERT ON messages BEGIN\n"
+    "  DELETE FROM drafts WHERE session_id = NEW.session_id AND j <= NEW.j;\nEND",
+    # the session ended (skipped, stopped, finished): nothing is left to answer
+    "CREATE TRIGGER IF NOT EXISTS data_drafts_ended AFTER UPDATE OF ended_at ON data WHEN NEW.ended_at IS NOT NULL BEGIN\n"
+    "  DELETE FROM drafts WHERE session_id = NEW.session_id;\nEND",
+)
+
 INDEXES: list[tuple[str, list[str], bool]] = [
     ("runs", ["uid"], True),
     ("instances", ["dataset", "key"], True),
@@ -300,6 +326,7 @@ def create(db: sqlite_utils.Database) -> None:
         _create_tables(db)
         firsts.create_triggers(db)
         rounds.create_trigger(db)
+        _draft_triggers(db)
         for table, columns, unique in INDEXES:
             db.table(table).create_index(columns, unique=unique, if_not_exists=True)
         _replace_views(db)
@@ -421,6 +448,18 @@ def _measures(db: sqlite_utils.Database) -> None:
     rounds.recompute(db)
 
 
+def _draft_triggers(db: sqlite_utils.Database) -> None:
+    for sql in DRAFT_TRIGGERS:
+        db.execute(sql)
+
+
+def _drafts(db: sqlite_utils.Database) -> None:
+    """Version 6 -> 7: the expert's unsent answers (``drafts``), with the triggers that delete a draft once its
+    message is stored or its session ends. Older files had none to keep."""
+    _create_tables(db)  # drafts
+    _draft_triggers(db)
+
+
 #: version -> step that brings a blackboard from that version to the next
 MIGRATIONS: dict[int, Callable[[sqlite_utils.Database], None]] = {
     1: _firsts,
@@ -428,6 +467,7 @@ MIGRATIONS: dict[int, Callable[[sqlite_utils.Database], None]] = {
     3: _annotations,
     4: _evince,
     5: _measures,
+    6: _drafts,
 }
 
 

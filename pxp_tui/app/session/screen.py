@@ -27,6 +27,7 @@ from pxp_tui.app.picture.cache import prefetch_next
 from pxp_tui.app.picture.instance_view import InstanceView, PictureActions, picture_bindings
 from pxp_tui.app.picture.widget import Picture
 from pxp_tui.app.session.batch import batched
+from pxp_tui.app.session.draft_keeper import DraftKeeper
 from pxp_tui.app.session.driver import RunDriver
 from pxp_tui.app.session.early_keys import EarlyKeys, early_key_bindings
 from pxp_tui.app.session.exchange import Exchange
@@ -106,6 +107,7 @@ class SessionScreen(KeptParts, PictureActions, Screen):
         self.metrics: LiveMetrics | None = None
         self.engine: Worker | None = None
         self.leaving = False
+        self.moving_on = False  # the expert left an outcome: the next frame shows the next instance whole
         self.held: list[Any] = []  # what the engine reported while an outcome is on screen, shown after it
         self.joined = False  # the expert holds a second machine's seat (issue 10; agents/relay.py)
         self.reply_wait = ReplyWait(self, self._show_waiting)  # after a send: one frame for a fast reply
@@ -113,6 +115,8 @@ class SessionScreen(KeptParts, PictureActions, Screen):
         self.unsent: tuple[int, int, Answer] | None = None
         self.early_keys = EarlyKeys(self)
         self.notes = SessionNotes(self)
+        self.drafts = DraftKeeper(self)  # the expert's unsent answer, kept as they type
+        self.flagged: set[int] = set()  # the run's sessions flagged for later (shown in the header)
 
     @property
     def answering(self) -> bool:
@@ -152,12 +156,15 @@ class SessionScreen(KeptParts, PictureActions, Screen):
 
         try:
             self.board = await host(self.app).blackboard()
-            run, finished, skipped = await host(self.app).read_board(_run_and_tags, self.run_id)
+            run, finished, skipped, kept, flagged = await host(self.app).read_board(_run_and_tags, self.run_id)
         except (BlackboardError, ValueError) as exc:  # no such run, not a blackboard: say so, no traceback
             self.part(MachinePane).idle()
             self.part(TagPicker).wait(f"Cannot open run {self.run_id}: {exc}")
             return
         self.stored_run = run
+        self.moving_on = True  # the first turn shown whole (see _release)
+        self.drafts.stored = kept
+        self.flagged = flagged
         self.pxp_task = task_of(run.config, self.board, run.config.dataset or "")  # the run's wording and question
         self.metrics = LiveMetrics(run.config.n, len(run.plan), finished, skipped)
         label = self.pxp_task.prediction_label
@@ -192,6 +199,7 @@ class SessionScreen(KeptParts, PictureActions, Screen):
         The run is then ``paused``, with ``reason`` (why the app is closing) if given.
         """
         self.leaving = True
+        await asyncio.to_thread(self.drafts.flush)  # what the expert typed last, before the app goes
         engine = self.engine
         if engine is not None and engine.is_running:
             engine.cancel()
@@ -243,6 +251,8 @@ class SessionScreen(KeptParts, PictureActions, Screen):
         assert self.exchange is not None
         if self.unsent is not None and self.unsent[:2] == (message.session_id, message.j):
             self.unsent = None  # stored: nothing to put back
+        if message.sender is Sender.HUMAN:
+            self.drafts.turn_over()  # stored: its draft is gone with it
         if message.j <= len(self.exchange.messages):
             return
         self.exchange.add(message)
@@ -319,6 +329,7 @@ class SessionScreen(KeptParts, PictureActions, Screen):
         if self.state is not SessionState.OUTCOME:
             return
         self._outcome_shown(False)
+        self.moving_on = True  # see _release
         # the next session's first turn is usually among the held events: shown with them, in one frame
         self._set_state(SessionState.MACHINE, shown=False)
         self._hold_frames()
@@ -340,12 +351,18 @@ class SessionScreen(KeptParts, PictureActions, Screen):
         turn, machine = event.turn, event.turn.other_last
         if machine is None:  # pragma: no cover - the expert never speaks first
             return
+        if self.moving_on and not self.reply_wait.active:  # the first turn since the run was opened (a resume)
+            self._hold_frames()  # painted with its header and keys (see _release), not the loading state's
         self._set_state(SessionState.HUMAN)
         if self.driver is not None:
             self.driver.human.turn_shown()  # the time per answer counts from here
         self.part(TagPicker).prepare(self.pxp_task, turn.instance, turn.j, turn.n, turn.k, machine, turn.own_last)
+        self.drafts.turn_over()
         if self.unsent is not None and self.unsent[:2] == (turn.session_id, turn.j):
             self.part(TagPicker).restore(self.unsent[2])  # sent before the run stopped, never stored: as typed
+        elif (draft := self.drafts.restore(turn.session_id, turn.j)) is not None:
+            self.part(TagPicker).restore(draft, draft=True)  # typed before the app closed: as the expert left it
+            self.notify("Your unsent answer is back as you left it.", timeout=4)
         self._title()
         if self.exchange is not None and self.stored_run is not None:  # the next instance's picture, drawn meanwhile
             picture = self.part("#instance-picture", Picture)
@@ -391,6 +408,10 @@ class SessionScreen(KeptParts, PictureActions, Screen):
     def on_tag_picker_send(self, event: TagPicker.Send) -> None:
         self.send(event.answer)
 
+    def on_tag_picker_edited(self, event: TagPicker.Edited) -> None:
+        if self.state is SessionState.HUMAN:
+            self.drafts.changed(event.answer)
+
     def on_locked(self, event: Locked) -> None:
         """A key reached the answer while it is on its way (just sent): say to wait, keep nothing."""
         event.stop()
@@ -433,6 +454,7 @@ class SessionScreen(KeptParts, PictureActions, Screen):
         if self.state is not SessionState.HUMAN or self.driver is None or answer.tag is None:
             return
         self.driver.human.submit(answer.tag, answer.prediction, answer.explanation, answer.guards)
+        self.drafts.sent(self.part(TagPicker).typed())  # kept until the message is stored
         if self.exchange is not None:
             self.unsent = (self.exchange.session_id, self.exchange.next_j, answer)
         self.part(TagPicker).hold()  # no input from now; shown as waiting only if the wait is seen
@@ -452,10 +474,19 @@ class SessionScreen(KeptParts, PictureActions, Screen):
         self.reply_wait.begin()
 
     def _release(self) -> None:
-        self.reply_wait.after_frame(self.part(QuickFooter).release)  # its keys in the next frame, not in the reply's
         # painted once the reply and the expert's turn are all in the frame (an outcome, shown where the answer
         # was, is painted whole in any frame: what was hidden is drawn as it is now)
-        awaited = (MachinePane, Conversation, TagPicker) if self.state is SessionState.HUMAN else ()
+        awaited: tuple[type[Widget], ...] = (MachinePane, Conversation, TagPicker) if self.state is SessionState.HUMAN else ()
+        if self.moving_on or self.state is SessionState.OUTCOME:
+            # an outcome's first frame, and the next instance's after it: their header and keys in that frame too
+            # (a frame later, the previous state's keys and counts stood over them for a moment)
+            self.moving_on = False
+            self.reply_wait.flush()
+            self.part(QuickFooter).release()
+            self._title()
+            awaited += (QuickFooter,)
+        else:
+            self.reply_wait.after_frame(self.part(QuickFooter).release)  # its keys in the next frame, not the reply's
         self.reply_wait.end(*(self.part(kind) for kind in awaited))
 
     # -- states -----------------------------------------------------------------------------------
@@ -499,18 +530,29 @@ class SessionScreen(KeptParts, PictureActions, Screen):
         parts = [f"run {self.run_id}", run.config.task.upper(), model_label(run.config.model)]
         if ex is not None:
             j = ex.next_j if ex.stop is None else len(ex.messages)
-            parts += [f"session {ex.order + 1} / {ex.total}", f"message {j} / {ex.n}"]
+            parts += [f"session {ex.order + 1} of {ex.total}", f"message {j} of {ex.n}"]
+            if ex.session_id in self.flagged:
+                parts.append("⚑ flagged")
         else:
             done = self.metrics.done if self.metrics else 0
-            parts += [f"session {done} / {len(run.plan)}"]
+            parts += [f"{done} of {len(run.plan)} sessions done"]
         self.sub_title = " · ".join(parts)
+
+    def flag_changed(self, session_id: int, flagged: bool) -> None:
+        """Session ``session_id`` was flagged for later, or no longer is: the header says so."""
+        if flagged:
+            self.flagged.add(session_id)
+        else:
+            self.flagged.discard(session_id)
+        self._title()
 
     def quit_warning(self) -> str | None:
         """Why quitting now deserves a question (mid-session), or None."""
         if self.exchange is not None and self.exchange.stop is None and self.state in (SessionState.MACHINE, SessionState.HUMAN):
+            kept = "\nYour unsent answer is kept as a draft: it is back when you reopen the run." if self.drafts.kept else ""
             return (
                 "This session is not finished. Quit anyway?\n"
-                "Every message shown is saved; reopening the run continues at the next message."
+                f"Every message shown is saved; reopening the run continues at the next message.{kept}"
             )
         return None
 
@@ -600,9 +642,12 @@ def _pause(board: Any, run_id: int, reason: str) -> None:
         board.set_status(run_id, RunStatus.PAUSED, reason)
 
 
-def _run_and_tags(board: Any, run_id: int) -> tuple[Run, list[Any], int]:
-    """The run's row, its finished sessions' tags and how many were skipped (read in a thread)."""
+def _run_and_tags(board: Any, run_id: int) -> tuple[Run, list[Any], int, dict[tuple[int, int], Any], set[int]]:
+    """The run's row, its finished sessions' tags, how many were skipped, the expert's unsent answers and the sessions
+    flagged for later (read in a thread)."""
+    from pxp_tui.blackboard import drafts
     from pxp_tui.blackboard.metrics import session_tags
-    from pxp_tui.blackboard.notes import skipped
+    from pxp_tui.blackboard.notes import flagged, skipped
 
-    return board.run(run_id), session_tags(board, run_id), skipped(board, run_id)
+    run = board.run(run_id)
+    return run, session_tags(board, run_id), skipped(board, run_id), drafts.of_run(board, run_id), flagged(board, run_id)

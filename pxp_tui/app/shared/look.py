@@ -56,8 +56,25 @@ else:
     _AppBase = object
 
 
+#: colours of a theme that read below 4.5:1 against their background once a 256-colour terminal shows them (the
+#: nearest of its 256), replaced by the nearest that read at 4.5:1 or more (tests/test_app_contrast.py)
+READABLE_256: dict[str, dict[str, str]] = {
+    "textual-dark": {
+        "block-cursor-background": "#0053AA",  # a highlighted option: white on #0087d7 was 3.6:1
+        "text-muted": "#949494",  # 60% of the text was #6c6c6c on the surface, 3.2:1
+        "text-disabled": "#8A8A8A",
+        "tag-reject": "#D17E92",  # $error was #af5f5f on the surface, 3.8:1
+    },
+}
+
+
 class Look(_AppBase):
     """Mixed into the apps (``PXPApp``, ``ReviewApp``): tag colours from the theme, the theme remembered."""
+
+    def get_css_variables(self) -> dict[str, str]:
+        variables = {**super().get_css_variables(), **READABLE_256.get(self.current_theme.name, {})}
+        self.theme_variables = variables
+        return variables
 
     def get_theme_variable_defaults(self) -> dict[str, str]:
         theme = self.current_theme

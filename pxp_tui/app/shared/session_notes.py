@@ -50,6 +50,9 @@ class NotesScreen(Protocol):
 
     def notify(self, message: str, *, severity: Any = ...) -> None: ...
 
+    def flag_changed(self, session_id: int, flagged: bool) -> None:
+        """The session was flagged for later, or no longer is."""
+
 
 class SessionNotes:
     """The session screen's part for the expert's skip, flag and note; it reads the screen's ``board``,
@@ -119,4 +122,5 @@ class SessionNotes:
         if annotation is None or self.board is None:
             return
         notes.save(self.board, annotation)
+        self.screen.flag_changed(annotation.session_id, annotation.flagged)  # the screen shows the flag
         self.notify("Flagged for later, note saved." if annotation.flagged else "Note saved.")

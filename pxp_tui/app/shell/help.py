@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Vertical
+from textual.containers import Vertical, VerticalScroll
+from textual.content import Content
 from textual.screen import ModalScreen, Screen
 from textual.widgets import DataTable, Static
 
@@ -23,6 +24,10 @@ class HelpScreen(ModalScreen[None]):
 
     def compose(self) -> ComposeResult:
         with Vertical(id="help-box"):
+            intro = getattr(self.below, "help_intro", None)  # a screen's own explanation (the start form's fields)
+            if intro is not None:
+                with VerticalScroll(id="help-intro"):
+                    yield Static(Content(intro()))
             yield Static("Keys (ctrl+p: every command by name; escape closes)", id="help-title")
             yield DataTable(id="help-keys", cursor_type="row", zebra_stripes=True)
 

@@ -6,20 +6,21 @@ import asyncio
 import getpass
 from typing import TYPE_CHECKING, Any
 
-from textual import work
+from textual import events, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
 from textual.lazy import Lazy
 from textual.screen import Screen
-from textual.widgets import Button, Header, Input, Label, OptionList, Select, Static
+from textual.widgets import Button, Header, Input, Label, OptionList, Select, Static, Switch
 from textual.widgets.option_list import Option
 
 from pxp_tui.app.shared.breakpoints import apply_breakpoints
 from pxp_tui.app.shared.fitting_footer import FittingFooter
 from pxp_tui.app.shared.form_fields import FormFields
 from pxp_tui.app.shared.host import host
+from pxp_tui.app.start import fields as form_help
 from pxp_tui.common.kinds import HumanKind
 from pxp_tui.common.visible import visible
 from pxp_tui.config import DEFAULTS
@@ -31,8 +32,10 @@ if TYPE_CHECKING:
 INTRO = (
     "For each instance the machine sends a prediction and an explanation; you answer RATIFY, REFUTE, "
     "REVISE or REJECT with your own, until both ratify, one rejects, or n messages. "
-    "Press enter to start on the bundled demo with the offline machine (no key, no network)."
 )
+#: what enter does: start the form's run, or (with unfinished runs listed) resume the one selected
+INTRO_START = "Press enter to start on the bundled demo with the offline machine (no key, no network)."
+INTRO_RESUME = "Press enter to resume the unfinished run selected on the right, or ctrl+s to start the run of the form."
 
 CONTEXTS = [("all earlier sessions (the papers)", "all"), ("none", "none"), ("last 3 sessions", "last:3")]
 
@@ -50,14 +53,15 @@ def default_name() -> str:
 
 
 class StartScreen(Screen):
-    """Choose what to run; ``enter`` on Start (focused first) starts the demo at once."""
+    """Choose what to run; ``enter`` on Start (focused first) starts the demo at once, or, when there are unfinished
+    runs, resumes the one selected in their list (focused once they are read); ``ctrl+s`` starts a new run."""
 
     CSS_PATH = "screen.tcss"
     # Start has the focus from the first frame. Textual's default focuses the first focusable widget, the
     # scrolling body, whose focus (then its loss) restyles everything in it: about 0.1 s before the first paint.
     AUTO_FOCUS = "#start-button"
     BINDINGS = [
-        Binding("ctrl+s", "start", "Start", id="start.start"),
+        Binding("ctrl+s", "start", "Start a new run", id="start.start"),
         Binding("ctrl+r", "resume", "Resume run", id="start.resume"),
         Binding("ctrl+o", "app.open_review", "Review runs", id="start.review"),
     ]
@@ -71,7 +75,7 @@ class StartScreen(Screen):
         apply_breakpoints(self)  # its layout from the first frame
         yield Header()
         with VerticalScroll(id="start-body"):
-            yield Static(INTRO, id="start-intro")
+            yield Static(INTRO + INTRO_START, id="start-intro")
             with Horizontal(id="start-columns"):
                 with Vertical(id="start-form"):
                     with Vertical(id="start-fields"), Lazy(self.fields):  # mounted just after the first frame
@@ -81,6 +85,12 @@ class StartScreen(Screen):
                         )
                         yield Label("Dataset")
                         yield Select([("bundled demo", "")], value="", allow_blank=False, id="start-dataset")
+                        yield Label("Instances")
+                        with Horizontal(id="start-instances-row"):
+                            yield Select(
+                                form_help.instance_choices(None), value=form_help.ALL, allow_blank=False, id="start-instances"
+                            )
+                            yield Input("3", id="start-limit", type="integer", disabled=True, tooltip="N")
                         yield Label("Machine")
                         yield Input(DEFAULTS.model, id="start-model", placeholder="offline, gpt-4o-mini, ollama/llava, ...")
                         yield Label("Checker")
@@ -102,11 +112,14 @@ class StartScreen(Screen):
                             yield Input(str(DEFAULTS.k), id="start-k", type="integer", tooltip="REJECT allowed after message k")
                         yield Label("Context")
                         yield Select(CONTEXTS, value=DEFAULTS.context, allow_blank=False, id="start-context")
+                        yield Label("Learn gate")
+                        yield Switch(DEFAULTS.learn_gate, id="start-learn-gate")
+                    yield Static(form_help.help_line(None), id="start-help")
                     yield Static("", id="start-error")
                     yield Button("Start (enter)", id="start-button", variant="primary")
                 with Vertical(id="start-runs"):
                     yield OptionList(Option(Content.styled("…", "$text-muted"), disabled=True), id="start-unfinished")
-                    yield Button("Resume (ctrl+r)", id="resume-button")
+                    yield Button("Resume (enter or ctrl+r)", id="resume-button")
                     yield Button("Review past runs (ctrl+o)", id="review-button")
         yield FittingFooter()
 
@@ -136,12 +149,16 @@ class StartScreen(Screen):
         self._fill_datasets()
         unfinished = self.query_one("#start-unfinished", OptionList)
         unfinished.clear_options()
-        for run in runs:  # a copy merged from another file is continued there: listed, not offered
+        for run, skipped in runs:  # a copy merged from another file is continued there: listed, not offered
             copy = run.run.copy_of is not None
-            unfinished.add_option(Option(_run_label(run), id=None if copy else str(run.run.id), disabled=copy))
-        resumable = [i for i, run in enumerate(runs) if run.run.copy_of is None]
+            unfinished.add_option(Option(_run_label(run, skipped), id=None if copy else str(run.run.id), disabled=copy))
+        resumable = [i for i, (run, _) in enumerate(runs) if run.run.copy_of is None]
         if resumable:
-            unfinished.highlighted = resumable[0]  # the latest: ctrl+r resumes it without selecting it first
+            unfinished.highlighted = resumable[0]  # the latest: enter or ctrl+r resumes it without selecting it first
+            if self.focused is None or self.focused.id == "start-button":  # not while the expert fills the form
+                unfinished.focus()
+                self.query_one("#start-button", Button).label = "Start a new run (ctrl+s)"
+                self.query_one("#start-intro", Static).update(INTRO + INTRO_RESUME)
         else:
             unfinished.add_option(Option(Content.styled("none", "$text-muted"), disabled=True))
 
@@ -154,10 +171,24 @@ class StartScreen(Screen):
         ]
         self.query_one("#start-dataset", Select).set_options(options)
         self.query_one("#start-dataset", Select).value = ""
+        self._fill_instances()
+
+    def _fill_instances(self) -> None:
+        name = self.query_one("#start-dataset", Select).value
+        found = next((d for d in getattr(self, "_datasets", []) if d["name"] == name), None) if name else None
+        choice = self.query_one("#start-instances", Select)
+        before = choice.value
+        options = form_help.instance_choices(found)
+        choice.set_options(options)
+        choice.value = before if any(value == before for _, value in options) else form_help.ALL
 
     def on_select_changed(self, event: Select.Changed) -> None:
         if event.select.id == "start-task":
             self._fill_datasets()
+        elif event.select.id == "start-dataset":
+            self._fill_instances()
+        elif event.select.id == "start-instances":
+            self.query_one("#start-limit", Input).disabled = event.value != form_help.FIRST
         elif event.select.id == "start-human":
             self.query_one("#start-name", Input).disabled = event.value != HumanKind.LIVE.value
 
@@ -172,6 +203,8 @@ class StartScreen(Screen):
             except ValueError:
                 raise ValueError(f"{field} must be a whole number, got {text!r}") from None
         human = self.query_one("#start-human", Select).value
+        chosen = str(self.query_one("#start-instances", Select).value)
+        values.update(form_help.instances(chosen, self.query_one("#start-limit", Input).value))
         return {
             "task": self.query_one("#start-task", Select).value,
             "dataset": self.query_one("#start-dataset", Select).value or None,
@@ -180,6 +213,7 @@ class StartScreen(Screen):
             "human_kind": HumanKind(human),
             "expert": None if human != HumanKind.LIVE.value else self.query_one("#start-name", Input).value.strip(),
             "context": self.query_one("#start-context", Select).value,
+            "learn_gate": self.query_one("#start-learn-gate", Switch).value,
             **values,
         }
 
@@ -219,6 +253,16 @@ class StartScreen(Screen):
         elif event.button.id == "review-button":
             host(self.app).action_open_review()
 
+    def on_descendant_focus(self, event: events.DescendantFocus) -> None:
+        """The focused field's line of help under the form."""
+        field = next((n.id for n in event.widget.ancestors_with_self if n.id and n.id.startswith("start-")), None)
+        if field is not None:
+            self.query_one("#start-help", Static).update(form_help.help_line(field.removeprefix("start-")))
+
+    def help_intro(self) -> str:
+        """The help's text for this screen (``?``, ``f1``): what each field means."""
+        return "The fields of a new run:\n" + form_help.explained()
+
     def on_input_submitted(self, event: Input.Submitted) -> None:
         self.start_run()
 
@@ -235,20 +279,28 @@ class StartScreen(Screen):
         host(self.app).open_run(int(option.id))
 
 
-def _board_contents(board: Any) -> tuple[list[dict[str, Any]], list[RunSummary]]:
-    """The datasets, and the unfinished runs (newest first) with their counts and sessions planned."""
-    from pxp_tui.blackboard import review
+def _board_contents(board: Any) -> tuple[list[dict[str, Any]], list[tuple[RunSummary, int]]]:
+    """The datasets, and the unfinished runs (newest first) with their counts, sessions planned and skipped."""
+    from pxp_tui.blackboard import notes, review
 
     runs = [r for r in review.runs(board) if not r.run.finished]
-    return board.datasets(), sorted(runs, key=lambda r: -r.run.id)
+    return board.datasets(), [(r, notes.skipped(board, r.run.id)) for r in sorted(runs, key=lambda r: -r.run.id)]
 
 
-def _run_label(summary: RunSummary) -> Content:
+def progress_words(done: int, skipped: int, planned: int) -> str:
+    """How far a run has got, in words: the sessions behind it (finished or skipped) of those planned."""
+    behind = f"{done + skipped} of {planned} sessions"
+    return f"{behind}, {skipped} skipped" if skipped else behind
+
+
+def _run_label(summary: RunSummary, skipped: int) -> Content:
     run = summary.run
     origin = run.copy_of
     state = str(run.status) if origin is None else f"copy: continue it in {origin.get('file', 'its own file')}"
     return Content.assemble(
         (f"run {run.id}", "bold"),
-        visible(f"  {run.config.task.upper()}  {run.config.model}  {run.human}  ", one_line=True),
-        (f"{summary.counts.sessions}/{summary.planned} sessions  {state}", "$text-muted"),
+        "  ",  # apart from what the file says (shown as text, on one line)
+        visible(f"{run.config.task.upper()}  {run.config.model}  {run.human}", one_line=True),
+        "  ",
+        f"{progress_words(summary.counts.sessions, skipped, summary.planned)}  {state}",  # muted: unreadable highlighted
     )

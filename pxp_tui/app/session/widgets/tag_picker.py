@@ -63,6 +63,12 @@ class TagPicker(KeptParts, Vertical):
 
         answer: Answer
 
+    @dataclass
+    class Edited(TextualMessage):
+        """The expert changed their answer (a tag, a field): ``answer`` holds the fields as typed (a draft)."""
+
+        answer: Answer
+
     def __init__(self, prediction_label: str = "Prediction", *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.prediction_label = prediction_label
@@ -158,15 +164,18 @@ class TagPicker(KeptParts, Vertical):
         self._refresh_guards()
         self.screen.set_focus(choice)  # now, not at the next idle (``focus()``): in the same frame as the rest
 
-    def restore(self, answer: Answer) -> None:
-        """Put back an answer that was sent but never stored (the write failed, or was cancelled): the tag and the
-        texts as the expert left them, for sending again. Call after :meth:`prepare` of the same turn."""
+    def restore(self, answer: Answer, *, draft: bool = False) -> None:
+        """Put back an answer that was sent but never stored (the write failed, or was cancelled), or (``draft``)
+        the answer the expert was typing when the app closed: the tag and the texts as the expert left them, for
+        sending again. Call after :meth:`prepare` of the same turn."""
         if answer.tag is not None:
             self.part(TagChoice).select(answer.tag)
         self.part(LabelList).show_for(answer.prediction)
         with self.prevent(Input.Changed, TextArea.Changed):
             self.part("#answer-prediction", Input).value = answer.prediction
             self.part(ExplanationArea).prefill(answer.explanation)
+        if draft:  # the expert's own words: a focus does not select them all, for typing to replace
+            self.part(ExplanationArea).fresh = False
         self._check_prediction(answer.prediction)
         self._refresh_guards()
 
@@ -191,6 +200,18 @@ class TagPicker(KeptParts, Vertical):
         unchanged = not guards.computed(self.pxp_task, texts)["changed"] and not texts.first_reply
         recorded = {name: bool(answer.guards[f"guard_{name}"]) for name in guards.NAMES} if answer.guards else None
         return guards.doubts(answer.tag, self.j, self.k, unchanged, recorded)
+
+    def typed(self) -> Answer:
+        """The answer as the fields show it (what a draft keeps: the prediction as typed, not the label it names)."""
+        return Answer(
+            self.part(TagChoice).selected,
+            self.part("#answer-prediction", Input).value,
+            self.part("#answer-explanation", TextArea).text,
+        )
+
+    def _edited(self) -> None:
+        if not self.locked:
+            self.post_message(self.Edited(self.typed()))
 
     def request_send(self) -> None:
         self.post_message(self.Send(self.answer()))
@@ -265,12 +286,14 @@ class TagPicker(KeptParts, Vertical):
         self.part(LabelList).show_for(event.value)
         self._check_prediction(event.value)
         self._refresh_guards()
+        self._edited()
 
     def on_text_area_changed(self, event: TextArea.Changed) -> None:
         # after a pause in typing: the checker reads the whole explanation (worked out again at send anyway)
         if self._guard_timer is not None:
             self._guard_timer.stop()
         self._guard_timer = self.set_timer(0.15, self._refresh_guards)
+        self._edited()
 
     # -- events -----------------------------------------------------------------------------------
     def on_guard_helper_overridden(self, event: GuardHelper.Overridden) -> None:
@@ -320,6 +343,7 @@ class TagPicker(KeptParts, Vertical):
     def on_tag_choice_chosen(self, event: TagChoice.Chosen) -> None:
         """REFUTE and REVISE come with the expert's own answer: the prediction field takes the focus."""
         event.stop()
+        self._edited()
         if event.tag in (Tag.REFUTE, Tag.REVISE):
             self.part("#answer-prediction", Input).focus()
 
