@@ -127,7 +127,7 @@ async def test_flags_and_notes_are_stored_filtered_exported_and_merged(db_path: 
         with pytest.raises(ValueError, match="no session 999"):
             notes.save(board, notes.Annotation(999, note="x"))
     # pxp export carries them
-    code, _, err = pxp(capsys, "export", "--db", db_path, "--format", "json", "--out", tmp_path / "out")
+    code, _, err = pxp(capsys, "export", "--db", db_path, "--format", "json", "--table", "annotations", "--out", tmp_path / "out")
     assert code == 0, err
     exported = json.loads((tmp_path / "out" / "annotations.json").read_text())
     assert [(a["session_id"], a["flagged"], a["note"]) for a in exported] == [

@@ -51,7 +51,7 @@ def test_the_summary_screens_commands_run_as_shown(tmp_path: Path) -> None:
     db = tmp_path / HOSTILE / "s.db"
     report, export = [line.strip() for line in next_steps(3, db).plain.splitlines() if line.strip().startswith("pxp ")]
     assert pasted(report, tmp_path) == ["pxp", "report", "--runs", "3", "--db", str(db)]
-    assert pasted(export, tmp_path) == ["pxp", "export", "--format", "csv", "--db", str(db)]
+    assert pasted(export, tmp_path) == ["pxp", "export", "--run", "3", "--format", "csv", "--db", str(db)]
 
 
 def test_the_command_a_copys_refusal_names_pastes_as_one_command(tmp_path: Path) -> None:
