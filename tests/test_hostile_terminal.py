@@ -115,7 +115,7 @@ def test_every_command_prints_the_escapes_as_text(tmux: Tmux, board: Path, tmp_p
         "headless": f"run --headless --resume 3 --db {db}",
         "metrics": f"metrics --db {db}",
         "report": f"report --by expert --db {db} --out report",
-        "export": f"export --format csv --out export --db {db}",
+        "export": f"export --format csv --table annotations --out export --db {db}",
         "notes": f"export --format csv --table annotations --out - --db {db}",  # data to a terminal: visible
         "datasets": f"datasets --db {db}",
         "error": f'report --experiment "$(cat experiment.txt)" --db {db}',
