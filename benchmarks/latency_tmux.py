@@ -130,9 +130,9 @@ class ScreenStep:
 
 def _turn(screen: str, session: int, total: int, j: int) -> bool:
     # "Your turn · message j of n" in the answer's pane; at narrow sizes the message number is in the header
-    if re.search(rf"session {session} / {total}\b", screen) is None or "Your turn" not in screen:
+    if re.search(rf"session {session} of {total}\b", screen) is None or "Your turn" not in screen:
         return False
-    return f"Your turn · message {j} " in screen or re.search(rf"· message {j} / \d+", screen) is not None
+    return f"Your turn · message {j} " in screen or re.search(rf"· message {j} of \d+", screen) is not None
 
 
 def _ready(screen: str, session: int, total: int, j: int) -> bool:
@@ -219,7 +219,7 @@ def drive(
                         if reply.search(screen):
                             step.reply = t
                             step.seen.append(screen)
-                        elif re.search(rf"session {order + 2} / {total}\b", screen):  # the next session
+                        elif re.search(rf"session {order + 2} of {total}\b", screen):  # the next session
                             step.reply, step.reply_superseded = t, True
                     if step.turn is None and _turn(screen, nxt_session, total, nxt_j):
                         step.turn = t

@@ -281,7 +281,7 @@ def _has_runs(db: Path) -> bool:
 
 
 # -- the app -------------------------------------------------------------------------------------------
-_HEADER = re.compile(r"session (\d+) / (\d+) · message (\d+) / 10")
+_HEADER = re.compile(r"session (\d+) of (\d+) · message (\d+) of 10")
 _RATIFIED = [(1, "machine", "INIT"), (2, "human", "RATIFY"), (3, "machine", "RATIFY")]
 
 

@@ -57,7 +57,7 @@ async def rad_session_then_quit(tab: Tab, reading: str, close: bool = False) -> 
     closes the tab at session 2's turn instead (its app is told to quit: the run is paused too)."""
     await refute(tab, "Pneumonia", reading)
     await until_the_outcome(tab, 1)
-    await tab.keys("n")
+    await tab.keys("Enter")  # the next instance
     await tab.wait(TURN.format(session=2, j=2))
     if close:
         await tab.page.close()

@@ -98,6 +98,9 @@ def test_the_live_app_and_the_review_show_the_escapes_as_text(tmux: Tmux, board:
     tmux.keys("review", "a")  # every message
     tmux.wait("review", re.escape(shown("dataset")))  # the proxy's cards, drawn
     screen = untouched(tmux, "review", before)
+    tmux.keys("review", "Home")  # the first message alone: the machine's reply, above the reference answer's card
+    tmux.wait("review", "message 1 / ")
+    screen += untouched(tmux, "review", before)
     for label in ("name", "reply", "dataset", "prediction", "label", "note"):
         assert shown(label) in screen, f"{label}:\n{screen}"
     tmux.keys("review", "q")

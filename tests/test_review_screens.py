@@ -282,6 +282,8 @@ async def test_leaving_a_screen_while_it_still_reads_goes_back_and_the_review_go
         async with app.run_test(size=SIZE) as pilot:
             if leaving is ReplayScreen:
                 await open_sessions(pilot)
+            else:
+                await settle(pilot)  # the runs are listed: enter opens the run's sessions
             back_to = type(app.screen)
             monkeypatch.setattr(review, group, slow)
             monkeypatch.setattr(leaving, "on_unmount", taken_down, raising=False)

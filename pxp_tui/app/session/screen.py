@@ -107,6 +107,7 @@ class SessionScreen(KeptParts, PictureActions, Screen):
         self.metrics: LiveMetrics | None = None
         self.engine: Worker | None = None
         self.leaving = False
+        self.moving_on = False  # the expert left an outcome: the next frame shows the next instance whole
         self.held: list[Any] = []  # what the engine reported while an outcome is on screen, shown after it
         self.joined = False  # the expert holds a second machine's seat (issue 10; agents/relay.py)
         self.reply_wait = ReplyWait(self, self._show_waiting)  # after a send: one frame for a fast reply
@@ -161,6 +162,7 @@ class SessionScreen(KeptParts, PictureActions, Screen):
             self.part(TagPicker).wait(f"Cannot open run {self.run_id}: {exc}")
             return
         self.stored_run = run
+        self.moving_on = True  # the first turn shown whole (see _release)
         self.drafts.stored = kept
         self.flagged = flagged
         self.pxp_task = task_of(run.config, self.board, run.config.dataset or "")  # the run's wording and question
@@ -327,6 +329,7 @@ class SessionScreen(KeptParts, PictureActions, Screen):
         if self.state is not SessionState.OUTCOME:
             return
         self._outcome_shown(False)
+        self.moving_on = True  # see _release
         # the next session's first turn is usually among the held events: shown with them, in one frame
         self._set_state(SessionState.MACHINE, shown=False)
         self._hold_frames()
@@ -348,6 +351,8 @@ class SessionScreen(KeptParts, PictureActions, Screen):
         turn, machine = event.turn, event.turn.other_last
         if machine is None:  # pragma: no cover - the expert never speaks first
             return
+        if self.moving_on and not self.reply_wait.active:  # the first turn since the run was opened (a resume)
+            self._hold_frames()  # painted with its header and keys (see _release), not the loading state's
         self._set_state(SessionState.HUMAN)
         if self.driver is not None:
             self.driver.human.turn_shown()  # the time per answer counts from here
@@ -469,10 +474,19 @@ class SessionScreen(KeptParts, PictureActions, Screen):
         self.reply_wait.begin()
 
     def _release(self) -> None:
-        self.reply_wait.after_frame(self.part(QuickFooter).release)  # its keys in the next frame, not in the reply's
         # painted once the reply and the expert's turn are all in the frame (an outcome, shown where the answer
         # was, is painted whole in any frame: what was hidden is drawn as it is now)
-        awaited = (MachinePane, Conversation, TagPicker) if self.state is SessionState.HUMAN else ()
+        awaited: tuple[type[Widget], ...] = (MachinePane, Conversation, TagPicker) if self.state is SessionState.HUMAN else ()
+        if self.moving_on or self.state is SessionState.OUTCOME:
+            # an outcome's first frame, and the next instance's after it: their header and keys in that frame too
+            # (a frame later, the previous state's keys and counts stood over them for a moment)
+            # (the metrics and the conversation's note still follow in the next frame: what is read first comes first)
+            self.moving_on = False
+            self.part(QuickFooter).release()
+            self._title()
+            awaited += (QuickFooter,)
+        else:
+            self.reply_wait.after_frame(self.part(QuickFooter).release)  # its keys in the next frame, not the reply's
         self.reply_wait.end(*(self.part(kind) for kind in awaited))
 
     # -- states -----------------------------------------------------------------------------------

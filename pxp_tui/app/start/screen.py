@@ -13,7 +13,7 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
 from textual.lazy import Lazy
 from textual.screen import Screen
-from textual.widgets import Button, Header, Input, Label, OptionList, Select, Static, Switch
+from textual.widgets import Button, Checkbox, Header, Input, Label, OptionList, Select, Static
 from textual.widgets.option_list import Option
 
 from pxp_tui.app.shared.breakpoints import apply_breakpoints
@@ -113,7 +113,7 @@ class StartScreen(Screen):
                         yield Label("Context")
                         yield Select(CONTEXTS, value=DEFAULTS.context, allow_blank=False, id="start-context")
                         yield Label("Learn gate")
-                        yield Switch(DEFAULTS.learn_gate, id="start-learn-gate")
+                        yield Checkbox("keep a session only if val accuracy holds", DEFAULTS.learn_gate, id="start-learn-gate")
                     yield Static(form_help.help_line(None), id="start-help")
                     yield Static("", id="start-error")
                     yield Button("Start (enter)", id="start-button", variant="primary")
@@ -213,7 +213,7 @@ class StartScreen(Screen):
             "human_kind": HumanKind(human),
             "expert": None if human != HumanKind.LIVE.value else self.query_one("#start-name", Input).value.strip(),
             "context": self.query_one("#start-context", Select).value,
-            "learn_gate": self.query_one("#start-learn-gate", Switch).value,
+            "learn_gate": self.query_one("#start-learn-gate", Checkbox).value,
             **values,
         }
 
