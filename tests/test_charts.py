@@ -49,3 +49,28 @@ def test_counts_are_drawn_as_steps() -> None:
     rows = [line for line in drawn(plot).splitlines() if "┤" in line or "│" in line]
     one_way_machine = chart_style.marker(1)
     assert any(line.count(one_way_machine) >= 5 for line in rows)  # a level run of the marker, not a slope
+
+
+def test_series_on_the_same_line_share_one_marker_and_the_legend_says_so() -> None:
+    """All sessions ratified at once: the three curves are one line. Drawn apart, the last drawn hid the others
+    (the expert saw one series and a legend naming three); now one marker stands for all three and says so."""
+    empty = RunCounts(**{f.name: 0 for f in dataclasses.fields(RunCounts)})
+    same = [
+        dataclasses.replace(empty, sessions=2, one_way_human=2 * (j >= 2), one_way_machine=2 * (j >= 2), two_way=2 * (j >= 2))
+        for j in range(1, 5)
+    ]
+    plot = CurvePlot()
+    legend = plot.show(same).plain
+    canvas = drawn(plot)
+    assert chart_style.marker(0) in canvas and chart_style.marker(1) not in canvas and chart_style.marker(2) not in canvas
+    assert legend == f"{chart_style.marker(0)} 1-way H = 1-way M = 2-way"
+    apart = plot.show(curve()).plain  # different all along: each its own, as before
+    assert apart == LEGEND.plain
+
+
+def test_series_are_grouped_by_their_values_in_order() -> None:
+    assert chart_style.same_groups([[0, 1], [0, 1], [0, 0.5]]) == [[0, 1], [2]]
+    assert (
+        chart_style.grouped_legend(["a", "b", "c"], [[0, 1], [2]]).plain
+        == f"{chart_style.marker(0)} a = b  {chart_style.marker(2)} c"
+    )

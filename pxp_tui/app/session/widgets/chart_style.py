@@ -25,6 +25,23 @@ def legend(labels: Sequence[str]) -> Content:
     return Content("  ").join(Content.assemble((marker(i), "bold"), " ", label) for i, label in enumerate(labels))
 
 
+def same_groups(series: Sequence[Sequence[float]]) -> list[list[int]]:
+    """The series' indices grouped where their values are the same all along, in order of first appearance:
+    drawn, such series lie on one line and only the last drawn would show, so one marker stands for them all."""
+    groups: dict[tuple[float, ...], list[int]] = {}
+    for i, ys in enumerate(series):
+        groups.setdefault(tuple(ys), []).append(i)
+    return list(groups.values())
+
+
+def grouped_legend(labels: Sequence[str], groups: Sequence[Sequence[int]]) -> Content:
+    """:func:`legend` for series drawn by group (:func:`same_groups`): ``● 1-way H = 1-way M  ▲ 2-way``, each
+    group with the marker of its first series."""
+    return Content("  ").join(
+        Content.assemble((marker(group[0]), "bold"), " ", " = ".join(labels[i] for i in group)) for group in groups
+    )
+
+
 def steps(xs: Sequence[float], ys: Sequence[float]) -> tuple[list[float], list[float]]:
     """A count that holds from one x to the next, drawn as a step (level, then up or down), not a slope."""
     if not xs:

@@ -75,7 +75,8 @@ class MetricsPane(KeptParts, Vertical):
     def _show_curve(self, metrics: LiveMetrics) -> None:
         self._chart_due = False
         if self.is_attached:  # not closed meanwhile
-            self.part(CurvePlot).show(metrics.curve)  # the curve as it is now
+            legend = self.part(CurvePlot).show(metrics.curve)  # the curve as it is now
+            self.part("#metrics-legend", Static).update(legend)
 
     def show_session(self, tags: Sequence[tuple[Sender, Tag]]) -> None:
         self.part("#metrics-tags", Static).update(Content.assemble("This session: ", tags_content(tags)))
