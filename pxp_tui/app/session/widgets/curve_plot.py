@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from textual.content import Content
-
 from textual_plotext import PlotextPlot
 
 from pxp_tui.app.session.widgets import chart_style
