@@ -10,14 +10,15 @@ from textual.content import Content
 
 #: one marker and one colour per series, in order: distinct in shape first
 MARKERS: tuple[str, ...] = ("●", "×", "▲", "■", "◆")
-COLOURS: tuple[str, ...] = ("cyan+", "orange+", "green+", "magenta+", "yellow+")
+#: (plotext's names, or RGB where its bright magenta and red read under 4.5:1 on the pane in 256 colours)
+COLOURS: tuple[str | tuple[int, int, int], ...] = ("cyan+", "orange+", "green+", (255, 135, 215), "yellow+")
 
 
 def marker(index: int) -> str:
     return MARKERS[index % len(MARKERS)]
 
 
-def colour(index: int) -> str:
+def colour(index: int) -> str | tuple[int, int, int]:
     return COLOURS[index % len(COLOURS)]
 
 
@@ -28,7 +29,7 @@ def legend(labels: Sequence[str]) -> Content:
 
 #: the markers of the pieces where several series run together (one per combination met, in order)
 MEETING_MARKERS: tuple[str, ...] = ("◆", "■", "✚", "★")
-MEETING_COLOURS: tuple[str, ...] = ("white", "magenta+", "yellow+", "red+")
+MEETING_COLOURS: tuple[str | tuple[int, int, int], ...] = ("white", (255, 135, 215), (255, 255, 135), (215, 175, 255))
 
 
 @dataclass(frozen=True)
@@ -66,9 +67,9 @@ def pieces(paths: Sequence[tuple[Sequence[float], Sequence[float]]]) -> list[Pie
     return out
 
 
-def piece_styles(found: Sequence[Piece]) -> dict[tuple[int, ...], tuple[str, str]]:
+def piece_styles(found: Sequence[Piece]) -> dict[tuple[int, ...], tuple[str, str | tuple[int, int, int]]]:
     """(marker, colour) for each set of owners among ``found``: a series its own; each meeting its own."""
-    styles: dict[tuple[int, ...], tuple[str, str]] = {}
+    styles: dict[tuple[int, ...], tuple[str, str | tuple[int, int, int]]] = {}
     meetings = 0
     for piece in found:
         if piece.owners in styles:
@@ -82,7 +83,7 @@ def piece_styles(found: Sequence[Piece]) -> dict[tuple[int, ...], tuple[str, str
     return styles
 
 
-def pieces_legend(labels: Sequence[str], styles: dict[tuple[int, ...], tuple[str, str]]) -> Content:
+def pieces_legend(labels: Sequence[str], styles: dict[tuple[int, ...], tuple[str, str | tuple[int, int, int]]]) -> Content:
     """``● 1-way H  × 1-way M  ▲ 2-way  ◆ 1-way H = 2-way``: each series shown on its own, then each meeting."""
     order = sorted(styles, key=lambda owners: (len(owners), owners))
     return Content("  ").join(
