@@ -64,7 +64,10 @@ def test_a_drug_debater_weighs_the_other_experts_distribution() -> None:
         messages = debate_prompt(instance_text("paracetamol", target))
         messages += [
             {"role": "assistant", "content": drug.reply(messages)},
-            {"role": "user", "content": f"{reply}\n\nConsidering the other agent's reply, ... Debate contentiousness: {level:.2f} on a scale"},
+            {
+                "role": "user",
+                "content": f"{reply}\n\nConsidering the other agent's reply, ... Debate contentiousness: {level:.2f} on a scale",
+            },
         ]
         text = drug.reply(messages)
         pathway, explanation = get_task("drug").parse(text)
