@@ -198,12 +198,17 @@ class Tab:
         ctrl+a sent just after the click reached the widget focused before it."""
         row, column = self._place(text)
         row += below
-        before = self.screen.buffer[row][column].bg
+        cells = range(column, column + len(text))  # the field's first cells (its padding may come first)
+
+        def colours() -> list[str]:
+            return [self.screen.buffer[row][c].bg for c in cells]
+
+        before = colours()
         bound = waiting.Patience(f"a selection in the field under {text!r}", self.patience)
         while True:
             await self.keys("Control+a")
             try:
-                await async_poll(lambda: self.screen.buffer[row][column].bg != before, "a selection", min(5.0, self.patience))
+                await async_poll(lambda: len(set(colours()) - set(before)) > 0, "a selection", min(5.0, self.patience))
                 return
             except AssertionError:
                 try:
@@ -275,6 +280,7 @@ async def refute(tab: Tab, prediction: str, explanation: str, tag: str = "2") ->
     """REFUTE (2; or ``tag``, 3 REVISE) with the expert's own label, clicked in the list, and explanation, typed
     over the machine's."""
     await tab.keys(tag)
+    await tab.wait(rf"● {tag} RE")  # the tag chosen before the label is clicked (the click moves the focus)
     if f"● {prediction}" not in await tab.wait(rf"[○●] {re.escape(prediction)}"):
         await tab.click(f"○ {prediction}")
         await tab.wait(f"● {prediction}")

@@ -48,7 +48,7 @@ async def test_ratify_path_ratifies_every_session_and_finishes_the_run(db_path) 
                 plot = screen.query_one(CurvePlot).plt
                 await wait_for(pilot, lambda p=plot: "intelligibility vs message bound" in p.build(), "the curve drawn")
                 legend = str(screen.query_one("#metrics-legend").render())  # one ratified session: the machine's
-                assert legend.endswith("1-way H  × 1-way M = 2-way"), legend  # 1-way and 2-way on one line, at 3
+                assert legend.endswith("1-way M = 2-way"), legend  # the machine's 1-way and 2-way on one line
         screen = session_screen(app)
         await run_done(pilot, app)
         assert "2 of 2 sessions done" in str(screen.query_one("#metrics-sessions").render())

@@ -51,9 +51,9 @@ def test_counts_are_drawn_as_steps() -> None:
     assert any(line.count(one_way_machine) >= 5 for line in rows)  # a level run of the marker, not a slope
 
 
-def test_series_on_the_same_line_share_one_marker_and_the_legend_says_so() -> None:
-    """All sessions ratified at once: the three curves are one line. Drawn apart, the last drawn hid the others
-    (the expert saw one series and a legend naming three); now one marker stands for all three and says so."""
+def test_where_series_run_together_one_marker_stands_for_them_and_the_legend_says_so() -> None:
+    """All sessions ratified at once: the three curves are one line. Drawn whole, the last drawn hid the others
+    (the expert saw one series and a legend naming three); now the meeting has its own marker, named."""
     empty = RunCounts(**{f.name: 0 for f in dataclasses.fields(RunCounts)})
     same = [
         dataclasses.replace(empty, sessions=2, one_way_human=2 * (j >= 2), one_way_machine=2 * (j >= 2), two_way=2 * (j >= 2))
@@ -62,15 +62,20 @@ def test_series_on_the_same_line_share_one_marker_and_the_legend_says_so() -> No
     plot = CurvePlot()
     legend = plot.show(same).plain
     canvas = drawn(plot)
-    assert chart_style.marker(0) in canvas and chart_style.marker(1) not in canvas and chart_style.marker(2) not in canvas
-    assert legend == f"{chart_style.marker(0)} 1-way H = 1-way M = 2-way"
-    apart = plot.show(curve()).plain  # different all along: each its own, as before
-    assert apart == LEGEND.plain
+    meeting = chart_style.MEETING_MARKERS[0]
+    assert meeting in canvas and not any(chart_style.marker(i) in canvas for i in range(len(SERIES)))
+    assert legend == f"{meeting} 1-way H = 1-way M = 2-way"
+    apart = plot.show(curve()).plain  # apart all along but at j* = 1 (1-way H and 2-way both 0 there)
+    assert apart.startswith(LEGEND.plain)
 
 
-def test_series_are_grouped_by_their_values_in_order() -> None:
-    assert chart_style.same_groups([[0, 1], [0, 1], [0, 0.5]]) == [[0, 1], [2]]
-    assert (
-        chart_style.grouped_legend(["a", "b", "c"], [[0, 1], [2]]).plain
-        == f"{chart_style.marker(0)} a = b  {chart_style.marker(2)} c"
-    )
+def test_a_series_that_meets_another_for_some_bounds_shows_on_its_own_elsewhere() -> None:
+    # 1-way H and 2-way equal from 3 on (the metrics pane at 4 of 6 sessions): each shows alone before, together after
+    paths = [chart_style.steps([1, 2, 3, 4], ys) for ys in ([0, 0.5, 0.75, 0.75], [0, 0, 1, 1], [0, 0.25, 0.75, 0.75])]
+    found = chart_style.pieces(paths)
+    styles = chart_style.piece_styles(found)
+    assert {p.owners for p in found} == {(0, 1, 2), (0,), (1,), (2,), (0, 2)}
+    together = next(p for p in found if p.owners == (0, 2))
+    assert together.xs[-1] == 4 and together.ys[-1] == 0.75
+    legend = chart_style.pieces_legend(["H", "M", "T"], styles).plain
+    assert legend == "● H  × M  ▲ T  ■ H = T  ◆ H = M = T"  # a meeting's marker: in order of first appearance

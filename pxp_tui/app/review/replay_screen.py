@@ -13,7 +13,7 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
 from textual.reactive import reactive
 from textual.screen import Screen
-from textual.widgets import Header, Static
+from textual.widgets import Static
 
 from pxp_tui.app.picture.instance_view import InstanceView, PictureActions, picture_bindings
 from pxp_tui.app.review import glyphs
@@ -23,6 +23,7 @@ from pxp_tui.app.review.review_notes import replay_note
 from pxp_tui.app.shared.distribution_bars import bars_content
 from pxp_tui.app.shared.export_run import ExportsRun, export_binding
 from pxp_tui.app.shared.fitting_footer import FittingFooter
+from pxp_tui.app.shared.header import header
 from pxp_tui.app.shared.leaving import leave
 from pxp_tui.blackboard import Blackboard, review
 from pxp_tui.blackboard.finals import FinalWeights
@@ -71,7 +72,7 @@ class ReplayScreen(ExportsRun, PictureActions, Screen):
         return None if self.replay is None else (self.board.read, self.board.path, self.replay.run.id)
 
     def compose(self) -> ComposeResult:
-        yield Header()
+        yield header()
         yield Static("", id="replay-title")
         yield Static("", id="replay-note", markup=False)
         yield Horizontal(id="replay-body")

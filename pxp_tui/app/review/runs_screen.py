@@ -12,11 +12,12 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.content import Content
 from textual.screen import Screen
-from textual.widgets import DataTable, Header, Static
+from textual.widgets import DataTable, Static
 
 from pxp_tui.app.review.reader import ReviewBoard
 from pxp_tui.app.shared.export_run import ExportsRun, export_binding
 from pxp_tui.app.shared.fitting_footer import FittingFooter
+from pxp_tui.app.shared.header import header
 from pxp_tui.app.shared.leaving import leave
 from pxp_tui.blackboard import BlackboardError, review
 from pxp_tui.blackboard.records import RunSummary
@@ -107,7 +108,7 @@ class ReviewScreen(ExportsRun, Screen):
         self.runs: list[RunSummary] = []
 
     def compose(self) -> ComposeResult:
-        yield Header()
+        yield header()
         yield Static(Content(visible(f"Runs in {self.db_path}", one_line=True)), id="runs-title")
         yield DataTable(id="runs-table", cursor_type="row", zebra_stripes=True)
         yield Static("", id="runs-status")

@@ -16,7 +16,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.content import Content
 from textual.screen import Screen
-from textual.widgets import DataTable, Header, Select, Static
+from textual.widgets import DataTable, Select, Static
 
 from pxp_tui.app.review import glyphs
 from pxp_tui.app.review.filter_bar import CLASS_LABELS, FilterBar
@@ -25,6 +25,7 @@ from pxp_tui.app.review.reader import ReviewBoard
 from pxp_tui.app.review.review_notes import ReviewNotes, note_cell
 from pxp_tui.app.shared.export_run import ExportsRun, export_binding
 from pxp_tui.app.shared.fitting_footer import FittingFooter
+from pxp_tui.app.shared.header import header
 from pxp_tui.app.shared.leaving import leave
 from pxp_tui.app.shared.session_notes import note_bindings
 from pxp_tui.blackboard import Blackboard, notes, review
@@ -88,7 +89,7 @@ class SessionsScreen(ExportsRun, ReviewNotes, Screen):
         self.summary: RunSummary | None = None
 
     def compose(self) -> ComposeResult:
-        yield Header()
+        yield header()
         yield Static("", id="sessions-title")
         yield FilterBar(id="sessions-filter")
         table: DataTable = DataTable(id="sessions-table", cursor_type="row", zebra_stripes=True)

@@ -20,7 +20,6 @@ from textual.containers import Horizontal, Vertical
 from textual.reactive import Reactive
 from textual.screen import Screen
 from textual.widget import Widget
-from textual.widgets import Header
 from textual.worker import Worker, WorkerState
 
 from pxp_tui.app.picture.cache import prefetch_next
@@ -46,6 +45,7 @@ from pxp_tui.app.session.widgets.tag_choice import TagChoice
 from pxp_tui.app.session.widgets.tag_picker import Answer, TagPicker
 from pxp_tui.app.shared.breakpoints import apply_breakpoints
 from pxp_tui.app.shared.confirm import ConfirmScreen
+from pxp_tui.app.shared.header import header
 from pxp_tui.app.shared.host import host
 from pxp_tui.app.shared.parts import KeptParts
 from pxp_tui.app.shared.quick_footer import QuickFooter
@@ -130,7 +130,7 @@ class SessionScreen(KeptParts, PictureActions, Screen):
 
     def compose(self) -> ComposeResult:
         apply_breakpoints(self)  # its layout from the first frame
-        yield Header()
+        yield header()
         with Horizontal(id="session-panes"):
             with Vertical(id="session-left"):
                 yield InstanceView(id="instance", full_screen_when_small=True)

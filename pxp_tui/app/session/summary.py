@@ -17,9 +17,10 @@ from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.content import Content
 from textual.screen import Screen
-from textual.widgets import Footer, Header, Static
+from textual.widgets import Footer, Static
 
 from pxp_tui.app.shared.export_run import ExportsRun, export_binding, folder, shown
+from pxp_tui.app.shared.header import header
 from pxp_tui.app.shared.host import host
 from pxp_tui.common.models import model_label
 from pxp_tui.common.visible import visible
@@ -107,7 +108,7 @@ class SummaryScreen(ExportsRun, Screen[None]):
         self._review_board: Any = None
 
     def compose(self) -> ComposeResult:
-        yield Header()
+        yield header()
         with VerticalScroll(id="summary-box"):
             yield Static(f"Run {self.run_id}", id="summary-title")
             yield Static("reading the blackboard…", id="summary-sessions")

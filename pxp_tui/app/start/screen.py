@@ -13,12 +13,13 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
 from textual.lazy import Lazy
 from textual.screen import Screen
-from textual.widgets import Button, Checkbox, Header, Input, Label, OptionList, Select, Static
+from textual.widgets import Button, Checkbox, Input, Label, OptionList, Select, Static
 from textual.widgets.option_list import Option
 
 from pxp_tui.app.shared.breakpoints import apply_breakpoints
 from pxp_tui.app.shared.fitting_footer import FittingFooter
 from pxp_tui.app.shared.form_fields import FormFields
+from pxp_tui.app.shared.header import header
 from pxp_tui.app.shared.host import host
 from pxp_tui.app.start import fields as form_help
 from pxp_tui.common.kinds import HumanKind
@@ -73,7 +74,7 @@ class StartScreen(Screen):
 
     def compose(self) -> ComposeResult:
         apply_breakpoints(self)  # its layout from the first frame
-        yield Header()
+        yield header()
         with VerticalScroll(id="start-body"):
             yield Static(INTRO + INTRO_START, id="start-intro")
             with Horizontal(id="start-columns"):

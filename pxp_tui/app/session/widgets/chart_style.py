@@ -4,6 +4,7 @@ NO_COLOR and a grey terminal), a legend beside the plot rather than over its lin
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from textual.content import Content
 
@@ -25,20 +26,67 @@ def legend(labels: Sequence[str]) -> Content:
     return Content("  ").join(Content.assemble((marker(i), "bold"), " ", label) for i, label in enumerate(labels))
 
 
-def same_groups(series: Sequence[Sequence[float]]) -> list[list[int]]:
-    """The series' indices grouped where their values are the same all along, in order of first appearance:
-    drawn, such series lie on one line and only the last drawn would show, so one marker stands for them all."""
-    groups: dict[tuple[float, ...], list[int]] = {}
-    for i, ys in enumerate(series):
-        groups.setdefault(tuple(ys), []).append(i)
-    return list(groups.values())
+#: the markers of the pieces where several series run together (one per combination met, in order)
+MEETING_MARKERS: tuple[str, ...] = ("◆", "■", "✚", "★")
+MEETING_COLOURS: tuple[str, ...] = ("white", "magenta+", "yellow+", "red+")
 
 
-def grouped_legend(labels: Sequence[str], groups: Sequence[Sequence[int]]) -> Content:
-    """:func:`legend` for series drawn by group (:func:`same_groups`): ``● 1-way H = 1-way M  ▲ 2-way``, each
-    group with the marker of its first series."""
+@dataclass(frozen=True)
+class Piece:
+    """A stretch of the chart drawn with one marker: where the series ``owners`` run together (one owner: a
+    series on its own)."""
+
+    owners: tuple[int, ...]
+    xs: list[float]
+    ys: list[float]
+
+
+def pieces(paths: Sequence[tuple[Sequence[float], Sequence[float]]]) -> list[Piece]:
+    """The series' paths (each a list of points) cut where they run together: each segment drawn once, by
+    the series that share it. Drawn whole, the last series hid the others wherever they met (a count
+    that equals another for some bounds), and the legend named series the chart did not show."""
+    owners: dict[tuple[float, float, float, float], list[int]] = {}
+    for i, (xs, ys) in enumerate(paths):
+        for k in range(len(xs) - 1):
+            owners.setdefault((xs[k], ys[k], xs[k + 1], ys[k + 1]), []).append(i)
+    out: list[Piece] = []
+    for i, (xs, ys) in enumerate(paths):
+        if len(xs) == 1:
+            out.append(Piece((i,), [xs[0]], [ys[0]]))
+        for k in range(len(xs) - 1):
+            shared = tuple(owners[(xs[k], ys[k], xs[k + 1], ys[k + 1])])
+            if shared[0] != i:  # drawn by the first series that has it
+                continue
+            last = out[-1] if out else None
+            if last is not None and last.owners == shared and last.xs[-1] == xs[k] and last.ys[-1] == ys[k]:
+                last.xs.append(xs[k + 1])
+                last.ys.append(ys[k + 1])
+            else:
+                out.append(Piece(shared, [xs[k], xs[k + 1]], [ys[k], ys[k + 1]]))
+    return out
+
+
+def piece_styles(found: Sequence[Piece]) -> dict[tuple[int, ...], tuple[str, str]]:
+    """(marker, colour) for each set of owners among ``found``: a series its own; each meeting its own."""
+    styles: dict[tuple[int, ...], tuple[str, str]] = {}
+    meetings = 0
+    for piece in found:
+        if piece.owners in styles:
+            continue
+        if len(piece.owners) == 1:
+            styles[piece.owners] = (marker(piece.owners[0]), colour(piece.owners[0]))
+        else:
+            index = meetings % len(MEETING_MARKERS)
+            styles[piece.owners] = (MEETING_MARKERS[index], MEETING_COLOURS[index])
+            meetings += 1
+    return styles
+
+
+def pieces_legend(labels: Sequence[str], styles: dict[tuple[int, ...], tuple[str, str]]) -> Content:
+    """``● 1-way H  × 1-way M  ▲ 2-way  ◆ 1-way H = 2-way``: each series shown on its own, then each meeting."""
+    order = sorted(styles, key=lambda owners: (len(owners), owners))
     return Content("  ").join(
-        Content.assemble((marker(group[0]), "bold"), " ", " = ".join(labels[i] for i in group)) for group in groups
+        Content.assemble((styles[owners][0], "bold"), " ", " = ".join(labels[i] for i in owners)) for owners in order
     )
 
 

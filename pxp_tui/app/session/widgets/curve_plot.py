@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from textual.content import Content
-
 from textual_plotext import PlotextPlot
 
 from pxp_tui.app.session.widgets import chart_style
@@ -28,8 +27,8 @@ class CurvePlot(PlotextPlot):
     DEFAULT_CSS = beside(__file__)
 
     def show(self, curve: Sequence[RunCounts]) -> Content:
-        """Draw ``curve``; returns its legend (series on the same line all along share one marker: drawn
-        apart, the last would hide the others)."""
+        """Draw ``curve``; returns its legend (where series run together, one marker stands for them, named
+        in the legend: drawn apart, the last would hide the others)."""
         plt = self.plt
         plt.clear_data()
         plt.clear_figure()
@@ -37,15 +36,20 @@ class CurvePlot(PlotextPlot):
         plt.title("intelligibility vs message bound" if finished else "no finished session yet")
         plt.xlabel("bound j*")
         bounds: list[float] = list(range(1, len(curve) + 1))
-        values = [[c.proportion(name) for c in curve] for name, _ in SERIES]
-        groups = chart_style.same_groups(values) if finished else [[i] for i in range(len(SERIES))]
-        if finished:  # no label: the legend sits outside the plot, each group of series with its own marker
-            for group in groups:
-                xs, ys = chart_style.steps(bounds, values[group[0]])
-                plt.plot(xs, ys, marker=chart_style.marker(group[0]), color=chart_style.colour(group[0]))
+        labels = [label for _, label in SERIES]
+        if not finished:
+            legend = LEGEND
+        else:  # no label: the legend sits outside the plot; where series run together, one marker for them
+            paths = [chart_style.steps(bounds, [c.proportion(name) for c in curve]) for name, _ in SERIES]
+            found = chart_style.pieces(paths)
+            styles = chart_style.piece_styles(found)
+            for piece in found:
+                shape, hue = styles[piece.owners]
+                plt.plot(piece.xs, piece.ys, marker=shape, color=hue)
+            legend = chart_style.pieces_legend(labels, styles)
         plt.ylim(0, 1)
         if bounds:
             plt.xlim(1, max(bounds[-1], 2))
             plt.xticks(bounds if len(bounds) <= 12 else bounds[:: max(1, len(bounds) // 10)])
         self.refresh()
-        return chart_style.grouped_legend([label for _, label in SERIES], groups)
+        return legend
