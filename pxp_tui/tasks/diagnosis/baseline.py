@@ -21,7 +21,6 @@ that starts apart converges, or stalls where both are sure and disagree.
 
 from __future__ import annotations
 
-import hashlib
 import math
 import re
 from dataclasses import dataclass, field
@@ -29,13 +28,14 @@ from typing import Any
 
 from pxp_tui.protocol.information import normalise
 from pxp_tui.tasks.base import HUMAN_REPLY, before_ask
+from pxp_tui.tasks.debating import contentiousness_in as debate_level
+from pxp_tui.tasks.debating import debated, idiosyncrasy
 from pxp_tui.tasks.diagnosis.dataset import canonical
 from pxp_tui.tasks.distribution import HEADING
 from pxp_tui.tasks.parsing import sections
 
 _CASE = re.compile(r"^Case (?P<key>[^:\n]*): (?P<text>.*?)\nCandidate diagnoses: (?P<labels>[^\n]*)", re.S)
 _ALIASES = {"prediction": ["diagnosis"], "explanation": ["explanation"], "distribution": ["distribution"]}
-_CONTENTIOUS = re.compile(r"Debate contentiousness: (?P<level>\d*\.?\d+)")
 _ASKED = re.compile(r"^" + HEADING + r": ", re.M)
 _ASKED_K = re.compile(r"the (?P<k>\d+) most likely candidate")
 _WORD = re.compile(r"[a-z]{4,}")
@@ -126,12 +126,6 @@ def _jaccard(a: set[str], b: set[str]) -> float:
     return len(a & b) / len(a | b) if a | b else 0.0
 
 
-def _prior(reader: Reader, key: str, label: str) -> float:
-    """A fixed score in [-1, 1] for (reader, case, candidate): the reader's idiosyncrasy."""
-    digest = hashlib.sha256(f"{reader.seed}\x00{key}\x00{canonical(label)}".encode()).digest()
-    return int.from_bytes(digest[:4], "big") / 2**31 - 1
-
-
 def evidence(current: Case, earlier: list[Case]) -> dict[str, tuple[float, str]]:
     """Per candidate: the best overlap with an earlier case labelled with it (or with its own name), and why."""
     here = words(current.text)
@@ -152,19 +146,16 @@ def evidence(current: Case, earlier: list[Case]) -> dict[str, tuple[float, str]]
 
 def own_view(current: Case, earlier: list[Case], reader: Reader) -> dict[str, float]:
     """The reader's softmax over the candidates (see the module's notes)."""
-    scores = {x: e + reader.prior * _prior(reader, current.key, x) for x, (e, _) in evidence(current, earlier).items()}
+    scores = {
+        x: e + reader.prior * idiosyncrasy(reader.seed, current.key, canonical(x))
+        for x, (e, _) in evidence(current, earlier).items()
+    }
     top = max(scores.values())
     return normalise({x: math.exp((v - top) / reader.temperature) for x, v in scores.items()}, current.labels)
 
 
 def _debated(current: Case, earlier: list[Case], reader: Reader, level: float) -> dict[str, float]:
-    own = own_view(current, earlier, reader)
-    other = _other_distribution(current)
-    if other is None:
-        return own
-    hold = max(level, max(own.values()))
-    labels = tuple(dict.fromkeys([*current.labels, *other]))
-    return normalise({x: hold * own.get(x, 0.0) + (1 - hold) * other.get(x, 0.0) for x in labels}, labels)
+    return debated(own_view(current, earlier, reader), _other_distribution(current), level, current.labels)
 
 
 def _other_distribution(current: Case) -> dict[str, float] | None:
@@ -181,9 +172,7 @@ def _other_distribution(current: Case) -> dict[str, float] | None:
 
 
 def contentiousness_in(messages: list[dict[str, Any]]) -> float | None:
-    users = [_text(m) for m in messages if m["role"] == "user"]
-    found = _CONTENTIOUS.findall(users[-1]) if users else []
-    return min(1.0, float(found[-1])) if found else None
+    return debate_level(_text(m) for m in messages if m["role"] == "user")
 
 
 def asked_k(messages: list[dict[str, Any]]) -> int | None:

@@ -5,6 +5,11 @@ context the chemist's replies. It proposes the first applicable disconnection of
 library, ranked by how often the chemist confirmed a template (a RATIFY of an answer built with
 it, or a reactant set of the chemist's that the template gives); it adopts a reactant set the chemist
 gave for the same target, in this session or an earlier one.
+
+A second reader (``--human model:offline``) is another chemist's taste: a fixed, seeded preference per
+(target, reactant set) reorders its candidates, and its softmax over ranks is sharper. In a debate (the
+prompt sets a contentiousness) each states its view mixed with the other's latest distribution
+(:mod:`pxp_tui.tasks.debating`) and names the most probable set.
 """
 
 from __future__ import annotations
@@ -17,11 +22,29 @@ from typing import Any
 
 from pxp_tui.protocol.information import normalise
 from pxp_tui.tasks.base import HUMAN_REPLY, before_ask
+from pxp_tui.tasks.debating import contentiousness_in, debated, idiosyncrasy
+from pxp_tui.tasks.distribution import read_drug
 from pxp_tui.tasks.drug import chem, templates
 from pxp_tui.tasks.drug.prompt import target_of
 from pxp_tui.tasks.parsing import sections
 
 _ALIASES = {"prediction": ["pathway"], "explanation": ["explanation"], "distribution": ["distribution"]}
+
+
+@dataclass(frozen=True)
+class Reader:
+    """How an offline chemist ranks a target's disconnections: each one's place in the baseline's order, moved
+    by ``prior`` times a fixed, seeded score in [-1, 1] per (target, reactant set) (its taste), and the
+    softmax temperature over the resulting ranks."""
+
+    temperature: float
+    prior: float
+    seed: int
+
+
+#: the machine's reader (the baseline's own order, each candidate e times less probable than the one before)
+#: and the second one (``--human model:offline``): its own taste, and sharper
+FIRST, SECOND = Reader(temperature=1.0, prior=0.0, seed=1), Reader(temperature=0.7, prior=2.0, seed=2)
 
 
 @dataclass
@@ -95,7 +118,7 @@ def _adopt(pathway: str, explanation: str, where: str) -> str:
     return _format(pathway, f"{explanation.strip()} ({where})")
 
 
-def answer(messages: list[dict[str, Any]]) -> str:
+def answer(messages: list[dict[str, Any]], reader: Reader = FIRST) -> str:
     segments = read_prompt(messages)
     if not segments:
         return "Pathway: \nExplanation: no target molecule in the prompt."
@@ -115,62 +138,129 @@ def answer(messages: list[dict[str, Any]]) -> str:
         return _adopt(pathway, explanation, "as the chemist gave for this molecule in an earlier session")
     options = templates.disconnections(target)
     if not options:
-        return _format(
-            target,
-            "None of the disconnections in my template library (amide, ester, ether, N-alkylation, "
-            "sulfonamide, urea, carbamate, biaryl coupling, reductive amination, ...) applies to this "
-            "target, so I cannot propose a single step.",
-        )
-    best = _ranked(options, confirmed)[0]
+        return _no_disconnection(target)
+    best = _ranked(options, confirmed, target, reader)[0]
     return _format(best.smiles, templates.explain(best, target))
 
 
-def _ranked(options: list[templates.Disconnection], confirmed: Counter[str]) -> list[templates.Disconnection]:
-    """The disconnections in the baseline's order of preference: templates the chemist confirmed most
-    first, then the library's priority order (stable: the earlier of equals first)."""
+def _no_disconnection(target: str) -> str:
+    return _format(
+        target,
+        "None of the disconnections in my template library (amide, ester, ether, N-alkylation, "
+        "sulfonamide, urea, carbamate, biaryl coupling, reductive amination, ...) applies to this "
+        "target, so I cannot propose a single step.",
+    )
+
+
+def _ranked(
+    options: list[templates.Disconnection], confirmed: Counter[str], target: str = "", reader: Reader = FIRST
+) -> list[templates.Disconnection]:
+    """The disconnections in the reader's order of preference: templates the chemist confirmed most first,
+    then the library's priority order (stable: the earlier of equals first); a reader with a ``prior`` moves
+    each by its seeded taste for (target, reactant set)."""
     order = {t.name: i for i, t in enumerate(templates.TEMPLATES)}
-    return sorted(options, key=lambda d: (-confirmed[d.template.name], order.get(d.template.name, len(order))))
+    base = sorted(options, key=lambda d: (-confirmed[d.template.name], order.get(d.template.name, len(order))))
+    if not reader.prior:
+        return base
+    return sorted(base, key=lambda d: base.index(d) - reader.prior * idiosyncrasy(reader.seed, target, d.smiles))
 
 
 #: softmax temperature over ranks in :func:`distribution`: each candidate e times less probable than
 #: the one before it (the baseline's ranking is an order, not a score)
-RANK_TEMPERATURE = 1.0
+RANK_TEMPERATURE = FIRST.temperature
 
 
-def candidates(messages: list[dict[str, Any]]) -> list[str]:
-    """The reactant sets the baseline stands by, best first, as sorted canonical SMILES joined by '.':
-    the one :func:`answer` gives, then the target's other disconnections in the baseline's ranking."""
+def candidates(messages: list[dict[str, Any]], reader: Reader = FIRST) -> list[str]:
+    """The reactant sets the reader stands by, best first, as sorted canonical SMILES joined by '.':
+    the one :func:`answer` gives, then the target's other disconnections in the reader's ranking."""
     segments = read_prompt(messages)
     if not segments:
         raise ValueError("there is no target molecule in the prompt")
-    given = chem.canonical_parts(sections(answer(messages), _ALIASES).get("prediction", ""))
+    given = chem.canonical_parts(sections(answer(messages, reader), _ALIASES).get("prediction", ""))
     ranked = [".".join(given)] if given else []
     confirmed, _ = _learn(segments[:-1])
     target = chem.canonical(segments[-1].target) or segments[-1].target
-    for option in _ranked(templates.disconnections(target), confirmed):
+    for option in _ranked(templates.disconnections(target), confirmed, target, reader):
         if option.smiles not in ranked:
             ranked.append(option.smiles)
     return ranked
 
 
-def distribution(messages: list[dict[str, Any]], k: int = 5, temperature: float = RANK_TEMPERATURE) -> dict[str, float]:
-    """The baseline's top-``k`` distribution over reactant sets: ``exp(-rank / temperature)`` over
-    :func:`candidates`, normalised. Its most probable set is the one :func:`answer` gives."""
+def distribution(
+    messages: list[dict[str, Any]], k: int = 5, temperature: float | None = None, reader: Reader = FIRST
+) -> dict[str, float]:
+    """The reader's top-``k`` distribution over reactant sets: ``exp(-rank / temperature)`` over
+    :func:`candidates` (the reader's own temperature by default), normalised. Its most probable set is the
+    one :func:`answer` gives."""
+    temperature = reader.temperature if temperature is None else temperature
     if k < 1 or not temperature > 0:
         raise ValueError(f"k must be at least 1 and the temperature positive, got k={k}, temperature={temperature!r}")
-    ranked = candidates(messages)[:k]
+    ranked = candidates(messages, reader)[:k]
     return normalise({smiles: math.exp(-rank / temperature) for rank, smiles in enumerate(ranked)})
 
 
 _ASKED_K = re.compile(r"a distribution over at most (?P<k>\d+) candidate reactant sets")
 
 
-def reply(messages: list[dict[str, Any]]) -> str:
-    """:func:`answer`, with the top-k :func:`distribution` after it when the system prompt asks for one (issue 10)."""
-    text = answer(messages)
+def reply(messages: list[dict[str, Any]], reader: Reader = FIRST) -> str:
+    """:func:`answer`, with the top-k :func:`distribution` after it when the system prompt asks for one; in a
+    debate (the request sets a contentiousness), :func:`debate`."""
     system = "\n".join(_text(m["content"]) for m in messages if m["role"] == "system")
     asked = _ASKED_K.search(system)
+    level = contentiousness_in(_text(m["content"]) for m in messages if m["role"] == "user")
+    if level is not None and asked is not None and read_prompt(messages):
+        return debate(messages, reader, level, int(asked.group("k")))
+    text = answer(messages, reader)
     if asked is None or not read_prompt(messages):
         return text
-    probabilities = distribution(messages, int(asked.group("k")))
-    return text + "\nDistribution:\n" + "\n".join(f"{smiles}: {p:.2f}" for smiles, p in probabilities.items())
+    return text + _listing(distribution(messages, int(asked.group("k")), reader=reader))
+
+
+def _listing(probabilities: dict[str, float]) -> str:
+    return "\nDistribution:\n" + "\n".join(f"{smiles}: {p:.2f}" for smiles, p in probabilities.items())
+
+
+def _other_distribution(messages: list[dict[str, Any]], target: str) -> tuple[dict[str, float], str, str] | None:
+    """The other agent's latest distribution in this session as its message states it, its set and explanation."""
+    users = [m for m in messages if m["role"] == "user"]
+    if not read_prompt(messages)[-1].turns or not users or target_of(_text(users[-1]["content"])) is not None:
+        return None
+    text = before_ask(_text(users[-1]["content"]))
+    said = sections(text, _ALIASES)
+    parts = chem.canonical_parts(said.get("prediction", ""))
+    if not parts:
+        return None
+    read = read_drug(text, ".".join(parts), target)
+    return read.probabilities, ".".join(parts), said.get("explanation", "")
+
+
+def debate(messages: list[dict[str, Any]], reader: Reader, level: float, k: int) -> str:
+    """A debater's reply: its own distribution (over every candidate it stands by) mixed with the other's latest
+    at this contentiousness, the most probable set named, and the top ``k`` stated. The other's explanation
+    is taken over verbatim when the mix comes to the other's set (the checker then agrees)."""
+    segments = read_prompt(messages)
+    target = chem.canonical(segments[-1].target) or segments[-1].target
+    confirmed, given = _learn(segments[:-1])
+    options = _ranked(templates.disconnections(target), confirmed, target, reader)
+    earlier = chem.canonical_parts(given[target][0]) if target in given else None
+    ranked = list(dict.fromkeys([*([".".join(earlier)] if earlier else []), *(o.smiles for o in options)]))
+    if not ranked:
+        return _no_disconnection(target) + _listing({target: 1.0})
+    own = normalise({smiles: math.exp(-rank / reader.temperature) for rank, smiles in enumerate(ranked)})
+    other = _other_distribution(messages, target)
+    probabilities = debated(own, other[0] if other else None, level)
+    best = max(probabilities, key=lambda x: (probabilities[x], -list(probabilities).index(x)))
+    kept = sorted(probabilities, key=lambda x: -probabilities[x])[:k]
+    listing = _listing(normalise({x: probabilities[x] for x in kept}))
+    if other is not None and other[1] == best and other[2]:
+        return _format(best, other[2]) + listing
+    option = next((o for o in options if o.smiles == best), None)
+    if option is not None:
+        return _format(best, templates.explain(option, target)) + listing
+    return (
+        _format(
+            best,
+            f"Weighing the other expert's distribution against my own, this set is the most probable ({probabilities[best]:.0%}).",
+        )
+        + listing
+    )

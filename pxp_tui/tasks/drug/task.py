@@ -106,6 +106,11 @@ class DrugTask(Task):
 
         return reply(messages)
 
+    def offline_second_answer(self, messages: list[dict[str, Any]]) -> str:
+        from pxp_tui.tasks.drug.baseline import SECOND, reply
+
+        return reply(messages, SECOND)
+
     def distribution_instruction(self, k: int) -> str | None:
         return drug_instruction(k)
 

@@ -19,6 +19,8 @@ from typing import Any
 
 from pxp_tui.protocol.information import normalise
 from pxp_tui.tasks.base import HUMAN_REPLY, before_ask
+from pxp_tui.tasks.debating import contentiousness_in as debate_level
+from pxp_tui.tasks.debating import debated
 from pxp_tui.tasks.distribution import HEADING
 from pxp_tui.tasks.parsing import sections
 from pxp_tui.tasks.rad import images
@@ -74,19 +76,21 @@ def read_prompt(messages: list[dict[str, Any]]) -> list[Case]:
 
 @dataclass(frozen=True)
 class Reader:
-    """How an offline reader sees X-rays: the side of its grey-level features, and (in a debate, issue 10) the
-    softmax temperature of its distribution and the seed of its fixed random projection, its prior opinion
-    of a case when no labelled case is in its context (it knows no radiology: the projection only makes two
-    readers disagree in a deterministic, image-dependent way)."""
+    """How an offline reader sees X-rays: the side of its grey-level features, the softmax temperature of its
+    distribution over distances, and (in a debate) the seed and softmax temperature of its fixed random
+    projection, its prior opinion of a case (it knows no radiology: the projection only makes two readers
+    disagree in a deterministic, image-dependent way)."""
 
     side: int = images.FEATURE_SIDE
     temperature: float = 0.05  # DISTANCE_TEMPERATURE
     seed: int = 1
+    prior_temperature: float = 0.05
 
 
-#: the machine's offline reader, and the second one (``--human model:offline``): coarser features (8x8) and a
-#: softmax twice as warm (the paper's "one agent at high temperature and the other at low")
-FIRST, SECOND = Reader(), Reader(side=8, temperature=0.10, seed=2)
+#: the machine's offline reader, and the second one (``--human model:offline``): coarser features (8x8), a
+#: softmax twice as warm, and a prior ten times as warm (the paper's "one agent at high temperature and the
+#: other at low"): in a debate the machine's prior view is sharp, the second's spread
+FIRST, SECOND = Reader(), Reader(side=8, temperature=0.10, seed=2, prior_temperature=0.5)
 
 
 def _scored(current: Case, earlier: list[Case], side: int = images.FEATURE_SIDE) -> list[tuple[float, int]]:
@@ -147,7 +151,6 @@ def _answer(messages: list[dict[str, Any]], reader: Reader) -> str:
 
 
 # -- distributions and debate (issue 10) ---------------------------------------------------------------
-_CONTENTIOUS = re.compile(r"Debate contentiousness: (?P<level>\d*\.?\d+)")
 _ASKED = re.compile(r"^" + HEADING + r": ", re.M)
 _ASKED_K = re.compile(r"the (?P<k>\d+) most likely conditions")
 
@@ -171,9 +174,7 @@ def asked_k(messages: list[dict[str, Any]]) -> int | None:
 
 def contentiousness_in(messages: list[dict[str, Any]]) -> float | None:
     """The debate's contentiousness the latest request sets (None: not a debate)."""
-    users = _texts(messages, "user")
-    found = _CONTENTIOUS.findall(users[-1]) if users else []
-    return min(1.0, float(found[-1])) if found else None
+    return debate_level(_texts(messages, "user"))
 
 
 def distribution_line(probabilities: Mapping[str, float], k: int, prediction: str = "") -> str:
@@ -192,7 +193,7 @@ def _prior(url: str, reader: Reader) -> dict[str, float]:
     scale = 1 / math.sqrt(len(here))
     logits = {x: scale * sum(v * rng.gauss(0, 1) for v in here) for x in LABELS}
     top = max(logits.values())
-    return normalise({x: math.exp((v - top) / (10 * reader.temperature)) for x, v in logits.items()}, LABELS)
+    return normalise({x: math.exp((v - top) / reader.prior_temperature) for x, v in logits.items()}, LABELS)
 
 
 def own_view(messages: list[dict[str, Any]], reader: Reader) -> tuple[dict[str, float], str]:
@@ -228,12 +229,11 @@ def _other_distribution(messages: list[dict[str, Any]]) -> dict[str, float] | No
 
 
 def _debated(messages: list[dict[str, Any]], reader: Reader, level: float) -> dict[str, float]:
-    """``c * own + (1 - c) * other``: at contentiousness c the reader holds to its own view that much."""
+    """Its own view mixed with the other's latest distribution (:func:`pxp_tui.tasks.debating.debated`)."""
     own, _ = own_view(messages, reader)
     other = _other_distribution(messages)
-    if other is None:
-        return own
-    return normalise({x: level * own.get(x, 0.0) + (1 - level) * other.get(x, 0.0) for x in LABELS}, LABELS)
+    theirs = None if other is None else {x: other.get(x, 0.0) for x in LABELS}
+    return debated(own, theirs if theirs and any(theirs.values()) else None, level, LABELS)
 
 
 def debate(messages: list[dict[str, Any]], reader: Reader, level: float) -> str:
