@@ -118,6 +118,11 @@ def watch(pipe: int, settings: str, note: str) -> None:
     heard = _read(pipe, 256)
     if heard.startswith(_GOODBYE):
         return
+    while heard and b"\n" not in heard and len(heard) < 256:  # Python writes its report's first line in pieces
+        more = _read(pipe, 256 - len(heard))
+        if not more:
+            break
+        heard += more
     restore(saved)  # at once: the process may still be dying, and the shell's prompt is to come
     what, report = "it was killed", _report_path()
     if heard.startswith(b"Fatal Python error: "):
