@@ -48,7 +48,7 @@ async def shoot(out: Path, data: Path | None) -> None:
                 await tab.keys("Escape")  # to the tag list, whose keys the footer then shows
                 await tab.wait("f Picture full-screen")
                 await tab.keys("f")
-                await tab.wait("esc back")
+                await tab.wait("esc Back")  # the full-screen picture's footer
                 await tab.screenshot(out / "browser-rad-picture-1280x800.png")
                 await tab.keys("Escape")
                 await tab.wait(TURN.format(session=1, j=2))
