@@ -10,15 +10,18 @@ from textual.content import Content
 
 #: one marker and one colour per series, in order: distinct in shape first
 MARKERS: tuple[str, ...] = ("●", "×", "▲", "■", "◆")
+#: a plotext colour: its name, or RGB
+Colour = str | tuple[int, int, int]
+
 #: (plotext's names, or RGB where its bright magenta and red read under 4.5:1 on the pane in 256 colours)
-COLOURS: tuple[str | tuple[int, int, int], ...] = ("cyan+", "orange+", "green+", (255, 135, 215), "yellow+")
+COLOURS: tuple[Colour, ...] = ("cyan+", "orange+", "green+", (255, 135, 215), "yellow+")
 
 
 def marker(index: int) -> str:
     return MARKERS[index % len(MARKERS)]
 
 
-def colour(index: int) -> str | tuple[int, int, int]:
+def colour(index: int) -> Colour:
     return COLOURS[index % len(COLOURS)]
 
 
@@ -29,7 +32,7 @@ def legend(labels: Sequence[str]) -> Content:
 
 #: the markers of the pieces where several series run together (one per combination met, in order)
 MEETING_MARKERS: tuple[str, ...] = ("◆", "■", "✚", "★")
-MEETING_COLOURS: tuple[str | tuple[int, int, int], ...] = ("white", (255, 135, 215), (255, 255, 135), (215, 175, 255))
+MEETING_COLOURS: tuple[Colour, ...] = ("white", (255, 135, 215), (255, 255, 135), (215, 175, 255))
 
 
 @dataclass(frozen=True)
@@ -67,9 +70,9 @@ def pieces(paths: Sequence[tuple[Sequence[float], Sequence[float]]]) -> list[Pie
     return out
 
 
-def piece_styles(found: Sequence[Piece]) -> dict[tuple[int, ...], tuple[str, str | tuple[int, int, int]]]:
+def piece_styles(found: Sequence[Piece]) -> dict[tuple[int, ...], tuple[str, Colour]]:
     """(marker, colour) for each set of owners among ``found``: a series its own; each meeting its own."""
-    styles: dict[tuple[int, ...], tuple[str, str | tuple[int, int, int]]] = {}
+    styles: dict[tuple[int, ...], tuple[str, Colour]] = {}
     meetings = 0
     for piece in found:
         if piece.owners in styles:
@@ -83,7 +86,7 @@ def piece_styles(found: Sequence[Piece]) -> dict[tuple[int, ...], tuple[str, str
     return styles
 
 
-def pieces_legend(labels: Sequence[str], styles: dict[tuple[int, ...], tuple[str, str | tuple[int, int, int]]]) -> Content:
+def pieces_legend(labels: Sequence[str], styles: dict[tuple[int, ...], tuple[str, Colour]]) -> Content:
     """``● 1-way H  × 1-way M  ▲ 2-way  ◆ 1-way H = 2-way``: each series shown on its own, then each meeting."""
     order = sorted(styles, key=lambda owners: (len(owners), owners))
     return Content("  ").join(
