@@ -21,6 +21,7 @@ import signal
 import subprocess
 import sys
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -192,29 +193,34 @@ class Tab:
             await self.page.keyboard.press(key)
 
     async def select_all(self, text: str, below: int = 0) -> None:
-        """ctrl+a in the field ``below`` rows under ``text``, then wait until its first cell shows the selection
-        (keys typed at once could reach the field before the selection: they would be replaced with the rest).
-        ctrl+a again while none shows: a click's focus is handled in its turn, and with four apps on two cores a
-        ctrl+a sent just after the click reached the widget focused before it."""
-        row, column = self._place(text)
-        row += below
-        cells = range(column, column + len(text))  # the field's first cells (its padding may come first)
-
-        def colours() -> list[str]:
-            return [self.screen.buffer[row][c].bg for c in cells]
-
-        before = colours()
+        """Click the field ``below`` rows under ``text``, press ctrl+a, then wait until the field's second line shows
+        the selection (keys typed at once could reach the field before the selection: they would be replaced with
+        the rest). The second line: the click puts the cursor, and its line's highlight, on the first. Click and
+        ctrl+a again while none shows: with four apps on two cores a click could be handled after the ctrl+a sent
+        behind it, or land while the pane was still moving, and leave the focus elsewhere."""
         bound = waiting.Patience(f"a selection in the field under {text!r}", self.patience)
         while True:
+            row, column = self._place(text)
+            second = row + below + 1
+            cells = range(column, column + len(text))  # the field's first cells (its padding may come first)
+
+            before = self._colours(second, cells)
+            await self.click(text, below=below)
             await self.keys("Control+a")
             try:
-                await async_poll(lambda: len(set(colours()) - set(before)) > 0, "a selection", min(5.0, self.patience))
+                await async_poll(partial(self._changed, second, cells, before), "a selection", min(5.0, self.patience))
                 return
             except AssertionError:
                 try:
                     bound.give_up(False)
                 except AssertionError as exc:
                     raise AssertionError(f"{exc}; the tab showed:\n{self.text()}") from None
+
+    def _colours(self, row: int, cells: range) -> set[str]:
+        return {self.screen.buffer[row][c].bg for c in cells}
+
+    def _changed(self, row: int, cells: range, before: set[str]) -> bool:
+        return bool(self._colours(row, cells) - before)
 
     async def type(self, text: str) -> None:
         await self.page.keyboard.type(text)
@@ -284,7 +290,6 @@ async def refute(tab: Tab, prediction: str, explanation: str, tag: str = "2") ->
     if f"● {prediction}" not in await tab.wait(rf"[○●] {re.escape(prediction)}"):
         await tab.click(f"○ {prediction}")
         await tab.wait(f"● {prediction}")
-    await tab.click("Explanation", below=1)
     await tab.select_all("Explanation", below=1)
     await tab.type(explanation)
     return await tab.wait(re.escape(explanation.split()[-1]))

@@ -88,7 +88,7 @@ def test_the_live_app_and_the_review_show_the_escapes_as_text(tmux: Tmux, board:
     assert expert == machine  # the expert ratified what was stored, shown as text
 
     tmux.start("review", [str(PXP), "review", "--db", str(board)], size=TALL)  # every card of the replay
-    tmux.wait("review", "Runs in")
+    tmux.wait("review", re.escape(shown("expert")))  # the runs' table, filled by a worker after the title
     assert shown("expert") in untouched(tmux, "review", before)
     tmux.keys("review", "Enter")  # run 1's sessions (the headless run's)
     tmux.wait("review", "Run 1 ·")
