@@ -16,8 +16,11 @@ from __future__ import annotations
 
 import ast
 import asyncio
+import io
 import os
 import platform
+import re
+import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from importlib.metadata import version
@@ -231,6 +234,24 @@ def test_sixel_data_is_what_textual_image_encodes() -> None:
     with relied_on("textual-image", "textual_image._sixel.image_to_sixels(image)", TESTS_DOOR):
         data = internals.sixel_data(Image.new("RGB", (12, 12), (0, 0, 255)))
         assert data.startswith("\x1bP") and data.endswith("\x1b\\")
+
+
+def test_kitty_s_messages_are_written_wrapped_once_asked(monkeypatch) -> None:
+    import textual_image.renderable.tgp as tgp
+    from PIL import Image
+    from rich.console import Console
+
+    monkeypatch.setattr(tgp, "_send_tgp_message", tgp._send_tgp_message)  # textual-image's own again after the test
+    screen = io.StringIO()
+    monkeypatch.setattr(sys, "__stdout__", screen)
+    what = "textual_image.renderable.tgp._send_tgp_message(*, payload, **keys): every kitty message, looked up when sent"
+    with relied_on("textual-image", what, IMAGE_DOOR):
+        image_internals.kitty_messages_wrapped(lambda message: f"<{message}>")
+        image_internals.kitty_messages_wrapped(lambda message: f"[{message}]")  # once: not wrapped twice
+        Console(file=io.StringIO(), width=10, height=5).print(tgp.Image(Image.new("RGB", (40, 20), "white"), 4, 2))
+        messages = re.findall(r"<(\x1b_G[^;\x1b]*(?:;[^\x1b]*)?\x1b\\)>", screen.getvalue())
+        assert "".join(f"<{message}>" for message in messages) == screen.getvalue()  # every message, wrapped
+        assert any("f=100" in m for m in messages) and any("a=p" in m and "U=1" in m for m in messages)
 
 
 # -- litellm --------------------------------------------------------------------------------------------

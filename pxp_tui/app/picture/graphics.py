@@ -15,13 +15,22 @@ from __future__ import annotations
 
 import logging
 import os
-import re
-import subprocess
 import sys
 import threading
 from typing import Any
 
 from pxp_tui.app.picture import textual_image_internals as internals
+from pxp_tui.app.picture.tmux import (
+    KITTY_PLACEHOLDERS,
+    AroundTmux,
+    around_tmux,
+    kitty_fix,
+    kitty_missing,
+    kitty_version,
+    through_tmux,
+    tmux_version,
+    version_tuple,
+)
 from pxp_tui.tasks.pictures import Surface
 
 RENDERERS = ("auto", "sixel", "tgp", "halfcell", "unicode", "none")
@@ -32,8 +41,8 @@ DA1 = ("\x1b[c", "\x1b[?", "c")
 KITTY = ("\x1b_Gi=31,s=1,v=1,a=q,t=d,f=24;AAAA\x1b\\", "\x1b_G", "\x1b\\")
 #: the terminal's name and version (XTVERSION), asked of a terminal with kitty graphics and no Sixel
 VERSION = ("\x1b[>0q", "\x1bP>|", "\x1b\\")
-#: the first kitty that draws pictures placed by Unicode placeholders, as textual-image places them
-KITTY_PLACEHOLDERS = (0, 28)
+#: kitty's answer to its graphics query: what a kitty around tmux would answer, replayed to textual-image
+KITTY_OK = "\x1b_Gi=31;OK\x1b\\"
 WAIT = 0.1  # seconds for an answer, as textual-image waits
 #: seconds for the answer to XTVERSION, asked only of a terminal that has answered already (kitty): a late answer
 #: would reach the app as keys
@@ -44,6 +53,8 @@ VERSION_WAIT = 2.0
 _answers: dict[str, str | type[Exception]] | None = None
 #: kitty's version where it has kitty graphics but too old to draw textual-image's pictures (``0.26.5``), else None
 _old_kitty: str | None = None
+#: what tmux says of the terminal around it, when pxp runs inside tmux and tmux answers, else None
+_around: AroundTmux | None = None
 _loading = threading.Lock()
 
 
@@ -79,7 +90,7 @@ def probe() -> threading.Thread | None:
 
 def multiplexed() -> bool:
     """Inside tmux or GNU screen: both take kitty's question (an APC string) as the window's new title, and
-    pass no kitty graphics on, so it is not asked there."""
+    pass no kitty graphics on unwrapped, so it is not asked there (tmux is asked instead: :func:`around_tmux`)."""
     return bool(os.environ.get("TMUX") or os.environ.get("STY"))
 
 
@@ -88,8 +99,9 @@ def _ask_terminal() -> None:
     in order, so DA1's answer with no kitty answer before it means "no kitty graphics" at once, where
     textual-image, asking kitty's question alone, waits :data:`WAIT` for an answer that never comes (xterm,
     most terminals). A Sixel terminal is asked kitty's question too (a query: it draws nothing); inside tmux
-    or screen only DA1 is asked (:func:`multiplexed`)."""
-    global _answers, _old_kitty
+    or screen only DA1 is asked (:func:`multiplexed`); inside tmux, tmux is asked what terminal is around it,
+    and kitty's pictures pass through to a kitty there with nothing missing (:mod:`~pxp_tui.app.picture.tmux`)."""
+    global _answers, _old_kitty, _around
     TerminalError = internals.terminal_error()  # noqa: N806 - a class
 
     answers: dict[str, str | type[Exception]] = {}
@@ -110,6 +122,10 @@ def _ask_terminal() -> None:
                     del answers[KITTY[1]]  # its graphics not used: half-cell blocks, and the header says why
     except (TerminalError, TimeoutError) as exc:
         answers.setdefault(DA1[1], type(exc))
+    _around = around_tmux()
+    da1 = answers[DA1[1]]
+    if _around is not None and _around.kitty and not kitty_missing(_around) and not (isinstance(da1, str) and has_sixel(da1)):
+        answers[KITTY[1]] = KITTY_OK  # as the kitty around tmux answers: textual-image draws kitty pictures
     answers.setdefault(KITTY[1], TimeoutError)  # not answered before DA1's answer: never
     _answers = answers
     internals.cell_size()  # kept by textual-image: its widgets read it when imported
@@ -136,8 +152,8 @@ def _too_old_kitty(stdin: int) -> str | None:
 def old_kitty(name: str) -> str | None:
     """The version in ``name`` (XTVERSION's answer: ``kitty(0.26.5)``) if it is kitty older than
     :data:`KITTY_PLACEHOLDERS`, else None."""
-    found = re.fullmatch(r"kitty\((\d+)\.(\d+)[^)]*\)", name.strip())
-    if found and (int(found[1]), int(found[2])) < KITTY_PLACEHOLDERS:
+    version = kitty_version(name)
+    if version is not None and version < KITTY_PLACEHOLDERS:
         return name.strip()[len("kitty(") : -1]
     return None
 
@@ -167,6 +183,9 @@ def load() -> None:
             with internals.answers_replayed(_replayed):
                 import textual_image.renderable  # chooses the renderer from the answers
         import textual_image.widget  # noqa: F401
+
+        if os.environ.get("TMUX"):
+            internals.kitty_messages_wrapped(through_tmux)  # kitty's pictures, if drawn, pass through tmux
 
 
 def image_class() -> type[Any] | None:
@@ -206,38 +225,16 @@ def drawn_by() -> str:
     }.get(renderables.Image, "halfcell")
 
 
-def tmux_version(env: dict[str, str] | None = None) -> str | None:
-    """tmux's version (``3.3a``) when pxp runs inside tmux (``""`` if it cannot be told), else None.
-
-    tmux sets ``TMUX`` in its panes, and ``TERM_PROGRAM=tmux`` with ``TERM_PROGRAM_VERSION``; else ``tmux -V`` says.
-    """
-    env = dict(os.environ) if env is None else env
-    if not env.get("TMUX"):
-        return None
-    if env.get("TERM_PROGRAM") == "tmux" and env.get("TERM_PROGRAM_VERSION"):
-        return env["TERM_PROGRAM_VERSION"]
-    try:
-        out = subprocess.run(["tmux", "-V"], capture_output=True, text=True, timeout=2, check=False).stdout
-    except (OSError, subprocess.SubprocessError):
-        return ""
-    found = re.search(r"tmux\s+(\S+)", out)
-    return found[1] if found else ""
-
-
-def _version(text: str) -> tuple[int, int]:
-    found = re.match(r"(?:next-)?(\d+)\.(\d+)", text)
-    return (int(found[1]), int(found[2])) if found else (0, 0)
-
-
 #: what the expert can do instead of half-cell blocks
 OPTIONS = "v opens the original, pxp serve shows pxp in a browser"
 
 
-def coarse_note(env: dict[str, str] | None = None, kitty: str | None = None) -> str | None:
+def coarse_note(env: dict[str, str] | None = None, kitty: str | None = None, around: AroundTmux | None = None) -> str | None:
     """What the expert is told, once, where an X-ray can only be drawn in half-cell blocks (the terminal has no
     Sixel and no kitty graphics, kitty is too old for textual-image's pictures, or tmux passes them not): why, and
     what shows pixels. None where pixels are drawn, or where half-cell blocks were chosen (``PXP_IMAGES``).
-    ``env`` and ``kitty`` (the too old kitty's version) are the probe's findings unless given."""
+    ``env``, ``kitty`` (the too old kitty's version) and ``around`` (what tmux says of the terminal around it) are
+    the probe's findings unless given."""
     if renderer() != "auto" or drawn_by() not in ("halfcell", "unicode"):
         return None
     version = tmux_version(env)
@@ -253,7 +250,14 @@ def coarse_note(env: dict[str, str] | None = None, kitty: str | None = None) -> 
             f"a terminal with Sixel (xterm -ti vt340, WezTerm, foot, iTerm2) or kitty; {OPTIONS}."
         )
     named = f"tmux {version}".strip()
-    if version and _version(version) < (3, 4):
+    around = _around if around is None else around
+    if around is not None and around.kitty:
+        name = around.terminal.replace("(", " ").rstrip(")")
+        return (
+            f"{named} passes no pictures through as set up: half-cell blocks. For {name}'s pixels, "
+            f"{kitty_fix(kitty_missing(around, env))}, then restart pxp. Or {OPTIONS}."
+        )
+    if version and version_tuple(version) < (3, 4):
         why = f"{named} passes no pictures through: the X-ray is in half-cell blocks"
     else:
         why = f"{named} passes no pictures through (built without Sixel, or the terminal around it has none): half-cell blocks"

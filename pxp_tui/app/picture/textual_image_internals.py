@@ -2,7 +2,8 @@
 
 textual-image asks the terminal its questions when imported and draws half-cell pictures when painted;
 pxp asks the questions before Textual starts (``graphics.py``) and builds half-cell pictures in a thread
-(``halfcell.py``), with textual-image's own reader, geometry and scaling, which it does not export. Each
+(``halfcell.py``), with textual-image's own reader, geometry and scaling, which it does not export; inside
+tmux it wraps the kitty messages textual-image writes for tmux's passthrough (``tmux.py``). Each
 use is checked by a canary test (``tests/test_internals.py``) that names textual-image's release when one
 moves; ``pyproject.toml`` admits the releases the canaries pass on (``textual-image>=0.9,<0.13``).
 
@@ -150,3 +151,27 @@ def sixel_widget(rewrite: Callable[[str], str]) -> type:
             yield Rewritten(self.image, self._sixel_options)
 
     return Widget
+
+
+def kitty_messages_wrapped(wrap: Callable[[str], str]) -> None:
+    """From now on every kitty graphics message textual-image writes (a picture's data, its placement, its deletion)
+    is written as ``wrap(message)``: through tmux's passthrough, where the terminal around tmux is kitty. Once.
+
+    Relies on: ``textual_image.renderable.tgp._send_tgp_message(*, payload=None, **keys)``, the one function its
+    kitty renderer writes every message with (looked up as a module global when called), writing
+    ``ESC _ G keys ; payload ESC \\`` to ``sys.__stdout__`` (kitty's graphics protocol).
+    """
+    import textual_image.renderable.tgp as tgp
+
+    if getattr(tgp._send_tgp_message, "wrapped", False):
+        return
+
+    def send(*, payload: str | None = None, **keys: int | str | None) -> None:
+        if sys.__stdout__ is None:
+            raise tgp.TerminalError("sys.__stdout__ is None")
+        fields = ",".join(f"{key}={value}" for key, value in keys.items() if value is not None)
+        sys.__stdout__.write(wrap(f"\x1b_G{fields}{';' + payload if payload else ''}\x1b\\"))
+        sys.__stdout__.flush()
+
+    send.wrapped = True  # type: ignore[attr-defined]
+    tgp._send_tgp_message = send
