@@ -15,9 +15,6 @@ from pxp_tui.runs.create import create_run
 
 from .waiting import PATIENCE, Patience
 
-#: seconds between two looks at a condition (the app runs meanwhile)
-STEP = 0.02
-
 
 class MachineGate:
     """The offline machine, answering only while the gate is open: a test does what it must while the machine
@@ -162,11 +159,12 @@ async def expert_turn(pilot: Any, app: PXPApp, j: int | None = None) -> Any:
 
 
 async def wait_for_async(pilot: Any, condition: Callable[[], Any], what: str | Callable[[], str] = "the app") -> Any:
-    """:func:`wait_for` with a coroutine ``condition`` (one that may press keys)."""
+    """:func:`wait_for` with a coroutine ``condition`` (one that may press keys); between two looks, until the
+    app has handled what it had pending and its loop is idle (Pilot's ``pause()``), never a fixed time."""
     bound = Patience(what)
     while not (value := await condition()):
         bound.give_up(value)
-        await pilot.pause(STEP)
+        await pilot.pause()
     return value
 
 

@@ -20,7 +20,6 @@ TESTS = Path(__file__).resolve().parent
 ALLOWED = {
     ("waiting.py", "poll", "step"): "the step of a bounded loop on a condition",
     ("waiting.py", "async_poll", "step"): "the step of a bounded loop on a condition",
-    ("app_helpers.py", "wait_for_async", "STEP"): "the step of a bounded loop on a condition (the app runs meanwhile)",
     ("terminal.py", "Tmux.keys", "KEY_GAP"): "keys typed apart, as a person types: escape then a key at once reads as alt+key",
     ("stub.py", "_handler.Handler.do_POST", "injected.delay"): "a slow server: the delay a test asked the stub for",
     ("stub.py", "_handler.Handler.do_POST", "injected.trickle"): "a server that trickles its reply, as a test asked",
@@ -107,8 +106,7 @@ def test_every_allowed_sleep_is_still_there() -> None:
         ("from time import sleep\ndef t():\n    sleep(1)\n", "sleep(<seconds>)"),
         ("import asyncio\nasync def t():\n    await asyncio.sleep(DELAY / 4)\n", "sleep(<seconds>)"),
         ("async def t(pilot):\n    await pilot.press('1', 'wait:300', 'ctrl+s')\n", 'press("wait:<ms>")'),
-        ("class T:\n    def wait_for_async(self):\n        time.sleep(STEP)\n", "sleep(<seconds>)"),  # not the helper
-        ("async def wait_for_async(pilot):\n    await asyncio.sleep(0.1)\n", "sleep(<seconds>)"),  # not its step
+        ("async def wait_for_async(pilot, condition):\n    await pilot.pause(STEP)\n", "pause(<seconds>)"),  # no step
     ],
 )
 def test_the_check_finds_a_fixed_wait(source: str, what: str) -> None:
@@ -121,7 +119,6 @@ def test_the_check_finds_a_fixed_wait(source: str, what: str) -> None:
     [
         "async def t(pilot):\n    await pilot.pause()\n",  # waits for the app's pending messages
         "import asyncio\nasync def t():\n    await asyncio.sleep(0)\n",  # yields to the loop once
-        "async def wait_for_async(pilot, condition):\n    await pilot.pause(STEP)\n",  # the helper's step
     ],
 )
 def test_the_check_leaves_waits_on_conditions_alone(source: str) -> None:
