@@ -27,6 +27,19 @@ def needs_tmux(test):
     return pytest.mark.skipif(shutil.which("tmux") is None or not PXP.exists(), reason="needs tmux and the pxp command")(test)
 
 
+def pxp_env(home: Path) -> dict[str, str]:
+    """A clean environment for the real ``pxp`` in a terminal: the offline model at once, no network."""
+    return {
+        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+        "HOME": str(home),
+        "TERM": "xterm-256color",
+        "PXP_OFFLINE_LATENCY": "0",
+        "PXP_FULL_SCREEN": "never",  # as in every test (conftest): a small X-ray stays in its pane unless asked
+        "LITELLM_LOCAL_MODEL_COST_MAP": "True",
+        "PYTHONPATH": str(ROOT),  # the package, installed or not
+    }
+
+
 class Tmux:
     """A private tmux server (its own socket), so that the user's sessions are never touched."""
 
@@ -41,16 +54,7 @@ class Tmux:
     def start(self, name: str, command: list[str], size: tuple[int, int] = (160, 48), pane_env: tuple[str, ...] = ()) -> None:
         """Run ``command`` in a new session ``name``, in a clean environment but for ``TMUX`` (plus ``pane_env``:
         more variables kept from the pane's own, as tmux sets them: ``TERM_PROGRAM``...)."""
-        env = {
-            "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
-            "HOME": str(self.tmp_path),
-            "TERM": "xterm-256color",
-            "PXP_OFFLINE_LATENCY": "0",
-            "PXP_FULL_SCREEN": "never",  # as in every test (conftest): a small X-ray stays in its pane unless asked
-            "LITELLM_LOCAL_MODEL_COST_MAP": "True",
-            "PYTHONPATH": str(ROOT),  # the package, installed or not
-            **self.env,
-        }
+        env = {**pxp_env(self.tmp_path), **self.env}
         exports = " ".join([*(f"{k}={shlex.quote(v)}" for k, v in env.items()), *(f'{k}="${k}"' for k in pane_env)])
         rc = self.tmp_path / f"{name}.rc"
         shell = (

@@ -29,7 +29,9 @@ from pathlib import Path
 import pytest
 from PIL import Image
 
-from .terminal import PXP, ROOT
+from pxp_tui.app.picture.tmux import version_tuple
+
+from .terminal import PXP, pxp_env
 from .waiting import poll
 
 pytestmark = pytest.mark.slow
@@ -42,9 +44,7 @@ KITTY_MESSAGE = re.compile(rb"\x1b_G([^;\x1b]*)(?:;([^\x1b]*))?\x1b\\")
 def tmux_version() -> tuple[int, int] | None:
     if shutil.which("tmux") is None:
         return None
-    out = subprocess.run(["tmux", "-V"], capture_output=True, text=True, check=False).stdout
-    found = re.search(r"(\d+)\.(\d+)", out)
-    return (int(found[1]), int(found[2])) if found else None
+    return version_tuple(subprocess.run(["tmux", "-V"], capture_output=True, text=True, check=False).stdout.split()[-1])
 
 
 VERSION = tmux_version()
@@ -61,15 +61,9 @@ class KittyAroundTmux:
         self.socket = f"pxp-kitty-{uuid.uuid4().hex[:8]}"
         (tmp_path / "tmux.conf").write_text(config, encoding="utf-8")
         env = {
-            "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
-            "HOME": str(tmp_path),
-            "TERM": "xterm-256color",
+            **pxp_env(tmp_path),
             "LANG": "C.UTF-8",  # tmux writes characters outside ASCII only to a UTF-8 terminal
             "COLORTERM": "truecolor",  # as kitty sets it (panes inherit it)
-            "PXP_OFFLINE_LATENCY": "0",
-            "PXP_FULL_SCREEN": "never",
-            "LITELLM_LOCAL_MODEL_COST_MAP": "True",
-            "PYTHONPATH": str(ROOT),
         }
         tmux = ["tmux", "-L", self.socket, "-f", str(tmp_path / "tmux.conf"), "new-session", "-x", "160", "-y", "48"]
         self.pid, self.fd = pty.fork()

@@ -27,6 +27,9 @@ def test_only_a_kitty_that_draws_placeholders_is_sent_kitty_s_pictures(terminal:
 
 def test_each_missing_setting_is_named_as_the_line_that_fixes_it() -> None:
     assert kitty_missing(AroundTmux("kitty(0.35.2)", True, True), READY) == []
+    assert AroundTmux("kitty(0.35.2)", True, True).passes_kitty(READY)
+    assert not AroundTmux("kitty(0.35.2)", True, True).passes_kitty(TMUX)  # no 24-bit colour where pxp runs
+    assert not AroundTmux("kitty(0.26.5)", True, True).passes_kitty(READY)
     missing = kitty_missing(AroundTmux("kitty(0.35.2)", False, False), TMUX)
     assert missing == [
         "set -g allow-passthrough on",
@@ -84,3 +87,22 @@ def test_tmux_is_asked_for_its_pane_s_settings(tmp_path: Path) -> None:
     finally:
         subprocess.run([*tmux, "kill-server"], check=False)
     assert around_tmux({}) is None  # outside tmux: nothing asked
+
+
+def test_what_tmux_says_of_itself_is_shown_as_text(monkeypatch) -> None:
+    """The note quotes tmux's version and the terminal's name: markup stays as typed, escapes are shown, not sent."""
+    from pxp_tui.app.picture.instance_info import graphics_note
+
+    class Task:
+        def original_picture(self, instance: object) -> bytes:
+            return b"an X-ray"
+
+    monkeypatch.setenv("PXP_IMAGES", "auto")
+    monkeypatch.setattr(graphics, "drawn_by", lambda: "halfcell")
+    monkeypatch.setattr(graphics, "_around", None)
+    for name, value in {**TMUX, "TERM_PROGRAM_VERSION": "3.3[bold]a\x1b]0;PWNED\x07"}.items():
+        monkeypatch.setenv(name, value)
+    note = graphics_note(Task(), object())
+    assert note is not None and "tmux 3.3[bold]a" in note.plain
+    assert "\x1b" not in note.plain and "\x07" not in note.plain and not note.spans
+    assert AroundTmux("kitty(0.35\x1b]0;PWNED\x07)").kitty is False  # not read as kitty's version

@@ -124,7 +124,7 @@ def _ask_terminal() -> None:
         answers.setdefault(DA1[1], type(exc))
     _around = around_tmux()
     da1 = answers[DA1[1]]
-    if _around is not None and _around.kitty and not kitty_missing(_around) and not (isinstance(da1, str) and has_sixel(da1)):
+    if _around is not None and _around.passes_kitty() and not (isinstance(da1, str) and has_sixel(da1)):
         answers[KITTY[1]] = KITTY_OK  # as the kitty around tmux answers: textual-image draws kitty pictures
     answers.setdefault(KITTY[1], TimeoutError)  # not answered before DA1's answer: never
     _answers = answers

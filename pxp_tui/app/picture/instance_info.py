@@ -22,14 +22,15 @@ def describe(task: Any, instance: Any) -> Content:
     return Content.assemble(Content.styled(visible(str(name), one_line=True), "bold"), "  ", Content(" · ").join(parts))
 
 
-def graphics_note(task: Any, instance: Any) -> str | None:
+def graphics_note(task: Any, instance: Any) -> Content | None:
     """The terminal's limits for this instance's picture, said once in its header: for an image of its own (an
     X-ray) drawn in half-cell blocks, why and what shows pixels (:func:`~pxp_tui.app.picture.graphics.coarse_note`)."""
     if task is None or instance is None or task.original_picture(instance) is None:
         return None
     from pxp_tui.app.picture.graphics import coarse_note
 
-    return coarse_note()
+    note = coarse_note()  # it quotes what tmux and the terminal say of themselves: text, never markup or escapes
+    return Content(visible(note)) if note else None
 
 
 def open_outside(node: Any, task: Any, instance: Any, prediction: str | None) -> None:

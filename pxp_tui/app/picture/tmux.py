@@ -46,7 +46,7 @@ def version_tuple(text: str) -> tuple[int, int]:
 
 def kitty_version(name: str) -> tuple[int, int] | None:
     """kitty's version in an XTVERSION answer (``kitty(0.35.2)``), or None for another terminal."""
-    found = re.fullmatch(r"kitty\((\d+)\.(\d+)[^)]*\)", name.strip())
+    found = re.fullmatch(r"kitty\((\d+)\.(\d+)[\w.+-]*\)", name.strip())
     return (int(found[1]), int(found[2])) if found else None
 
 
@@ -64,6 +64,10 @@ class AroundTmux:
         """The terminal around tmux is a kitty that draws textual-image's pictures."""
         version = kitty_version(self.terminal)
         return version is not None and version >= KITTY_PLACEHOLDERS
+
+    def passes_kitty(self, env: dict[str, str] | None = None) -> bool:
+        """kitty's pictures pass through tmux to the kitty around it: nothing of :func:`kitty_missing` is missing."""
+        return self.kitty and not kitty_missing(self, env)
 
 
 def around_tmux(env: dict[str, str] | None = None) -> AroundTmux | None:
