@@ -197,14 +197,14 @@ class Tab:
         the selection (keys typed at once could reach the field before the selection: they would be replaced with
         the rest). The second line: the click puts the cursor, and its line's highlight, on the first. Click and
         ctrl+a again while none shows: with four apps on two cores a click could be handled after the ctrl+a sent
-        behind it, or land while the pane was still moving, and leave the focus elsewhere."""
+        behind it, or land while the pane was still moving, and leave the focus elsewhere. The colours compared
+        with are those before the first click: a later click that clears a selection is no selection."""
         bound = waiting.Patience(f"a selection in the field under {text!r}", self.patience)
+        row, column = self._place(text)
+        second = row + below + 1
+        cells = range(column, column + len(text))  # the field's first cells (its padding may come first)
+        before = self._colours(second, cells)
         while True:
-            row, column = self._place(text)
-            second = row + below + 1
-            cells = range(column, column + len(text))  # the field's first cells (its padding may come first)
-
-            before = self._colours(second, cells)
             await self.click(text, below=below)
             await self.keys("Control+a")
             try:
@@ -215,6 +215,38 @@ class Tab:
                     bound.give_up(False)
                 except AssertionError as exc:
                     raise AssertionError(f"{exc}; the tab showed:\n{self.text()}") from None
+
+    async def replace(self, label: str, text: str, below: int = 0) -> None:
+        """Type ``text`` over the whole of the field ``below`` rows under ``label``, until the field shows exactly
+        ``text``. A click or ctrl+a of :meth:`select_all` handled late, amid the typing, would leave only the rest:
+        once the field ends with ``text``'s last word every key sent before has been handled, so the whole is then
+        compared, and typed over again if it differs."""
+        want = " ".join(text.split())
+        end = want.split()[-1]
+        bound = waiting.Patience(f"{want!r} in the field under {label!r}", self.patience)
+        while True:
+            await self.select_all(label, below)
+            await self.type(text)
+            typed = await self._poll(
+                lambda: (field := self.field(label, below)).endswith(end) and field, f"{end!r} typed under {label!r}"
+            )
+            if typed == want:
+                return
+            bound.give_up(typed)
+
+    def field(self, label: str, below: int = 0) -> str:
+        """The text of the field ``below`` rows under ``label``, its wrapped lines joined by spaces: the cells from
+        ``label``'s column to the pane's right border, row by row down to the field's first blank line."""
+        row, column = self._place(label)
+        lines = self.text().splitlines()[row + below :]
+        words: list[str] = []
+        for line in lines:
+            border = line.find("│", column)
+            part = line[column : border if border >= 0 else None].strip()
+            if not part:
+                break
+            words.append(part)
+        return " ".join(" ".join(words).split())
 
     def _colours(self, row: int, cells: range) -> set[str]:
         return {self.screen.buffer[row][c].bg for c in cells}
@@ -290,9 +322,8 @@ async def refute(tab: Tab, prediction: str, explanation: str, tag: str = "2") ->
     if f"● {prediction}" not in await tab.wait(rf"[○●] {re.escape(prediction)}"):
         await tab.click(f"○ {prediction}")
         await tab.wait(f"● {prediction}")
-    await tab.select_all("Explanation", below=1)
-    await tab.type(explanation)
-    return await tab.wait(re.escape(explanation.split()[-1]))
+    await tab.replace("Explanation", explanation, below=1)
+    return tab.text()
 
 
 async def until_the_outcome(tab: Tab, session: int) -> str:

@@ -28,7 +28,8 @@ def test_kill_9_mid_answer_keeps_the_answer_typed_before_the_last_pause(tmp_path
         tmux.start("first", [str(PXP), "run", "--task", "drug", "--human", "alice", "--limit", "3", "--db", str(db)])
         expert_turn(tmux, "first", 1, 3)
         tmux.keys("first", "3")  # REVISE: the prediction field takes the focus
-        tmux.wait("first", "● 3 REVISE")
+        # the tag chosen and the field focused: the footer shows the text field's keys, not the screen's
+        tmux.wait("first", r"(?s)● 3 REVISE.*\^s Send f1 Keys")
         tmux.keys("first", "C-a", "CCN")  # its text replaced
         poll(lambda: (draft(db) or (None,) * 4)[2] == "CCN", "the draft of the prediction")
         tmux.keys("first", "Tab")  # to the explanation (its prefilled text selected: replaced by what is typed)

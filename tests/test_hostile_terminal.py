@@ -96,10 +96,10 @@ def test_the_live_app_and_the_review_show_the_escapes_as_text(tmux: Tmux, board:
     tmux.keys("review", "Enter")  # its first session, replayed
     tmux.wait("review", "message 1 / ")
     tmux.keys("review", "a")  # every message
-    tmux.wait("review", re.escape(shown("dataset")))  # the proxy's cards, drawn
+    tmux.wait("review", r"│ j=4 ")  # the last message's card, drawn (by a worker, after the footer)
     screen = untouched(tmux, "review", before)
-    tmux.keys("review", "Home")  # the first message alone: the machine's reply, above the reference answer's card
-    tmux.wait("review", "message 1 / ")
+    tmux.keys("review", "Home")  # the first message alone: the machine's reply, beside the reference answer's card
+    tmux.wait("review", r"(?s)\A(?!.*│ j=2 ).*" + re.escape(shown("reply")))
     screen += untouched(tmux, "review", before)
     for label in ("name", "reply", "dataset", "prediction", "label", "note"):
         assert shown(label) in screen, f"{label}:\n{screen}"
