@@ -104,7 +104,8 @@ async def calls():
         await LLMClient("pxp-offline/drug").complete([{"role": "user", "content": "Target: CCO"}])
         profile.disable()
         counts.append(pstats.Stats(profile).total_calls)
-    print(json.dumps(counts))
+    with open("counts.json", "w", encoding="utf-8") as out:  # a file: nothing else the process prints can mix in
+        json.dump(counts, out)
 
 asyncio.run(calls())
 """
@@ -124,14 +125,17 @@ def test_the_runs_first_message_does_not_wait_for_litellms_first_call(tmp_path: 
 
     done = subprocess.run(
         [sys.executable, "-c", FIRST_CALL, before],
+        stdin=subprocess.DEVNULL,
         capture_output=True,
         text=True,
         cwd=tmp_path,
         timeout=240,
         env={"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "PYTHONPATH": str(ROOT), "PXP_IMAGES": "none"},
     )
-    assert done.returncode == 0, done.stderr[-2000:]
-    first, second = json.loads(done.stdout.strip().splitlines()[-1])
+    counts = tmp_path / "counts.json"
+    said = f"exit code {done.returncode}; stdout: {done.stdout[-1000:]!r}; stderr: {done.stderr[-2000:]!r}"
+    assert done.returncode == 0 and counts.exists(), said
+    first, second = json.loads(counts.read_text(encoding="utf-8"))
     if before == "preload":
         assert first < 2 * second, (first, second)
     else:  # what the preload spares the first message: the measure tells the two apart

@@ -40,6 +40,14 @@ def wait_for(condition: Callable[[], Any], what: str, patience: float = PATIENCE
     return poll(condition, what, patience, every)
 
 
+def _lock_owner(number: int) -> int | None:
+    """The pid in display ``number``'s lock file (the X server that holds it), if it can be read."""
+    try:
+        return int(Path(f"/tmp/.X{number}-lock").read_text(encoding="ascii").split()[0])
+    except (OSError, ValueError, IndexError):
+        return None
+
+
 class XServer:
     """A private ``Xvfb`` (the first free display of :func:`displays`)."""
 
@@ -57,21 +65,25 @@ class XServer:
                 stdout=subprocess.DEVNULL,
                 stderr=subprocess.DEVNULL,
             )
-            display = f":{number}"
-            if self._ready(process, display):
-                self.process, self.display = process, display
+            if self._ready(process, number):
+                self.process, self.display = process, f":{number}"
                 return self
         raise RuntimeError(f"no free X display among :{displays().start}-:{displays().stop - 1} (PXP_TEST_DISPLAYS)")
 
     @staticmethod
-    def _ready(process: subprocess.Popen[bytes], display: str) -> bool:
+    def _ready(process: subprocess.Popen[bytes], number: int) -> bool:
+        """Whether ``process`` serves display ``number``. Its lock file must name it: another test's Xvfb, started
+        on the same free number a moment before, answers the display while this one is still on its way out."""
+
         def up() -> bool | None:
             if process.poll() is not None:
                 return True  # it ended (the display is taken): the answer is known
-            probe = subprocess.run(["xdpyinfo", "-display", display], capture_output=True, check=False)
+            if _lock_owner(number) != process.pid:
+                return None
+            probe = subprocess.run(["xdpyinfo", "-display", f":{number}"], capture_output=True, check=False)
             return probe.returncode == 0 or None
 
-        wait_for(up, f"Xvfb on {display}", patience=30)
+        wait_for(up, f"Xvfb on :{number}", patience=30)
         return process.poll() is None
 
     def env(self) -> dict[str, str]:
