@@ -27,6 +27,13 @@ def needs_tmux(test):
     return pytest.mark.skipif(shutil.which("tmux") is None or not PXP.exists(), reason="needs tmux and the pxp command")(test)
 
 
+def installed_tmux() -> str | None:
+    """The version of the tmux installed here (``3.3a``), or None without one."""
+    if shutil.which("tmux") is None:
+        return None
+    return subprocess.run(["tmux", "-V"], capture_output=True, text=True, check=False).stdout.split()[-1]
+
+
 def pxp_env(home: Path) -> dict[str, str]:
     """A clean environment for the real ``pxp`` in a terminal: the offline model at once, no network."""
     return {

@@ -3,16 +3,16 @@
 from __future__ import annotations
 
 import os
-import re
 import shutil
 import signal
 import sqlite3
-import subprocess
 from pathlib import Path
 
 import pytest
 
-from .terminal import PXP, Tmux, expert_turn, run_finished
+from pxp_tui.app.picture.tmux import version_tuple
+
+from .terminal import PXP, Tmux, expert_turn, installed_tmux, run_finished
 
 pytestmark = [
     pytest.mark.slow,
@@ -76,12 +76,13 @@ def test_a_crash_loses_nothing_shown_and_the_run_resumes_at_the_next_message(tmu
 
 def test_in_tmux_3_3_an_xray_header_says_once_that_no_pixels_pass_and_what_to_do(tmux: Tmux, tmp_path: Path) -> None:
     """The real tmux here (3.3) passes no Sixel: the X-ray's header says so, in words, with the expert's options."""
-    version = subprocess.run(["tmux", "-V"], capture_output=True, text=True, check=False).stdout.split()[-1]
+    version = installed_tmux()
+    assert version is not None  # the tmux fixture runs only where tmux is
     db = tmp_path / "sessions.db"
     command = [str(PXP), "run", "--task", "rad", "--human", "live", "--limit", "1", "--db", str(db)]
     tmux.start("rad", command, pane_env=("TERM_PROGRAM", "TERM_PROGRAM_VERSION"))
     screen = tmux.wait("rad", r"Your turn", patience=240)  # a bound: the first turn on a loaded machine
-    if tuple(int(n) for n in re.findall(r"\d+", version)[:2]) >= (3, 4):
+    if version_tuple(version) >= (3, 4):
         pytest.skip(f"tmux {version} may pass Sixel through")
     # the picture's pane, left of the others (as wide as the machine's pane under it): the note wraps in it
     width = next(line.index("╮") + 1 for line in screen.splitlines() if "─ Machine ─" in line)

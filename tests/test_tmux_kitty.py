@@ -18,7 +18,6 @@ import os
 import pty
 import re
 import select
-import shutil
 import struct
 import subprocess
 import termios
@@ -31,7 +30,7 @@ from PIL import Image
 
 from pxp_tui.app.picture.tmux import version_tuple
 
-from .terminal import PXP, pxp_env
+from .terminal import PXP, installed_tmux, pxp_env
 from .waiting import poll
 
 pytestmark = pytest.mark.slow
@@ -41,13 +40,7 @@ PLACEHOLDER = "\U0010eeee"
 KITTY_MESSAGE = re.compile(rb"\x1b_G([^;\x1b]*)(?:;([^\x1b]*))?\x1b\\")
 
 
-def tmux_version() -> tuple[int, int] | None:
-    if shutil.which("tmux") is None:
-        return None
-    return version_tuple(subprocess.run(["tmux", "-V"], capture_output=True, text=True, check=False).stdout.split()[-1])
-
-
-VERSION = tmux_version()
+VERSION = version_tuple(installed) if (installed := installed_tmux()) is not None else None
 needs_tmux_passthrough = pytest.mark.skipif(
     VERSION is None or VERSION < (3, 3) or not PXP.exists(),
     reason="needs tmux 3.3+ (allow-passthrough) and the pxp command",
