@@ -66,3 +66,26 @@ async def test_a_drawing_that_ends_while_the_picture_is_taken_down_raises_nothin
         picture._redraw()
         await pilot.pause()
         assert app.is_running
+
+
+async def test_a_picture_shown_before_its_parts_are_composed_shows_its_caption_and_is_drawn(monkeypatch) -> None:
+    """A full-screen viewer shows its picture from its own on_mount; the picture's parts may not be there yet
+    (once in CI the X-ray viewer failed the app with "No nodes match '.picture-status'")."""
+    from PIL import Image
+
+    monkeypatch.setenv("PXP_IMAGES", "halfcell")
+
+    class Host(App[None]):
+        def on_mount(self) -> None:
+            picture = Picture(id="picture")  # not composed: show() comes first, as from a screen's on_mount
+            picture.show(lambda surface: Image.new("RGB", (16, 16), "white"), caption="the target", waiting="drawing…")
+            self.mount(picture)
+
+    app = Host()
+    async with app.run_test(size=(40, 12)) as pilot:
+        picture = await wait_for(pilot, lambda: app.query(Picture).first() if app.query(Picture) else None, "mounted")
+        caption = picture.query_one(".picture-caption", Static)
+        assert str(caption.render()) == "the target" and caption.display
+        await wait_for(pilot, lambda: picture.query(".picture-image"), "the picture drawn once laid out")
+        assert not picture.query_one(".picture-status", Static).display  # "drawing…" gone with the picture
+        assert app.is_running

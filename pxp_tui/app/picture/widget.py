@@ -77,7 +77,9 @@ class Picture(Widget):
         caption = Static(Content(visible(self._caption, one_line=True)), classes="picture-caption")
         caption.display = bool(self._caption)
         yield caption
-        yield Center(Static("", classes="picture-status"), classes="picture-frame")
+        status = Static(Content(visible(self._status)), classes="picture-status")
+        status.display = bool(self._status)
+        yield Center(status, classes="picture-frame")
 
     def show(self, draw: Draw | None, caption: str | None = None, waiting: str = "drawing…", key: Hashable | None = None) -> None:
         """Draw (in a thread) and show a new picture; ``None`` clears it. Redrawn when the frame resizes.
@@ -86,9 +88,9 @@ class Picture(Widget):
         """
         if caption is not None and caption != self._caption:  # the same caption: nothing to lay out again
             self._caption = caption
-            shown = self.query_one(".picture-caption", Static)
-            shown.update(Content(visible(caption, one_line=True)))
-            shown.display = bool(caption)
+            for shown in self.query(".picture-caption").results(Static):  # none yet before compose: it shows _caption
+                shown.update(Content(visible(caption, one_line=True)))
+                shown.display = bool(caption)
         if key is not None and key == self._key and self._shows(key):
             self._draw_fn = draw  # the same picture, shown (or being drawn) for the frame's size: nothing to redo
             return
@@ -227,10 +229,14 @@ class Picture(Widget):
 
     _shown_key: Hashable | None = None  # the key of the picture on the screen
 
+    _status = ""  # the line under the picture ("drawing…", why there is none), kept for compose
+
     def _set_status(self, text: str) -> None:
-        status = self.query_one(".picture-status", Static)
-        status.update(Content(visible(text)))  # a drawing's error may quote the SMILES
-        status.display = bool(text)
+        # a screen's on_mount may show a picture before the picture's own parts are composed: compose shows _status
+        self._status = text
+        for status in self.query(".picture-status").results(Static):
+            status.update(Content(visible(text)))  # a drawing's error may quote the SMILES
+            status.display = bool(text)
 
 
 def _same_cells(shown: Widget | None, on_screen: list[Widget]) -> bool:
