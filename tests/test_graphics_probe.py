@@ -43,7 +43,7 @@ PXP = f"""
 import sys
 import termios
 from pxp_tui.app.picture import graphics
-graphics.probe().join(2.0)
+graphics.probe().join(graphics.LIMIT)
 heavy = sorted(m for m in ("numpy", "PIL.Image", "textual_image.renderable") if m in sys.modules)
 sys.__stdout__.write("{DONE.decode()}\\n"); sys.__stdout__.flush()
 print("#heavy-before-the-app", heavy, flush=True)
@@ -58,11 +58,14 @@ print("#drawn-by", kind, flush=True)
 """
 
 
-def in_terminal(script: str, answers: dict, *, pixels: bool = True, env: dict | None = None) -> tuple[str, list[bytes]]:
+def in_terminal(
+    script: str, answers: dict, *, pixels: bool = True, env: dict | None = None, late: float = 0.0
+) -> tuple[str, list[bytes]]:
     """Run ``script`` in a pseudo-terminal that answers as ``answers`` says until the script prints #probed
     (then, as under Textual, nothing more answers); what it printed, and every question it asked, in order.
     ``pixels=False``: the terminal gives its size in cells only (mosh, a serial line), and never answers the
-    question of its cell size either. ``env``: more of the script's environment (TMUX, STY: in a multiplexer)."""
+    question of its cell size either. ``env``: more of the script's environment (TMUX, STY: in a multiplexer).
+    ``late``: seconds before the first answers (a terminal over ssh, or one still starting)."""
     pid, fd = pty.fork()
     if pid == 0:  # 80 x 24 cells of 8 x 16 pixels
         fcntl.ioctl(0, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 80, 80 * 8 if pixels else 0, 24 * 16 if pixels else 0))
@@ -83,6 +86,9 @@ def in_terminal(script: str, answers: dict, *, pixels: bool = True, env: dict | 
             if not chunk:
                 break
             seen += chunk
+            if late and QUESTION.search(chunk):
+                time.sleep(late)
+                late = 0.0
             for query in QUESTION.finditer(chunk):  # answered in the order asked, as terminals do
                 if query.group(0) == DA1:
                     asked.append(DA1)
@@ -211,3 +217,55 @@ def test_the_review_asks_the_terminal_as_the_app_does(tmp_path, terminal) -> Non
     assert drawn_by(ours) == drawn_by(theirs)
     assert asked.count(DA1) == 1 and asked[-1] == DONE, asked
     assert "#heavy-before-the-app []" in ours, ours[-2000:]
+
+
+#: pxp's way, then what reaches the keyboard once the app would read it (the terminal in raw mode, as under Textual)
+KEYS_AFTER = f"""
+import os, select, sys, time, tty
+from pxp_tui.app.picture import graphics
+graphics.probe().join(graphics.LIMIT)
+print("#drawn-by", graphics.drawn_by(), flush=True)
+tty.setraw(sys.stdin.fileno())
+keys, end = b"", time.monotonic() + 1.5
+while time.monotonic() < end:
+    if select.select([sys.stdin.fileno()], [], [], 0.1)[0]:
+        keys += os.read(sys.stdin.fileno(), 1024)
+print("#keys", repr(keys), flush=True)
+sys.__stdout__.write("{DONE.decode()}\\n"); sys.__stdout__.flush()
+"""
+
+
+@pytest.mark.parametrize("terminal", ["kitty", "old kitty", "sixel"])
+def test_a_terminal_that_answers_late_is_waited_for_and_no_answer_reaches_the_app_as_keys(terminal) -> None:
+    """A terminal over ssh, or still starting with pxp as its command, answers after textual-image's 0.1 s: its
+    answers then reached the app as keys (kitty's "Gi=31;OK" chose tag 1 and "?" opened the keys, in kitty 0.26
+    under load). pxp waits for DA1's answer, which every terminal gives, and draws as the terminal can."""
+    ours, asked = in_terminal(KEYS_AFTER, TERMINALS[terminal], late=0.6)
+    assert "#keys b''" in ours, ours[-2000:]
+    assert drawn_by(ours) == DRAWN[terminal]
+    assert asked == [*ASKED[terminal], DONE]
+
+
+#: the size the terminal has, read as Textual's resize handler reads it, while textual-image asks its questions
+SIZE_DURING_QUESTION = f"""
+import os, shutil, sys
+os.environ.pop("COLUMNS", None); os.environ.pop("LINES", None)
+from pxp_tui.app.picture import graphics, textual_image_internals as internals
+graphics.probe().join(graphics.LIMIT)
+import textual_image._terminal as terminal
+with internals.answers_replayed(lambda start: "\\\\x1b[?62;c"):
+    with terminal.capture_terminal_response("\\\\x1b[?", "c", 0.1):
+        sys.__stdout__.write("\\\\x1b[c")  # sent nowhere: asked before the app started
+        size = shutil.get_terminal_size(fallback=(1, 1))
+print("#size-during-question", size.columns, size.lines, flush=True)
+sys.__stdout__.write("{DONE.decode()}\\\\n"); sys.__stdout__.flush()
+"""
+
+
+def test_the_terminal_s_size_is_read_right_while_textual_image_asks_its_questions() -> None:
+    """textual-image is imported in a thread after the first frame, its questions answered from the probe; a resize
+    then (kitty resizing its window as it starts) had Textual read the size from a stand-in with no terminal, and
+    the app stayed at 80x24 in a 160x48 window until the next resize."""
+    ours, asked = in_terminal(SIZE_DURING_QUESTION, TERMINALS["xterm"])
+    assert "#size-during-question 80 24" in ours, ours[-2000:]
+    assert asked == [*ASKED["xterm"], DONE]  # the question inside is sent nowhere

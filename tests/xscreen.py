@@ -103,7 +103,9 @@ class Terminal:
         self.server, self.kind, self.size = server, kind, size
         cols, rows = size
         # set in the terminal, where the terminal sets its own TERM (xterm also drops COLORTERM from its environment)
-        command = ["env", *(f"{k}={v}" for k, v in env.items()), *command]
+        # without COLUMNS and LINES, which pytest-xdist's workers have (80 and 24): the app would read its size from
+        # them, not from the terminal, and lay out at 80x24 in a window of another size
+        command = ["env", "-u", "COLUMNS", "-u", "LINES", *(f"{k}={v}" for k, v in env.items()), *command]
         colour = "#" + "".join(f"{c:02x}" for c in BACKGROUND)
         if kind == "xterm":
             argv = [
@@ -179,18 +181,27 @@ def xwd_image(data: bytes) -> Any:
 THEME = "solarized-dark"
 
 
-def grey_regions(image: Any) -> list[tuple[int, int, int, int, int]]:
-    """The connected regions of grey pixels (R = G = B), largest first: (pixels, left, top, right, bottom)."""
+#: the least spread of grey levels in a region that is a picture: a window not drawn yet (all black) is not one
+SPREAD = 32
+
+
+def grey_regions(image: Any, spread: int = SPREAD) -> list[tuple[int, int, int, int, int]]:
+    """The connected regions of grey pixels (R = G = B) whose grey levels span ``spread`` or more (by default a
+    picture's), largest first: (pixels, left, top, right, bottom)."""
     import numpy
     from scipy import ndimage
 
     rgb = numpy.asarray(image).astype(int)
     grey = (rgb[..., 0] == rgb[..., 1]) & (rgb[..., 1] == rgb[..., 2])
     labels, count = ndimage.label(grey)
-    sizes = ndimage.sum_labels(grey, labels, range(1, count + 1))
+    labelled = range(1, count + 1)
+    sizes = ndimage.sum_labels(grey, labels, labelled)
+    levels = numpy.asarray(ndimage.maximum(rgb[..., 0], labels, labelled)) - numpy.asarray(
+        ndimage.minimum(rgb[..., 0], labels, labelled)
+    )
     regions = []
     for index, found in enumerate(ndimage.find_objects(labels)):
-        if found is not None:
+        if found is not None and levels[index] >= spread:
             rows, cols = found
             regions.append((int(sizes[index]), cols.start, rows.start, cols.stop, rows.stop))
     return sorted(regions, reverse=True)

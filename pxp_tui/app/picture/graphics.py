@@ -43,10 +43,15 @@ KITTY = ("\x1b_Gi=31,s=1,v=1,a=q,t=d,f=24;AAAA\x1b\\", "\x1b_G", "\x1b\\")
 VERSION = ("\x1b[>0q", "\x1bP>|", "\x1b\\")
 #: kitty's answer to its graphics query: what a kitty around tmux would answer, replayed to textual-image
 KITTY_OK = "\x1b_Gi=31;OK\x1b\\"
-WAIT = 0.1  # seconds for an answer, as textual-image waits
-#: seconds for the answer to XTVERSION, asked only of a terminal that has answered already (kitty): a late answer
-#: would reach the app as keys
-VERSION_WAIT = 2.0
+#: seconds for an answer. textual-image waits 0.1 s; a terminal over ssh, or still starting (pxp its command), answers
+#: later, and a late answer reaches the app as keys (kitty's "Gi=31;OK" typed "1" and "?", choosing a tag and opening
+#: the keys). DA1, which every terminal answers, is asked last: the wait ends at its answer, at once in a terminal at
+#: hand; only a terminal that never answers waits it out, once, before the first frame
+WAIT = 3.0
+#: seconds for the answer to XTVERSION, asked only of a terminal that has answered already (kitty)
+VERSION_WAIT = WAIT
+#: seconds the app waits for the questions at most (each answer's wait, and some to spare)
+LIMIT = 4 * WAIT + 1.0
 
 #: the terminal's answers by their start, or the error textual-image's reader raised instead (no answer
 #: in time, something else); None until :func:`probe` has asked
@@ -97,7 +102,7 @@ def multiplexed() -> bool:
 def _ask_terminal() -> None:
     """Both questions in one go, kitty's first (kitty's own way to detect its graphics): a terminal answers
     in order, so DA1's answer with no kitty answer before it means "no kitty graphics" at once, where
-    textual-image, asking kitty's question alone, waits :data:`WAIT` for an answer that never comes (xterm,
+    textual-image, asking kitty's question alone, waits 0.1 s for an answer that never comes (xterm,
     most terminals). A Sixel terminal is asked kitty's question too (a query: it draws nothing); inside tmux
     or screen only DA1 is asked (:func:`multiplexed`); inside tmux, tmux is asked what terminal is around it,
     and kitty's pictures pass through to a kitty there with nothing missing (:mod:`~pxp_tui.app.picture.tmux`)."""

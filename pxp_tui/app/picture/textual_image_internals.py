@@ -88,7 +88,10 @@ def answers_replayed(answer: Callable[[str], str | type[Exception]]) -> Iterator
     def replayed(start_marker: str, end_marker: str, timeout: float | None = None) -> Iterator[SimpleNamespace]:
         response = SimpleNamespace(sequence="")
         screen = sys.__stdout__
-        setattr(sys, "__stdout__", io.StringIO())  # noqa: B010 - for the moment of the question (typeshed: Final)
+        # for the moment of the question (typeshed: Final); the terminal stays findable through it: Textual's
+        # SIGWINCH handler, running meanwhile on the main thread, reads the size from sys.__stdout__'s descriptor
+        # (shutil.get_terminal_size), and a StringIO there gave 80x24 until the next resize (kitty, starting)
+        setattr(sys, "__stdout__", _Unsent(screen))  # noqa: B010
         try:
             yield response
         finally:
@@ -104,6 +107,22 @@ def answers_replayed(answer: Callable[[str], str | type[Exception]]) -> Iterator
         yield
     finally:
         terminal.capture_terminal_response = reader
+
+
+class _Unsent(io.StringIO):
+    """Takes what is written (sent nowhere), and answers for ``screen``'s descriptor: its size, whether a tty."""
+
+    def __init__(self, screen: Any) -> None:
+        super().__init__()
+        self._screen = screen
+
+    def fileno(self) -> int:
+        if self._screen is None:
+            raise io.UnsupportedOperation("no terminal")
+        return int(self._screen.fileno())
+
+    def isatty(self) -> bool:
+        return self._screen is not None and bool(self._screen.isatty())
 
 
 def fitted_cells(pixels: tuple[int, int], cols: int, rows: int) -> tuple[int, int]:

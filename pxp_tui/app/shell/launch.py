@@ -52,7 +52,7 @@ def _run(make: Callable[[], Any], note: str = "") -> int:
         probe = graphics.probe()  # a thread; Textual must not read the keyboard before it is done
         app = make()
         if probe is not None:
-            probe.join(timeout=2.0)
+            probe.join(timeout=graphics.LIMIT)  # at once where the terminal answers (graphics.WAIT)
         app.run()
     finally:
         goodbye()  # Textual has restored the terminal (or never touched it)
