@@ -27,6 +27,7 @@ ALLOWED = {
     ("test_machine_calls.py", "Timed.__call__", "DELAY"): "a model a round trip away: each answer takes DELAY",
     ("crash_scenarios.py", "headless_trial", "delay"): "a kill at a random moment after a session line: the trial's choice",
     ("crash_scenarios.py", "app_trial", "delay"): "a kill at a random moment after the expert's send: the trial's choice",
+    ("test_graphics_probe.py", "in_terminal", "late"): "a slow terminal: the time it takes to answer, as a test asked",
 }
 
 
