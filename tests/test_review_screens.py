@@ -207,8 +207,8 @@ async def test_a_copy_on_another_machine_shows_the_stored_xray(tmp_path: Path) -
     async with ReviewApp(copy).run_test(size=SIZE) as pilot:
         await open_sessions(pilot)
         await pilot.press("enter")
-        await settle(pilot)
-        assert pilot.app.screen.query("#instance-picture .picture-image")  # the X-ray was drawn
+        # the X-ray drawn (the picture is drawn once its frame is laid out, not by a worker settle waits for)
+        await wait_for(pilot, lambda: pilot.app.screen.query("#instance-picture .picture-image"), "the stored X-ray drawn")
 
 
 async def test_runs_written_while_the_review_is_open_appear_on_refresh(every: Path) -> None:

@@ -140,11 +140,16 @@ def test_with_passthrough_kitty_s_pictures_reach_the_kitty_around_tmux(tmp_path:
             assert picture.format == "PNG" and min(picture.size) > 100  # the X-ray's pixels, not a thumbnail
 
         # tmux's pane holds the placeholders: the placement's columns and rows, coloured with the picture's number
+        # (once the app has drawn for the frame's last size: a first placement can be for a frame a row shorter)
+        def settled() -> tuple[dict[str, str], str, list[str]] | None:
+            found = placed()
+            pane = terminal.tmux("capture-pane", "-p", "-e")
+            rows = [line for line in pane.splitlines() if PLACEHOLDER in line]
+            return (found[0], pane, rows) if found and len(rows) == int(found[0]["r"]) else None
+
+        fields, pane, rows = poll(settled, "the placement's rows on tmux's pane")
         number = int(fields["i"])
         colour = f"38;2;{(number >> 16) & 255};{(number >> 8) & 255};{number & 255}"
-        pane = terminal.tmux("capture-pane", "-p", "-e")
-        rows = [line for line in pane.splitlines() if PLACEHOLDER in line]
-        assert len(rows) == int(fields["r"])
         assert all(line.count(PLACEHOLDER) == int(fields["c"]) for line in rows)
         assert colour in pane
     finally:
