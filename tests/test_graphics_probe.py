@@ -132,10 +132,10 @@ def test_pictures_are_drawn_as_textual_image_would_choose_and_the_terminal_is_as
     assert "#heavy-before-the-app []" in ours  # asking loads neither numpy, Pillow nor textual-image's renderers
 
 
-#: the probe with an answer's wait of 30 s instead of 0.1 s: still running after 5 s means it waited for one
+#: the probe with an answer's wait of 30 s instead of 3 s: still running after 5 s means it waited for one
 PATIENT = f"""
 from pxp_tui.app.picture import graphics
-graphics.WAIT = graphics.VERSION_WAIT = 30.0
+graphics.WAIT = 30.0
 probe = graphics.probe()
 probe.join(5.0)
 print("#still-asking", probe.is_alive(), flush=True)

@@ -48,8 +48,6 @@ KITTY_OK = "\x1b_Gi=31;OK\x1b\\"
 #: the keys). DA1, which every terminal answers, is asked last: the wait ends at its answer, at once in a terminal at
 #: hand; only a terminal that never answers waits it out, once, before the first frame
 WAIT = 3.0
-#: seconds for the answer to XTVERSION, asked only of a terminal that has answered already (kitty)
-VERSION_WAIT = WAIT
 #: seconds the app waits for the questions at most (each answer's wait, and some to spare)
 LIMIT = 4 * WAIT + 1.0
 
@@ -147,10 +145,10 @@ def _too_old_kitty(stdin: int) -> str | None:
     assert sys.__stdout__ is not None
     sys.__stdout__.write(VERSION[0] + DA1[0])
     sys.__stdout__.flush()
-    answer = _read_answer(stdin, VERSION_WAIT)
+    answer = _read_answer(stdin)
     if not answer.startswith(VERSION[1]):
         return None
-    _read_answer(stdin, VERSION_WAIT)  # DA1's
+    _read_answer(stdin)  # DA1's
     return old_kitty(answer[len(VERSION[1]) : -len(VERSION[2])])
 
 
@@ -163,12 +161,12 @@ def old_kitty(name: str) -> str | None:
     return None
 
 
-def _read_answer(stdin: int, wait: float = WAIT) -> str:
+def _read_answer(stdin: int) -> str:
     """One answer of the terminal (kitty's, DA1's or XTVERSION's), read as textual-image reads one; TerminalError
-    if something else comes (a key), TimeoutError if nothing comes within ``wait`` seconds."""
+    if something else comes (a key), TimeoutError if nothing comes within :data:`WAIT` seconds (read when called: a test may change it)."""
     sequence = ""
     while True:
-        sequence += internals.read(stdin, 1, wait)
+        sequence += internals.read(stdin, 1, WAIT)
         for _, start, end in (KITTY, DA1, VERSION):
             if sequence.startswith(start) and len(sequence) > len(start) and sequence.endswith(end):
                 return sequence
