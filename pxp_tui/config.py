@@ -18,6 +18,7 @@ from pxp_tui.common.kinds import HumanKind
 from pxp_tui.common.models import OFFLINE
 from pxp_tui.protocol import evince, information
 from pxp_tui.tasks import get_task
+from pxp_tui.tasks.drug.matching import MATCH_RULES, SAME_SET
 
 
 @dataclass
@@ -61,6 +62,9 @@ class RunConfig:
     #: RAD's prediction: ``disease`` (one of five: the journal, the reference) or ``yes-no`` (the conference's
     #: Example 1: is the case's disease present?)
     rad_question: str = "disease"
+    #: DRUG's MATCH: ``same-set`` (the papers), ``any-in-common`` (the reference scripts as they run) or
+    #: ``any-in-common-or-fingerprint`` (their code as written); docs/FIDELITY.md, row match-drug
+    drug_match: str = SAME_SET
     preset: str | None = None  # the preset the run was made from (pxp run --preset)
     preset_overrides: list[str] | None = None  # the preset's values the researcher's options replaced
     #: every setting the models are called with, as the run was made (runs.seats.effective; "provider default":
@@ -136,6 +140,8 @@ class RunConfig:
                 raise ValueError(f"{flag} is one of {', '.join(allowed)}, got {getattr(self, name)!r}")
         if self.rad_question != "disease" and self.task != "rad":
             raise ValueError(f"--rad-question {self.rad_question} is a RAD option, not one of the {self.task} task")
+        if self.drug_match != SAME_SET and self.task != "drug":
+            raise ValueError(f"--drug-match {self.drug_match} is a DRUG option, not one of the {self.task} task")
         if self.timeout is not None and self.timeout <= 0:
             raise ValueError(f"--timeout must be more than 0 seconds, got {self.timeout}")
         if self.retries is not None and self.retries < 0:
@@ -164,6 +170,7 @@ CHOICES: dict[str, tuple[str, ...]] = {
     "learn_first": ("measure", "keep"),
     "prompts": ("pxp", "paper", "reference"),
     "rad_question": ("disease", "yes-no"),
+    "drug_match": MATCH_RULES,
 }
 
 #: every default, for the CLI's options and the start screen

@@ -32,6 +32,14 @@ class SessionLines(Observer):
         print(line, file=self.stream, flush=True)
 
 
+def rules(config: Any) -> str:
+    """The run's rules that differ from the papers' defaults, as the run line shows them (", MATCH any-in-common")."""
+    shown = ""
+    if config.task == "drug" and config.drug_match != "same-set":
+        shown += f", MATCH {config.drug_match}"
+    return shown
+
+
 def resume_command(run_id: int | str, db: str) -> str:
     """The command that resumes run ``run_id`` (or ``RUN_ID``), quoted for a POSIX shell: pasted, it runs that and
     nothing else, whatever the path holds (spaces, ``;``, quotes)."""

@@ -7,7 +7,7 @@ import asyncio
 import sys
 from typing import Any
 
-from pxp_tui.cli.printing import SessionLines, resume_command, say
+from pxp_tui.cli.printing import SessionLines, resume_command, rules, say
 
 
 def drive_experiment(board: Any, config: Any, args: argparse.Namespace, repeat: int) -> int:
@@ -22,7 +22,7 @@ def drive_experiment(board: Any, config: Any, args: argparse.Namespace, repeat: 
     first = board.run(run_ids[0])
     print(
         f"experiment {experiment}: runs {', '.join(map(str, run_ids))}: {first.config.task} on {first.config.dataset}, "
-        f"machine {model_label(first.config.model)}, human {first.human}, n={first.config.n} k={first.config.k}, "
+        f"machine {model_label(first.config.model)}, human {first.human}, n={first.config.n} k={first.config.k}{rules(first.config)}, "
         f"{len(first.plan)} sessions each -> {args.db}",
         flush=True,
     )

@@ -11,7 +11,7 @@ from typing import Any
 from pxp_tui.agents.checker import CHECKER_SETTINGS
 from pxp_tui.agents.llm import LLMClient
 from pxp_tui.cli.common import add_db, positive
-from pxp_tui.cli.printing import SessionLines, evaluation_line, resume_command, say
+from pxp_tui.cli.printing import SessionLines, evaluation_line, resume_command, rules, say
 from pxp_tui.cli.repeat import drive_experiment
 from pxp_tui.common.kinds import HumanKind
 from pxp_tui.config import CHOICES, DEFAULTS, GROUND_METRICS, RunConfig, parse_human
@@ -26,6 +26,9 @@ WORDED = {
     "learn_first": "the first session: measured against the machine with no context, or always kept (the reference)",
     "prompts": "the prompts' wording: pxp's, the papers' Examples 1 and 2, or the reference scripts'",
     "rad_question": "RAD: name one of five diseases, or say Yes/No to the case's disease (the conference)",
+    "drug_match": "DRUG's MATCH: the same set of canonical reactants (the papers), a canonical reactant in common (the "
+    "reference scripts' DRUG.match as it runs), or that or an identical Morgan fingerprint, radius 2, 1024 bits (its "
+    "code as written)",
 }
 
 #: runs of one configuration with --repeat, unless told
@@ -253,7 +256,7 @@ def _drive(board: Any, run_id: int, args: argparse.Namespace) -> int:
     run = board.run(run_id)
     print(
         f"run {run_id}: {run.config.task} on {run.config.dataset}, machine {model_label(run.config.model)}, human {run.human}, "
-        f"n={run.config.n} k={run.config.k}, {len(run.plan)} session{'s' if len(run.plan) != 1 else ''} -> {args.db}",
+        f"n={run.config.n} k={run.config.k}{rules(run.config)}, {len(run.plan)} session{'s' if len(run.plan) != 1 else ''} -> {args.db}",
         flush=True,
     )
     _dotenv_notice()

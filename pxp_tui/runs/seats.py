@@ -90,6 +90,7 @@ def effective(task: Task, config: RunConfig) -> dict[str, Any]:
         else None,
         "prompts": config.prompts,
         "rad_question": config.rad_question if config.task == "rad" else None,
+        "drug_match": config.drug_match if config.task == "drug" else None,
     }
 
 

@@ -1,5 +1,5 @@
-"""The task of a run as its configuration words it: ``--prompts``, ``--rad-question``, and DRUG's few-shot examples
-(the dataset's ``shots`` split, read for the reference's prompts)."""
+"""The task of a run as its configuration words it: ``--prompts``, ``--rad-question``, DRUG's few-shot examples
+(the dataset's ``shots`` split, read for the reference's prompts) and DRUG's MATCH rule (``--drug-match``)."""
 
 from __future__ import annotations
 
@@ -16,4 +16,11 @@ def task_of(config: RunConfig, board: Blackboard, dataset: str) -> Task:
     if config.prompts == "reference" and config.task == "drug":
         found = board.instances(board.instance_ids(dataset, SHOTS))
         shots = tuple((i.input, i.reference_prediction, i.reference_explanation) for i in found)
-    return get_variant(config.task, config.prompts, config.rad_question, shots)
+    return matching(get_variant(config.task, config.prompts, config.rad_question, shots), config.drug_match)
+
+
+def matching(task: Task, drug_match: str) -> Task:
+    """``task`` with the run's MATCH rule (``--drug-match``: DRUG's only)."""
+    from pxp_tui.tasks.drug.task import DrugTask
+
+    return task.with_match(drug_match) if isinstance(task, DrugTask) else task

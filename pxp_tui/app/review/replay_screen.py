@@ -175,10 +175,12 @@ def reference_card(instance: Any) -> Static:
 
 def _read(board: Blackboard, session_id: int) -> tuple[review.Replay, Task, list[bool | None]]:
     """The session replayed, its task, and whether each message's prediction is the reference (on the reader's thread)."""
+    from pxp_tui.runs.variants import matching
     from pxp_tui.tasks import get_task
 
     replay = review.replay(board, session_id)
-    task = get_task(replay.run.config.task)  # RDKit for DRUG: loaded here, off the UI loop
+    # RDKit for DRUG: loaded here, off the UI loop; MATCH by the run's rule
+    task = matching(get_task(replay.run.config.task), replay.run.config.drug_match)
     reference = replay.instance.reference_prediction
     matches = [task.match(m.prediction, reference) if reference and m.prediction else None for m in replay.messages]
     return replay, task, matches

@@ -64,6 +64,20 @@ def canonical_parts(smiles: str) -> list[str] | None:
     return sorted(set(out))  # type: ignore[arg-type]
 
 
+def in_common(a: str, b: str, *, fingerprint: bool = False) -> bool:
+    """The reference scripts' MATCH (``DRUG.match``): a molecule of ``a`` and one of ``b`` have the same canonical
+    SMILES; with ``fingerprint``, or the same Morgan fingerprint (radius 2, 1024 bits), compared bit for bit.
+    Parts RDKit cannot read are left out (the reference drops them from a reply too)."""
+    ours = {c for p in a.strip().split(".") if p.strip() and (c := canonical(p))}
+    theirs = {c for p in b.strip().split(".") if p.strip() and (c := canonical(p))}
+    if ours & theirs:
+        return True
+    if not fingerprint:
+        return False
+    prints = {f for c in ours if (f := reader.fingerprint(c))}
+    return any(reader.fingerprint(c) in prints for c in theirs)
+
+
 def invalid_parts(smiles: str) -> list[str]:
     """The '.'-separated parts of ``smiles`` that RDKit cannot read."""
     return [p for p in smiles.strip().split(".") if p.strip() and canonical(p) is None]

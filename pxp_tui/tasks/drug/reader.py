@@ -91,6 +91,27 @@ def read_all(smiles: Iterable[str]) -> None:
             _keep(one, _answer(one, canon))
 
 
+#: SMILES -> its fingerprint (:func:`fingerprint`); the oldest half dropped when full
+_PRINTS: dict[str, str | None] = {}
+
+
+def fingerprint(smiles: str) -> str | None:
+    """The Morgan fingerprint (radius 2, 1024 bits) of a molecule RDKit can read, as 0s and 1s; None otherwise."""
+    if smiles in _PRINTS:
+        return _PRINTS[smiles]
+    if read(smiles)[0] is None:
+        return None
+    try:
+        found = _call("fingerprint", smiles)
+    except IsolatedError:
+        return None
+    if len(_PRINTS) >= _KEPT:
+        for old in list(_PRINTS)[: _KEPT // 2]:
+            _PRINTS.pop(old, None)
+    _PRINTS[smiles] = found if isinstance(found, str) else None
+    return _PRINTS[smiles]
+
+
 def describe(smiles: str) -> dict[str, str] | None:
     """RDKit's formula and weight of a molecule it can read, or None."""
     if read(smiles)[0] is None:

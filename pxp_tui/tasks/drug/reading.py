@@ -7,7 +7,7 @@ not the session (:mod:`pxp_tui.tasks.isolated`).
 from __future__ import annotations
 
 from rdkit import Chem, rdBase
-from rdkit.Chem import Descriptors, rdMolDescriptors
+from rdkit.Chem import Descriptors, rdFingerprintGenerator, rdMolDescriptors
 
 rdBase.DisableLog("rdApp.*")
 
@@ -31,6 +31,20 @@ def describe(smiles: str) -> dict[str, str]:
         "formula": rdMolDescriptors.CalcMolFormula(mol),
         "weight": f"{Descriptors.MolWt(mol):.1f} g/mol",  # type: ignore[attr-defined]  # made at import: not in RDKit's stubs
     }
+
+
+#: the reference scripts' fingerprint (``GetMorganFingerprintAsBitVect(mol, radius=2, nBits=1024)``), from RDKit's
+#: generator, which sets the same bits
+_MORGAN = rdFingerprintGenerator.GetMorganGenerator(radius=2, fpSize=1024)
+
+
+def fingerprint(smiles: str) -> str | None:
+    """The Morgan fingerprint (radius 2, 1024 bits) of ``smiles`` as a string of 0s and 1s, or None if RDKit cannot read it."""
+    try:
+        mol = Chem.MolFromSmiles(smiles)
+    except Exception:  # noqa: BLE001 - RDKit can raise on pathological input
+        return None
+    return None if mol is None else str(_MORGAN.GetFingerprint(mol).ToBitString())
 
 
 def canonical_all(smiles: list[str]) -> list[str | None]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Sequence
 from importlib.resources import as_file, files
 from pathlib import Path
@@ -12,6 +13,7 @@ from pxp_tui.engine import ParseError
 from pxp_tui.tasks.base import DatasetRow, Task
 from pxp_tui.tasks.distribution import ReadDistribution, drug_instruction, read_drug
 from pxp_tui.tasks.drug import chem, dataset, drawer, limits, reader
+from pxp_tui.tasks.drug.matching import FINGERPRINT, MATCH_RULES, SAME_SET
 from pxp_tui.tasks.drug.prompt import instance_text
 from pxp_tui.tasks.parsing import missing, sections
 from pxp_tui.tasks.pictures import Drawing, Surface
@@ -41,6 +43,7 @@ class DrugTask(Task):
     prediction_label = "Pathway"
     explanation_noun = "retrosynthetic pathways"
     generation = {"max_tokens": 1024}  # the journal and the reference: the provider's temperature (docs/FIDELITY.md)
+    match_rule = SAME_SET
     # RDKit reads, draws and applies the offline baseline's templates in worker processes (``reader``, ``drawer``):
     # the app never imports it
 
@@ -79,6 +82,22 @@ class DrugTask(Task):
         """The sorted set of canonical SMILES: MATCH is the same set (not "any molecule in common")."""
         parts = chem.canonical_parts(prediction)
         return ".".join(parts) if parts is not None else "invalid:" + prediction.strip()
+
+    def match(self, a: str, b: str) -> bool:
+        """MATCH by the task's rule (:data:`MATCH_RULES`): by default the same set of canonical reactants."""
+        if self.match_rule == SAME_SET:
+            return super().match(a, b)
+        return chem.in_common(a, b, fingerprint=self.match_rule == FINGERPRINT)
+
+    def with_match(self, rule: str) -> DrugTask:
+        """This task (its wording too) with MATCH by ``rule``: itself for its own rule, else a copy."""
+        if rule not in MATCH_RULES:
+            raise ValueError(f"--drug-match is one of {', '.join(MATCH_RULES)}, got {rule!r}")
+        if rule == self.match_rule:
+            return self
+        other = copy.copy(self)
+        other.match_rule = rule
+        return other
 
     def validate_prediction(self, prediction: str) -> str | None:
         if not prediction.strip():
