@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from pxp_tui.blackboard import Blackboard
+from pxp_tui.common.kinds import HumanKind
 from pxp_tui.runs.presets import PRESETS
 
 from .cli_helpers import pxp
@@ -95,7 +96,54 @@ def test_every_preset_validates(name: str) -> None:
     from pxp_tui.config import RunConfig
     from pxp_tui.runs.presets import apply
 
-    values, overridden = apply(name, {})
+    named = {"expert": "Ada"} if name == "conference-drug" else {}  # its live chemist has no name of the paper's
+    values, overridden = apply(name, named)
     values.pop("repeat")
     RunConfig(**values).validate()
-    assert overridden == []
+    assert overridden == list(named)
+
+
+def test_the_drug_experiments_with_a_chemist_seat_a_live_expert_as_the_papers_did() -> None:
+    """001 Sec. 4.1.2: "the human-agent has access to a chemist"; 002 Sec. 5.3: uncontrolled experiments with two
+    chemists and no validation set; the reference's README starts them with ``--machine="claude-3-sonnet-20240229"
+    --task=DRUG --no_learn``."""
+    assert PRESETS["conference-drug"]["human_kind"].value is HumanKind.LIVE
+    assert PRESETS["conference-drug"]["expert"].value is None  # the researcher names the chemist
+    proxy = PRESETS["conference-drug-proxy"]
+    assert proxy["human_kind"].value is HumanKind.PROXY
+    assert {k: v.value for k, v in proxy.items() if k not in ("human_kind", "expert")} == {
+        k: v.value for k, v in PRESETS["conference-drug"].items() if k not in ("human_kind", "expert")
+    }  # the same experiment, the proxy in the chemist's seat
+    for number in (1, 2):
+        h = {k: v.value for k, v in PRESETS[f"journal-drug-h{number}"].items()}
+        assert (h["human_kind"], h["expert"]) == (HumanKind.LIVE, f"DRUG-h{number}")
+        assert h["model"] == h["checker"] == "claude-3-sonnet-20240229"  # the README's string; the checker: its --evaluator default
+        assert h["learn_gate"] is False and h["repeat"] == 1 and h["prompts"] == "reference"
+        assert h["evaluate"] is True  # the reference measures the test split of DRUG whatever the human
+        assert h["temperature"] is None and h["dataset"] == "interact-drug"
+
+
+def test_a_live_preset_asks_for_the_experts_name_and_runs_in_the_app(capsys, demo: Path) -> None:
+    code, _, err = pxp(capsys, "run", "--preset", "conference-drug", "--dataset", "demo-drug", "--model", "offline", "--db", demo)
+    assert code == 2
+    assert "preset conference-drug has a live expert in the human's seat, as the paper had: name them with --human NAME" in err
+    assert "(or run conference-drug-proxy, the proxy in their seat)" in err
+    code, _, err = pxp(capsys, "run", "--headless", "--preset", "journal-drug-h1", "--dataset", "demo-drug", "--model",
+                       "offline", "--no-evaluate", "--db", demo)  # fmt: skip
+    assert code == 2 and "a live expert answers in the app" in err
+
+
+def test_the_experts_name_is_the_presets_unless_given_and_a_proxy_replaces_them() -> None:
+    from pxp_tui.cli.main import parser
+    from pxp_tui.cli.run import config_of
+
+    def config(*argv: str):
+        return config_of(parser("run").parse_args(["run", *argv]))
+
+    h2 = config("--preset", "journal-drug-h2")
+    assert (h2.human_kind, h2.expert, h2.preset_overrides) == (HumanKind.LIVE, "DRUG-h2", None)
+    named = config("--preset", "journal-drug-h2", "--human", "Grace")
+    assert (named.human_kind, named.expert, named.preset_overrides) == (HumanKind.LIVE, "Grace", ["expert"])
+    proxy = config("--preset", "conference-drug", "--human", "proxy")
+    assert (proxy.human_kind, proxy.expert, proxy.preset_overrides) == (HumanKind.PROXY, None, ["human_kind"])
+    assert config("--task", "rad").human_kind is HumanKind.PROXY  # no preset, no --human: the proxy

@@ -64,6 +64,7 @@ def test_a_run_made_from_the_defaults_reads_back_with_its_dataset_checker_and_co
         "learn": None,
         "prompts": "pxp",
         "rad_question": None,
+        "drug_match": "same-set",
     }  # every setting the models are called with
     assert run.config == replace(
         RunConfig(limit=2), dataset="demo-drug", checker="offline", context="last:2", ground_metric="discrete",

@@ -56,6 +56,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="CSV",
         help="DRUG: examples for the reference's prompts (--prompts reference), kept as the dataset's `shots` split",
     )
+    parser.add_argument(
+        "--papers-selection",
+        action="store_true",
+        help="DRUG: keep only the papers' molecules: targets of 150-300 g/mol with an aromatic ring (applied after the split)",
+    )
     parser.add_argument("--seed", type=int, default=0, help="seed of --seeded-split (default: 0)")
     parser.add_argument("--append", action="store_true", help="add the rows to an existing dataset of the same task")
 
@@ -83,6 +88,8 @@ def main(args: argparse.Namespace) -> int:
     refused = access.problem(Path(args.db), write=True)  # before a long check of the file, not after it
     if refused:
         raise BlackboardError(refused)
+    if args.papers_selection and args.task != "drug":
+        raise ValueError("--papers-selection is the papers' choice of DRUG molecules (a weight and an aromatic ring), not of other tasks")
     if (args.reference_split or args.few_shot) and args.task != "drug":
         option = "--reference-split" if args.reference_split else "--few-shot"
         raise ValueError(
@@ -90,7 +97,7 @@ def main(args: argparse.Namespace) -> int:
             "then val_xray_data.csv with --split val --append"
         )
     task = get_task(args.task)
-    left_out = 0
+    left_out = not_selected = 0
     with progress_bar() as progress:
         # every problem, before anything is written
         rows = read_all(task, args.csv, args.images, args.encoding, progress)
@@ -102,6 +109,12 @@ def main(args: argparse.Namespace) -> int:
             rows = assign(rows, ratios, args.seed, lambda row: task.normalise(row.reference_prediction))
         elif args.reference_split:
             rows, left_out = reference_split(rows)
+        if args.papers_selection:
+            from pxp_tui.tasks.drug.selection import select
+
+            rows, not_selected = select(rows)
+            if not rows:
+                raise ValueError("no molecule of the file meets the papers' selection (150-300 g/mol with an aromatic ring); nothing imported")
         if args.few_shot:
             rows += shots(task.read_dataset(args.few_shot, encoding=args.encoding, progress=progress))
         with Blackboard.open(args.db) as board:
@@ -112,6 +125,10 @@ def main(args: argparse.Namespace) -> int:
     verb = "added" if args.append else "imported"
     splits = ", ".join(f"{s} {n}" for s, n in counts.items() if n)
     out = f"; {left_out} rows left out, as the reference leaves them" if left_out else ""
+    if not_selected:
+        from pxp_tui.tasks.drug.selection import DESCRIBED
+
+        out += f"; {not_selected} left out by the papers' selection, {DESCRIBED}"
     print(f"{verb} {len(rows)} {args.task} instances ({splits}; {images} images{out}) into dataset {name!r} -> {args.db}")
     return 0
 

@@ -169,7 +169,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--quiet", action="store_true", help="no progress lines")
     # An option left out is absent from the parsed arguments (RunConfig's default, or the preset's, applies), so
     # that a preset knows which of its values the researcher replaced.
-    fields_ = {f.name for f in fields(RunConfig)} | {"repeat"}
+    fields_ = {f.name for f in fields(RunConfig)} | {"repeat", "human"}
     for action in parser._actions:
         if action.dest in fields_:
             action.default = argparse.SUPPRESS
@@ -178,16 +178,19 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def config_of(args: argparse.Namespace) -> RunConfig:
     """The run ``pxp run``'s options describe: every RunConfig field is the option of the same name; with
     ``--preset``, the preset's values where no option was given."""
-    human_kind, name = parse_human(args.human)
     options = {f.name: getattr(args, f.name) for f in fields(RunConfig) if hasattr(args, f.name)}
-    who = {"human_model": name} if human_kind is HumanKind.MODEL else {"expert": name}
+    if hasattr(args, "human"):  # else the preset's seat, or the proxy
+        human_kind, name = parse_human(args.human)
+        options["human_kind"] = human_kind
+        options["expert"] = name if human_kind is HumanKind.LIVE else None
+        options["human_model"] = name if human_kind is HumanKind.MODEL else None
     if getattr(args, "preset", None):
         if hasattr(args, "repeat"):
             options["repeat"] = args.repeat
         values, overridden = presets.apply(args.preset, options)
         args.repeat = values.pop("repeat", REPEAT)
         options = {**values, "preset_overrides": overridden or None}
-    return RunConfig(**{**options, "human_kind": human_kind, **who})
+    return RunConfig(**options)
 
 
 def repeat_of(args: argparse.Namespace) -> int:

@@ -112,6 +112,17 @@ def fingerprint(smiles: str) -> str | None:
     return _PRINTS[smiles]
 
 
+def weight_and_rings(smiles: str) -> tuple[float, int] | None:
+    """RDKit's average molecular weight (g/mol) and count of aromatic rings of a molecule it can read, or None."""
+    if read(smiles)[0] is None:
+        return None
+    try:
+        found = _call("weight_and_rings", smiles)
+    except IsolatedError:
+        return None
+    return (float(found[0]), int(found[1])) if found else None
+
+
 def describe(smiles: str) -> dict[str, str] | None:
     """RDKit's formula and weight of a molecule it can read, or None."""
     if read(smiles)[0] is None:

@@ -47,6 +47,15 @@ def fingerprint(smiles: str) -> str | None:
     return None if mol is None else str(_MORGAN.GetFingerprint(mol).ToBitString())
 
 
+def weight_and_rings(smiles: str) -> tuple[float, int] | None:
+    """The average molecular weight (g/mol) and the number of aromatic rings of ``smiles``, or None if RDKit cannot read it."""
+    mol = Chem.MolFromSmiles(smiles)
+    if mol is None:
+        return None
+    weight = float(Descriptors.MolWt(mol))  # type: ignore[attr-defined]  # made at import: not in RDKit's stubs
+    return weight, int(rdMolDescriptors.CalcNumAromaticRings(mol))
+
+
 def canonical_all(smiles: list[str]) -> list[str | None]:
     """:func:`canonical` of each."""
     return [canonical(one) for one in smiles]
