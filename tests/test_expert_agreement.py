@@ -35,13 +35,48 @@ async def test_two_experts_on_the_same_instances_get_kappa_and_raw_agreement(db_
     code, out, err = pxp(capsys, "report", "--db", db_path, "--by", "expert", "--out", tmp_path / "report")
     assert code == 0, err
     rows = agreement_rows(out)
-    # tags: h1 RATIFY RATIFY REFUTE REFUTE, h2 RATIFY REFUTE REFUTE REFUTE. Observed agreement 3/4; by chance
-    # (2/4)(1/4) + (2/4)(3/4) = 1/2; Cohen's kappa (3/4 - 1/2) / (1 - 1/2) = 0.5
-    assert ["DRUG", "h1", "h2", "4", "tag", "0.50", "0.75"] in rows
+    # tags: h1 RATIFY RATIFY REFUTE REFUTE, h2 RATIFY REFUTE REFUTE REFUTE, every opening the same. Observed
+    # agreement 3/4; by chance (2/4)(1/4) + (2/4)(3/4) = 1/2; Cohen's kappa (3/4 - 1/2) / (1 - 1/2) = 0.5
+    assert ["DRUG", "h1", "h2", "tag", "4", "0.50", "0.75", "4", "0.50", "0.75"] in rows
     # both predicted the same throughout: agreement 1, kappa undefined (chance agreement is 1 too)
-    assert ["DRUG", "h1", "h2", "4", "prediction", "undefined (one label throughout)", "1.00"] in rows
+    undefined = "undefined (one label throughout)"
+    assert ["DRUG", "h1", "h2", "prediction", "4", undefined, "1.00", "4", undefined, "1.00"] in rows
     assert not any("h3" in row or "proxy" in row for row in rows)  # no shared instance; not an expert
-    assert (tmp_path / "report" / "agreement.csv").read_text().splitlines()[1].startswith("DRUG,h1,h2,4,tag,0.50,0.75")
+    csv = (tmp_path / "report" / "agreement.csv").read_text().splitlines()
+    assert csv[1].startswith("DRUG,h1,h2,tag,4,0.50,0.75,4,0.50,0.75")
+
+
+async def test_kappa_pairs_judgements_of_the_same_opening_and_says_how_many(db_path: Path, capsys) -> None:
+    """A sampling model gives each expert's run its own opening: h2's fourth session opened otherwise, so the fourth
+    instance is two judgements of two answers, and the first figure leaves it out."""
+    await two_experts(db_path)
+    with Blackboard.open(db_path) as board:
+        h2_run = next(r.id for r in board.runs() if r.human == "h2")
+        board.db.execute(
+            "UPDATE messages SET explanation = 'another opening' WHERE j = 1 AND session_id = "
+            "(SELECT session_id FROM data WHERE run_id = ? ORDER BY ord DESC LIMIT 1)",
+            [h2_run],
+        )
+        board.db.conn.commit()
+    code, out, err = pxp(capsys, "report", "--db", db_path, "--by", "expert")
+    assert code == 0, err
+    # same opening: h1 RATIFY RATIFY REFUTE, h2 RATIFY REFUTE REFUTE: observed 2/3, by chance 4/9, kappa 0.40
+    assert ["DRUG", "h1", "h2", "tag", "3", "0.40", "0.67", "4", "0.50", "0.75"] in agreement_rows(out)
+    assert "where both judged the same opening" in " ".join(out.split())
+
+
+async def test_two_experts_who_never_judged_the_same_opening_get_no_first_figure(db_path: Path, capsys) -> None:
+    await two_experts(db_path)
+    with Blackboard.open(db_path) as board:
+        h2_run = next(r.id for r in board.runs() if r.human == "h2")
+        board.db.execute(
+            "UPDATE messages SET prediction = 'CCO' WHERE j = 1 AND session_id IN (SELECT session_id FROM data WHERE run_id = ?)",
+            [h2_run],
+        )
+        board.db.conn.commit()
+    code, out, err = pxp(capsys, "report", "--db", db_path, "--by", "expert")
+    assert code == 0, err
+    assert ["DRUG", "h1", "h2", "tag", "0", "none", "none", "4", "0.50", "0.75"] in agreement_rows(out)
 
 
 async def test_no_section_without_two_experts_on_shared_instances(db_path: Path, capsys) -> None:

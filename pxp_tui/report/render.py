@@ -166,8 +166,11 @@ def report_markdown(
             "## Agreement between experts",
             "Two experts who answered the same instances: on the tag of their first reply (their judgement of the "
             "machine's opening answer) and on their own prediction (as MATCH compares it); Cohen's kappa "
-            "(scikit-learn) and the share of instances on which they gave the same.",
-            markdown_table(agreement, right_from=3),
+            "(scikit-learn) and the share of instances on which they gave the same. Each expert judged the opening of "
+            "their own run, which differs between runs when the model samples: each measure is given over the "
+            "instances where both judged the same opening (the same prediction and explanation), then over every "
+            "instance both answered, each with its count.",
+            markdown_table(agreement, right_from=4),
         ]
     if information:
         parts += ["## Information (EVINCE)", information]
