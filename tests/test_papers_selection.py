@@ -23,7 +23,9 @@ def test_the_selection_keeps_the_papers_weights_with_an_aromatic_ring(capsys, tm
     csv.write_text("output,input,explanation\n" + "".join(f"CC.O,{smiles},a step\n" for smiles in ROWS), encoding="utf-8")
     code, out, err = pxp(capsys, "import", "drug", csv, "--papers-selection", "--db", db_path)
     assert code == 0, err
-    assert "imported 2 drug instances" in out and "3 left out by the papers' selection, 150-300 g/mol with an aromatic ring" in out
+    assert (
+        "imported 2 drug instances" in out and "3 left out by the papers' selection, 150-300 g/mol with an aromatic ring" in out
+    )
     with Blackboard.open(db_path, create=False) as board:
         kept = [i.input for i in board.instances(board.instance_ids("molecules"))]
     assert kept == [smiles for smiles, selected in ROWS.items() if selected]

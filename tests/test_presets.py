@@ -117,7 +117,9 @@ def test_the_drug_experiments_with_a_chemist_seat_a_live_expert_as_the_papers_di
     for number in (1, 2):
         h = {k: v.value for k, v in PRESETS[f"journal-drug-h{number}"].items()}
         assert (h["human_kind"], h["expert"]) == (HumanKind.LIVE, f"DRUG-h{number}")
-        assert h["model"] == h["checker"] == "claude-3-sonnet-20240229"  # the README's string; the checker: its --evaluator default
+        assert (
+            h["model"] == h["checker"] == "claude-3-sonnet-20240229"
+        )  # the README's string; the checker: its --evaluator default
         assert h["learn_gate"] is False and h["repeat"] == 1 and h["prompts"] == "reference"
         assert h["evaluate"] is True  # the reference measures the test split of DRUG whatever the human
         assert h["temperature"] is None and h["dataset"] == "interact-drug"

@@ -89,7 +89,9 @@ def main(args: argparse.Namespace) -> int:
     if refused:
         raise BlackboardError(refused)
     if args.papers_selection and args.task != "drug":
-        raise ValueError("--papers-selection is the papers' choice of DRUG molecules (a weight and an aromatic ring), not of other tasks")
+        raise ValueError(
+            "--papers-selection is the papers' choice of DRUG molecules (a weight and an aromatic ring), not of other tasks"
+        )
     if (args.reference_split or args.few_shot) and args.task != "drug":
         option = "--reference-split" if args.reference_split else "--few-shot"
         raise ValueError(
@@ -114,7 +116,9 @@ def main(args: argparse.Namespace) -> int:
 
             rows, not_selected = select(rows)
             if not rows:
-                raise ValueError("no molecule of the file meets the papers' selection (150-300 g/mol with an aromatic ring); nothing imported")
+                raise ValueError(
+                    "no molecule of the file meets the papers' selection (150-300 g/mol with an aromatic ring); nothing imported"
+                )
         if args.few_shot:
             rows += shots(task.read_dataset(args.few_shot, encoding=args.encoding, progress=progress))
         with Blackboard.open(args.db) as board:

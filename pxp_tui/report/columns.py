@@ -33,6 +33,12 @@ class Column:
         return [r.id for r in self.runs]
 
     @property
+    def seeds(self) -> list[int | None]:
+        """The runs' ``--seed``s (None: dataset order), each once, in run order: a column may pool runs whose instances
+        came in another order (:data:`NOT_CONFIGURATION`), and the report says so."""
+        return list(dict.fromkeys(r.config.seed for r in self.runs))
+
+    @property
     def table(self) -> CountsSpread:
         return spread(self.counts)
 

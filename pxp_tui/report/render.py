@@ -122,6 +122,17 @@ def performance_rows(found: tuple[str, list[dict[str, Any]]]) -> list[list[Any]]
     return [header, *([row[h] for h in header] for row in rows)]
 
 
+def seeds_note(columns: Sequence[Column]) -> list[str]:
+    """A sentence for each column that pools runs of different ``--seed``s (none if no column does)."""
+    pooled = [c for c in columns if len(c.seeds) > 1]
+    return [
+        f"Column {visible(c.label, one_line=True)} pools runs whose `--seed` differs "
+        f"({', '.join('dataset order' if s is None else str(s) for s in c.seeds)}): their instances came in another "
+        "order, and they are counted as repetitions of one configuration."
+        for c in pooled
+    ]
+
+
 def report_markdown(
     source: str,
     runs: Sequence[Run],
@@ -143,6 +154,7 @@ def report_markdown(
         runs_markdown(runs),
         "## Intelligibility",
         table_markdown(columns),
+        *seeds_note(columns),
         "## Intelligibility versus message bound",
         'Counts when only messages j <= j* are kept (the papers\' "intelligibility vs length").',
     ]

@@ -172,4 +172,7 @@ def apply(name: str, given: Mapping[str, Any]) -> tuple[dict[str, Any], list[str
 
 def describe(name: str) -> str:
     """One line per value of preset ``name``: the field, the value, the row of docs/FIDELITY.md."""
-    return "\n".join(f"{field} = {str(s.value) if isinstance(s.value, HumanKind) else repr(s.value)}  (docs/FIDELITY.md#{s.row})" for field, s in PRESETS[name].items())
+    return "\n".join(
+        f"{field} = {str(s.value) if isinstance(s.value, HumanKind) else repr(s.value)}  (docs/FIDELITY.md#{s.row})"
+        for field, s in PRESETS[name].items()
+    )
