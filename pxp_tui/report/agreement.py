@@ -61,6 +61,14 @@ def _figures(first: Sequence[str], second: Sequence[str]) -> tuple[float | None,
 Answer = tuple[str, str, tuple[str, str]]
 
 
+def _tag(answer: Answer) -> str:
+    return answer[0]
+
+
+def _prediction(answer: Answer) -> str:
+    return answer[1]
+
+
 def between(runs: Sequence[Run], replies: Sequence[dict[str, Any]], normalise: Callable[[str, str], str]) -> list[Agreement]:
     """Every pair of experts (live humans, by name, per task) who answered at least one instance in common, in
     the order they first appear; an expert's first answer to an instance counts (their earliest run).
@@ -86,10 +94,9 @@ def between(runs: Sequence[Run], replies: Sequence[dict[str, Any]], normalise: C
             continue
         same = [i for i in shared if ours[i][2] == theirs[i][2]]
         measures = {}
-        for index, measure in enumerate(("tag", "prediction")):
+        for measure, pick in (("tag", _tag), ("prediction", _prediction)):
             over = [
-                _figures([ours[i][index] for i in instances], [theirs[i][index] for i in instances])
-                for instances in (same, shared)
+                _figures([pick(ours[i]) for i in instances], [pick(theirs[i]) for i in instances]) for instances in (same, shared)
             ]
             measures[measure] = (over[0], over[1])
         out.append(Agreement(task_a, a, b, len(shared), len(same), measures))
@@ -109,7 +116,7 @@ def rows(found: Sequence[Agreement]) -> list[list[Any]]:
     ]  # fmt: skip
     for item in found:
         for measure, figures in item.measures.items():
-            row = [item.task.upper(), item.first, item.second, measure]
+            row: list[Any] = [item.task.upper(), item.first, item.second, measure]
             for count, (value, share) in zip((item.same_opening, item.shared), figures, strict=True):
                 undefined = "undefined (one label throughout)" if count else "none"
                 row += [count, _shown(value, undefined), _shown(share, "none")]
