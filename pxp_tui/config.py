@@ -65,6 +65,9 @@ class RunConfig:
     #: DRUG's MATCH: ``same-set`` (the papers), ``any-in-common`` (the reference scripts as they run) or
     #: ``any-in-common-or-fingerprint`` (their code as written); docs/FIDELITY.md, row match-drug
     drug_match: str = SAME_SET
+    #: a RAD reply naming none of the five conditions: ``ask-again`` (pxp) or ``wrong`` (kept and scored wrong, as the
+    #: reference scripts do); docs/FIDELITY.md, row rad-unnamed
+    rad_unnamed: str = "ask-again"
     preset: str | None = None  # the preset the run was made from (pxp run --preset)
     preset_overrides: list[str] | None = None  # the preset's values the researcher's options replaced
     #: every setting the models are called with, as the run was made (runs.seats.effective; "provider default":
@@ -140,6 +143,8 @@ class RunConfig:
                 raise ValueError(f"{flag} is one of {', '.join(allowed)}, got {getattr(self, name)!r}")
         if self.rad_question != "disease" and self.task != "rad":
             raise ValueError(f"--rad-question {self.rad_question} is a RAD option, not one of the {self.task} task")
+        if self.rad_unnamed != "ask-again" and self.task != "rad":
+            raise ValueError(f"--rad-unnamed {self.rad_unnamed} is a RAD option, not one of the {self.task} task")
         if self.drug_match != SAME_SET and self.task != "drug":
             raise ValueError(f"--drug-match {self.drug_match} is a DRUG option, not one of the {self.task} task")
         if self.timeout is not None and self.timeout <= 0:
@@ -171,6 +176,7 @@ CHOICES: dict[str, tuple[str, ...]] = {
     "prompts": ("pxp", "paper", "reference"),
     "rad_question": ("disease", "yes-no"),
     "drug_match": MATCH_RULES,
+    "rad_unnamed": ("ask-again", "wrong"),
 }
 
 #: every default, for the CLI's options and the start screen

@@ -65,6 +65,7 @@ def test_a_run_made_from_the_defaults_reads_back_with_its_dataset_checker_and_co
         "prompts": "pxp",
         "rad_question": None,
         "drug_match": "same-set",
+        "rad_unnamed": None,
     }  # every setting the models are called with
     assert run.config == replace(
         RunConfig(limit=2), dataset="demo-drug", checker="offline", context="last:2", ground_metric="discrete",

@@ -37,6 +37,8 @@ def rules(config: Any) -> str:
     shown = ""
     if config.task == "drug" and config.drug_match != "same-set":
         shown += f", MATCH {config.drug_match}"
+    if config.task == "rad" and config.rad_unnamed != "ask-again":
+        shown += f", a reply naming no condition: {config.rad_unnamed}"
     return shown
 
 

@@ -26,6 +26,8 @@ WORDED = {
     "learn_first": "the first session: measured against the machine with no context, or always kept (the reference)",
     "prompts": "the prompts' wording: pxp's, the papers' Examples 1 and 2, or the reference scripts'",
     "rad_question": "RAD: name one of five diseases, or say Yes/No to the case's disease (the conference)",
+    "rad_unnamed": "RAD: a reply naming none of the five conditions is asked again (pxp), or kept and scored wrong "
+    "(the reference scripts)",
     "drug_match": "DRUG's MATCH: the same set of canonical reactants (the papers), a canonical reactant in common (the "
     "reference scripts' DRUG.match as it runs), or that or an identical Morgan fingerprint, radius 2, 1024 bits (its "
     "code as written)",

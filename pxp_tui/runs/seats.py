@@ -91,6 +91,7 @@ def effective(task: Task, config: RunConfig) -> dict[str, Any]:
         "prompts": config.prompts,
         "rad_question": config.rad_question if config.task == "rad" else None,
         "drug_match": config.drug_match if config.task == "drug" else None,
+        "rad_unnamed": config.rad_unnamed if config.task == "rad" else None,
     }
 
 

@@ -180,7 +180,7 @@ def _read(board: Blackboard, session_id: int) -> tuple[review.Replay, Task, list
 
     replay = review.replay(board, session_id)
     # RDKit for DRUG: loaded here, off the UI loop; MATCH by the run's rule
-    task = matching(get_task(replay.run.config.task), replay.run.config.drug_match)
+    task = matching(get_task(replay.run.config.task), replay.run.config)
     reference = replay.instance.reference_prediction
     matches = [task.match(m.prediction, reference) if reference and m.prediction else None for m in replay.messages]
     return replay, task, matches

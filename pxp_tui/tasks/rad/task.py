@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Sequence
 from importlib.resources import as_file, files
 from pathlib import Path
@@ -24,6 +25,14 @@ Adhere to the following output format strictly, no extra text:
 Prediction: <one of: {", ".join(LABELS)}>
 Explanation: <the report>"""
 
+#: what a reply whose prediction names none of the five conditions gets (``--rad-unnamed``; docs/FIDELITY.md, row
+#: rad-unnamed): asked again (pxp, as any unreadable reply), or kept as written and scored wrong by MATCH (the
+#: reference scripts: their parser takes any text after "Prediction:", and their MATCH finds no condition in it)
+ASK_AGAIN, WRONG = "ask-again", "wrong"
+UNNAMED = (ASK_AGAIN, WRONG)
+#: characters of an unnamed prediction kept
+UNNAMED_KEPT = 200
+
 _ALIASES = {
     "prediction": ["prediction", "diagnosis", "condition", "impression"],
     "explanation": ["explanation", "report", "findings", "reasoning"],
@@ -42,6 +51,7 @@ class RadTask(Task):
     #: conditions have no natural order, so the task's own ground metric is 0/1
     label_order = (*LABELS, OTHER)
     ground_metric = "discrete"
+    unnamed = ASK_AGAIN
 
     def system_prompt(self) -> str:
         return SYSTEM_PROMPT
@@ -73,12 +83,24 @@ class RadTask(Task):
         if "prediction" not in found:
             raise missing("Prediction", text)
         label = label_of(found["prediction"])
+        explanation = found.get("explanation", "").strip()
+        if label is None and self.unnamed == WRONG and found["prediction"].strip() and explanation:
+            return found["prediction"].strip()[:UNNAMED_KEPT], explanation  # MATCH finds no condition: wrong
         if label is None:
             raise ParseError(f"the prediction {found['prediction'][:60]!r} names none of {', '.join(LABELS)}")
-        explanation = found.get("explanation", "").strip()
         if not explanation:
             raise ParseError("no 'Explanation:' in the reply")
         return label, explanation
+
+    def with_unnamed(self, rule: str) -> RadTask:
+        """This task (its wording too) with a reply naming no condition treated by ``rule`` (:data:`UNNAMED`)."""
+        if rule not in UNNAMED:
+            raise ValueError(f"--rad-unnamed is one of {', '.join(UNNAMED)}, got {rule!r}")
+        if rule == self.unnamed:
+            return self
+        other = copy.copy(self)
+        other.unnamed = rule
+        return other
 
     def normalise(self, prediction: str) -> str:
         return label_of(prediction) or "unknown:" + prediction.strip().lower()
