@@ -82,14 +82,17 @@ class MachineAgent:
         self._rendered: dict[int, list[dict]] = {}
 
     def prompt(self, turn: Turn) -> list[dict[str, Any]]:
-        """ASSEMBLE_PROMPT: the system prompt, the carried sessions, this session, the request."""
+        """ASSEMBLE_PROMPT: the system prompt, the carried sessions, this session, the request; in the reference's
+        layout (``task.history_first``), the carried sessions and this session's exchange, then the system prompt and
+        the request."""
         system = self.task.system_prompt()
         asked = self.debate.top_k and self.task.distribution_instruction(self.debate.top_k)
         if asked:
             system += "\n" + asked
-        if len(turn.prior):
+        first = self.task.history_first
+        if len(turn.prior) and not first:
             system += "\n\nUse the following as context:"
-        messages: list[dict[str, Any]] = [{"role": "system", "content": system}]
+        messages: list[dict[str, Any]] = [] if first else [{"role": "system", "content": system}]
         carried = set()
         for record in turn.prior:
             carried.add(record.session_id)
@@ -102,6 +105,11 @@ class MachineAgent:
         messages.extend(
             self.task.session_messages(turn.instance, turn.history, in_context=False, seat=self.seat, other=self.other)
         )
+        if first:
+            messages += [
+                {"role": "system", "content": system},
+                {"role": "user", "content": self.task.instance_content(turn.instance)},
+            ]
         ask = self.task.ask_content(turn, self.other)
         level = self.debate.level(turn.j)
         if level is not None:

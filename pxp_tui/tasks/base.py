@@ -106,6 +106,13 @@ class Task(ABC):
     ground_metric: ClassVar[str] = "discrete"
 
     @property
+    def history_first(self) -> bool:
+        """Whether a prompt puts the earlier exchanges first, as texts (no instance, no picture), then the system prompt
+        and the request (the reference scripts' layout, ``--prompts reference``); False: pxp's, the system prompt
+        first and each session opening with its instance. :meth:`session_messages` then gives the exchange only."""
+        return False
+
+    @property
     def offline_name(self) -> str:
         """The offline baseline of this task as litellm knows it (``pxp-offline/<offline_name>``): the task's name;
         a variant with other prompts has its own (:mod:`pxp_tui.tasks.variants`)."""

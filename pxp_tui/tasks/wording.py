@@ -12,11 +12,12 @@ baseline, which reads pxp's form, answers every set through the same prompt path
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from pxp_tui.engine import Message, Turn
+from pxp_tui.common.instance import Instance
+from pxp_tui.engine import Message, ParseError, Turn
 from pxp_tui.protocol import Tag
 from pxp_tui.tasks.base import HUMAN
 
@@ -157,3 +158,47 @@ class Worded(_Base):
 
     def ask_content(self, turn: Turn, other: str = HUMAN) -> str:
         return super().ask_content(turn, other) if self.prompts == "pxp" else ""
+
+    @property
+    def history_first(self) -> bool:
+        """The reference's layout (``assemble_prompt`` appends the system prompt and the request to the context C,
+        which holds the replies' texts only)."""
+        return self.prompts == "reference"
+
+    def session_messages(
+        self, instance: Instance, messages: Sequence[Message], *, in_context: bool, seat: str = "machine", other: str = HUMAN
+    ) -> list[dict[str, Any]]:
+        chat = super().session_messages(instance, messages, in_context=in_context, seat=seat, other=other)
+        return chat[1:] if self.history_first else chat  # the reference's C: the exchange, without its question
+
+    def in_pxp_order(
+        self, messages: list[dict[str, Any]], opening: Callable[[list[dict[str, Any]]], str]
+    ) -> list[dict[str, Any]]:
+        """A prompt in the reference's layout as the offline baseline reads it, in pxp's order: the system prompt, the
+        request, then this session's exchange. The exchange is the history's last session (from the machine's last
+        opening, ``words.initial``) when it awaits the machine's answer (it ends with the other agent's message, not a
+        REJECT) and its opening is the one the baseline gives to this request (``opening``: its answer to the system
+        prompt and the request alone); otherwise it is an earlier session's. Earlier sessions are left out: the
+        reference's context names neither their molecule nor their X-ray, so nothing ties them to one."""
+        at = next((i for i, m in enumerate(messages) if m["role"] == "system"), None)
+        if not self.history_first or at is None:
+            return messages
+        history, request = messages[:at], messages[at:]
+        starts = [
+            i
+            for i, m in enumerate(history)
+            if m["role"] == "assistant" and text_of(m.get("content")).lstrip().startswith(self.words.initial)
+        ]
+        if not starts:
+            return request
+        exchange = history[starts[-1] :]
+        last = exchange[-1]
+        awaits = last["role"] == "user" and self.words.tag_of(text_of(last.get("content"))) is not Tag.REJECT
+        ours = without_first_line(text_of(exchange[0].get("content")))
+        return [*request, *exchange] if awaits and self._same_answer(ours, opening(request)) else request
+
+    def _same_answer(self, first: str, second: str) -> bool:
+        try:
+            return self.parse(first) == self.parse(second)
+        except ParseError:
+            return False

@@ -137,6 +137,7 @@ class DrugVariant(Worded, DrugTask):
     def offline_answer(self, messages: list[dict[str, Any]]) -> str:
         if self.prompts == "pxp":
             return super().offline_answer(messages)
+        messages = self.in_pxp_order(messages, self.offline_answer)
         found = sections(super().offline_answer(to_pxp(messages, self._to_pxp)), {"p": ["pathway"], "e": ["explanation"]})
         prediction, explanation = LABELS[self.prompts]
         return f"{prediction}: {found.get('p', '')}\n{explanation}: {found.get('e', '')}"

@@ -153,6 +153,7 @@ class RadVariant(Worded, RadTask):
 
     def _offline(self, messages: list[dict[str, Any]], base: Any) -> str:
         asked: list[str] = []
+        messages = self.in_pxp_order(messages, lambda request: self._offline(request, base))
         pxp = to_pxp(messages, lambda message, index: self._to_pxp(message, asked))
         found = sections(base(pxp), _ALIASES)
         prediction, explanation = found.get("prediction", ""), found.get("explanation", "")
