@@ -152,6 +152,16 @@ class RunConfig:
         if self.retries is not None and self.retries < 0:
             raise ValueError(f"--retries must be 0 or more, got {self.retries}")
 
+    def rules(self) -> list[str]:
+        """The rules of reading and comparing answers that differ from the papers' defaults, as run settings show them
+        (``MATCH any-in-common``): none for a run on the defaults."""
+        shown = []
+        if self.task == "drug" and self.drug_match != SAME_SET:
+            shown.append(f"MATCH {self.drug_match}")
+        if self.task == "rad" and self.rad_unnamed != "ask-again":
+            shown.append(f"a reply naming no condition: {self.rad_unnamed}")
+        return shown
+
     @property
     def checker_model(self) -> str:
         return self.checker or self.model

@@ -74,3 +74,27 @@ def test_on_the_reference_split_the_offline_openings_are_8_of_19_right_by_set_an
     line, in_common = _evaluate(capsys, db_path, "any-in-common")
     assert in_common == 11 and "MATCH any-in-common" in line
     assert _evaluate(capsys, db_path, "any-in-common-or-fingerprint")[1] == 11
+
+
+@pytest.fixture
+def matched(capsys, db_path: Path) -> Path:
+    """A finished DRUG run whose MATCH is the reference's."""
+    code, _, err = pxp(capsys, "run", "--headless", "--model", "offline", "--limit", "1", "--n", "2", "--drug-match",
+                       "any-in-common", "--quiet", "--db", db_path)  # fmt: skip
+    assert code == 0, err
+    return db_path
+
+
+async def test_the_review_names_the_runs_match_rule(matched: Path) -> None:
+    from pxp_tui.app.review import ReviewApp
+
+    from .app_helpers import wait_for
+
+    app = ReviewApp(matched)
+    async with app.run_test(size=(160, 40)) as pilot:
+        await wait_for(pilot, lambda: type(app.screen).__name__ == "ReviewScreen" and app.screen.runs, "the runs")
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: type(app.screen).__name__ == "SessionsScreen", "the sessions")
+        title = app.screen.query_one("#sessions-title")
+        await wait_for(pilot, lambda: "n=2 k=3" in str(title.render()), "the run's settings")
+        assert "n=2 k=3 · MATCH any-in-common ·" in str(title.render())

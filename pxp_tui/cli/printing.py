@@ -34,12 +34,7 @@ class SessionLines(Observer):
 
 def rules(config: Any) -> str:
     """The run's rules that differ from the papers' defaults, as the run line shows them (", MATCH any-in-common")."""
-    shown = ""
-    if config.task == "drug" and config.drug_match != "same-set":
-        shown += f", MATCH {config.drug_match}"
-    if config.task == "rad" and config.rad_unnamed != "ask-again":
-        shown += f", a reply naming no condition: {config.rad_unnamed}"
-    return shown
+    return "".join(f", {rule}" for rule in config.rules())
 
 
 def resume_command(run_id: int | str, db: str) -> str:

@@ -124,7 +124,7 @@ class SessionsScreen(ExportsRun, ReviewNotes, Screen):
         )
         about = visible(
             f"Run {self.run_id} · {run.config.task.upper()} on {run.config.dataset} · machine {model_label(run.config.model)} · "
-            f"human {run.human} · n={run.config.n} k={run.config.k} · {run.status}",
+            f"human {run.human} · n={run.config.n} k={run.config.k}{''.join(f' · {r}' for r in run.config.rules())} · {run.status}",
             one_line=True,
         )
         self.query_one("#sessions-title", Static).update(
