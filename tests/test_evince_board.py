@@ -147,7 +147,8 @@ def test_the_views_equal_python() -> None:
             assert session not in sessions
             continue
         summary, row = summarise(measured), sessions[session]
-        assert row["rounds"] == summary.rounds and row["converged_at"] == summary.fig1_at  # the run's rule, fig1
+        assert row["rounds"] == summary.rounds and row["rule_at"] == summary.fig1_at  # the run's rule, fig1
+        assert row["rule_outcome"] == summary.fig1_outcome and row["evince_mi"] == "nmi"
         assert (row["plateau_at"], row["fig1_at"], row["evince_rule"]) == (summary.plateau_at, summary.fig1_at, "fig1")
         assert bool(row["wasserstein_decreased"]) == summary.wasserstein_decreased
         assert bool(row["mi_increased"]) == summary.mi_increased
