@@ -41,7 +41,7 @@ UNSTATED_FORMS = {
 
 
 class Debater:
-    """A scripted debater: the machine, or the other whose replies in ``silent`` rounds state no distribution."""
+    """A scripted debater, the machine or the other, whose replies in ``silent`` rounds state no distribution."""
 
     def __init__(self, machine: bool, silent: tuple[int, ...] = (), unstated: dict | None = None) -> None:
         self.machine, self.silent, self.unstated = machine, silent, unstated or UNSTATED_FORMS["none"]
@@ -49,10 +49,10 @@ class Debater:
     async def respond(self, turn: Turn) -> Reply:
         tag = Tag.INIT if turn.j == 1 else Tag.REFUTE
         round_ = (turn.j + 1) // 2
-        if self.machine:
-            return Reply(tag, A, "e", {"distribution": MACHINE, "distribution_fallback": 0})
         if round_ in self.silent:
             return Reply(tag, B, "e", dict(self.unstated))
+        if self.machine:
+            return Reply(tag, A, "e", {"distribution": MACHINE, "distribution_fallback": 0})
         return Reply(tag, A, "e", {"distribution": OTHER[min(round_, 4)], "distribution_fallback": 0})
 
 
@@ -67,20 +67,22 @@ class Judge:
         return {"crit": json.dumps({"method": "test", "machine": 5.0, "human": 5.0, "score": 5.0})}
 
 
-def debate(form: str, silent: tuple[int, ...], n: int = 20) -> tuple[Blackboard, Judge]:
+def debate(form: str, silent: tuple[int, ...], n: int = 20, who: str = "other") -> tuple[Blackboard, Judge]:
     board = Blackboard.memory()
     run_id, instances = setup_run(board, 1)
     board.db.execute("UPDATE runs SET top_k = 2, stop = 'evince', evince_rule = 'plateau' WHERE id = ?", [run_id])
     judge = Judge()
     spec = RunSpec(run_id, n=n, stop="evince", evince_rule="plateau")
-    other = Debater(False, silent, UNSTATED_FORMS[form])
-    asyncio.run(interact(spec, instances, Debater(True), other, board, judge=judge))
+    machine = Debater(True, silent if who == "machine" else (), UNSTATED_FORMS[form])
+    other = Debater(False, silent if who == "other" else (), UNSTATED_FORMS[form])
+    asyncio.run(interact(spec, instances, machine, other, board, judge=judge))
     return board, judge
 
 
+@pytest.mark.parametrize("who", ["machine", "other"])
 @pytest.mark.parametrize("form", UNSTATED_FORMS)
-def test_a_round_without_the_others_distribution_is_left_out_and_the_rule_compares_around_it(form: str) -> None:
-    board, judge = debate(form, silent=(2,))
+def test_a_round_without_a_distribution_is_left_out_and_the_rule_compares_around_it(form: str, who: str) -> None:
+    board, judge = debate(form, silent=(2,), who=who)
     (session,) = board.db.query("SELECT stop_reason, n_messages FROM data")
     # round 3 is compared with round 1 (WD fell), round 4 with round 3 (alike, apart): stalled after round 4; a one-hot
     # in round 2 would have stopped the debate there
@@ -88,7 +90,7 @@ def test_a_round_without_the_others_distribution_is_left_out_and_the_rule_compar
     assert [r["round"] for r in board.db.query("SELECT round FROM rounds ORDER BY round")] == [1, 3, 4]
     assert judge.rounds == [1, 3, 4]  # no CRIT of a round without both distributions
     left_out = list(board.db.query("SELECT round, machine_stated, human_stated FROM unstated_rounds"))
-    assert left_out == [{"round": 2, "machine_stated": 1, "human_stated": 0}]
+    assert left_out == [{"round": 2, "machine_stated": int(who == "other"), "human_stated": int(who == "machine")}]
     (summary,) = board.db.query("SELECT * FROM session_information")
     assert (summary["rounds"], summary["rounds_left_out"], summary["rule_at"], summary["rule_outcome"]) == (3, 1, 4, "stalled")
 

@@ -208,9 +208,8 @@ def stop_by_rule(
     ``both``: see :attr:`RunSpec.stop`), EVINCE's being ``evince_rule`` (``fig1`` or ``plateau``) with
     ``tolerance``, comparing the MI ``mi``; ``latest``: each agent's latest tag, found in ``session`` if not given.
 
-    EVINCE's rule compares the rounds both agents stated a distribution for (a round without is not among them:
-    the next is compared with the last before it, and the rule, having found nothing there, finds nothing again
-    after the gap's round); a stop says what the rule found (:func:`pxp_tui.protocol.evince.outcome`:
+    EVINCE's rule compares the rounds both agents stated a distribution for (a round without one is not among
+    them: the round after it is compared with the last one before it); a stop says what the rule found (:func:`pxp_tui.protocol.evince.outcome`:
     converged, diverged or stalled). At the bound the session is ``bound`` whatever the rule finds there."""
     if latest is None:
         latest = {m.sender: m.tag for m in session}
