@@ -139,6 +139,10 @@ def test_a_human_machine_run_with_the_proxy_on_the_demo(capsys, tmp_path: Path) 
     assert len(sessions) == 6 and all(s["stop_reason"] in ("ratified", "rejected", "bound") for s in sessions)
     machine = rows(db, "SELECT prediction, distribution FROM messages WHERE sender = 'machine'")
     assert all(sum(p > 0 for p in json.loads(m["distribution"]).values()) <= 3 for m in machine)
+    # it states a distribution with every answer, its own diagnosis or the one it took over ranked first
+    for m in machine:
+        stated = json.loads(m["distribution"])
+        assert stated[m["prediction"]] == max(stated.values()), (m["prediction"], stated)
     ranks = rows(db, "SELECT which, top1, topk FROM debate_ranks")
     assert {r["which"] for r in ranks} == {"machine_first", "machine_last"}  # the proxy states no distribution
 

@@ -29,10 +29,11 @@ from .cli_helpers import pxp
 from .test_engine import setup_run
 
 A, B = "Influenza", "Migraine"
-#: the machine's distribution every round, and the other's by round: round 2's reply states none (its prediction
-#: B); rounds 3 and 4 are alike. Measured as a one-hot on B, round 2 would jump to WD 0.6 and stop the plateau rule
+#: the machine's distribution every round, and the other's by round; in round 2 one of them states none (its
+#: prediction B); rounds 3 and 4 are alike. Measured as a one-hot on B, round 2 would jump (WD 0.5 or 0.6) and stop
+#: the plateau rule
 MACHINE = {A: 0.6, B: 0.4}
-OTHER = {1: {A: 0.5, B: 0.5}, 3: {A: 0.55, B: 0.45}, 4: {A: 0.55, B: 0.45}}
+OTHER = {1: {A: 0.5, B: 0.5}, 2: {A: 0.5, B: 0.5}, 3: {A: 0.55, B: 0.45}, 4: {A: 0.55, B: 0.45}}
 #: how a reply without a distribution is stored: by this pxp (none, flagged), and by an older one (a one-hot, flagged)
 UNSTATED_FORMS = {
     "none": {"distribution_fallback": 1},

@@ -12,7 +12,9 @@ cases carried in the context, and the other agent's replies, whose diagnosis lab
   whose view is sharp holds to it).
 
 Without a debate it answers its most probable candidate, and takes the other's diagnosis and explanation
-over, word for word, after a reply that does not ratify (so the proxy's sessions end). In a debate (the
+over, word for word, after a reply that does not ratify (so the proxy's sessions end); asked for a
+distribution, it states its own view where that ranks its diagnosis first, else certainty on the diagnosis
+it took over. In a debate (the
 prompt sets a contentiousness ``c``; or, asked for a distribution, the other's latest reply states one: then
 ``c = 0``) its distribution is ``w * own + (1 - w) * other's latest`` with ``w = max(c, sharpness)``,
 sharpness = its own top probability, and it names that distribution's most probable candidate: at a high
@@ -184,6 +186,18 @@ def _other_distribution(current: Case) -> dict[str, float] | None:
     return normalise({named: 1.0}, order)
 
 
+def _holding(current: Case, earlier: list[Case], reader: Reader, diagnosis: str) -> dict[str, float]:
+    """The distribution a reader states with a diagnosis it gives outside a debate: its own view where that ranks
+    the diagnosis first; certainty on it where it took the diagnosis over from the other (its view ranks another
+    first), so that it never states a diagnosis its distribution ranks below another."""
+    own = own_view(current, earlier, reader)
+    if canonical(max(own, key=lambda x: (own[x], -list(own).index(x)))) == canonical(diagnosis):
+        return own
+    named = next((x for x in current.labels if canonical(x) == canonical(diagnosis)), diagnosis.strip())
+    order = current.labels if named in current.labels else (*current.labels, named)
+    return normalise({named: 1.0}, order)
+
+
 def contentiousness_in(messages: list[dict[str, Any]]) -> float | None:
     return debate_level(_text(m) for m in messages if m["role"] == "user")
 
@@ -219,9 +233,10 @@ def answer(messages: list[dict[str, Any]], reader: Reader = FIRST) -> str:
     if level is None and current.theirs:
         tag, diagnosis, explanation, _ = current.theirs[-1]
         if tag != "RATIFY" and diagnosis:
-            return _format(diagnosis, explanation)  # verbatim: the checker then agrees
+            # verbatim (the checker then agrees), and the distribution stated for it
+            return _format(diagnosis, explanation) + _line(_holding(current, earlier, reader, diagnosis), k)
         if current.mine:
-            return _format(*current.mine[-1]) + _line(own_view(current, earlier, reader), k)
+            return _format(*current.mine[-1]) + _line(_holding(current, earlier, reader, current.mine[-1][0]), k)
     probabilities = own_view(current, earlier, reader) if level is None else _debated(current, earlier, reader, level)
     label = max(probabilities, key=lambda x: (probabilities[x], -list(probabilities).index(x)))
     if level is not None and current.theirs:
