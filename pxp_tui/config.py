@@ -84,7 +84,10 @@ class RunConfig:
     #: which of EVINCE's stop rules --stop evince|both applies: Figure 1's loop (the paper's algorithm, with
     #: CRIT each round) or the plateau of its prose
     evince_rule: str = evince.FIG1
-    stop_tolerance: float = evince.TOLERANCE  # a change of WD, NMI or CRIT/10 smaller than this counts as none
+    stop_tolerance: float = evince.TOLERANCE  # a change of WD, MI or CRIT/10 smaller than this counts as none
+    #: which mutual information the stop rules compare: ``nmi`` (normalised by the larger entropy: what the
+    #: paper's results call MI) or ``mi`` (Figure 1's letter: the mutual information in bits)
+    evince_mi: str = evince.NMI
     smoothing: float = information.SMOOTHING  # of the smoothed KL divergence and cross entropy (the raw are kept too)
     ground_metric: str | None = None  # ordered | discrete: the Wasserstein distance's (None: the task's)
     #: how a session's final distribution weighs the agents: crit (a judge, the checker's model) | equal
@@ -124,6 +127,8 @@ class RunConfig:
             raise ValueError(f"--final-weights is one of {', '.join(evince.FINAL_WEIGHTS)}, got {self.final_weights!r}")
         if self.evince_rule not in evince.EVINCE_RULES:
             raise ValueError(f"--evince-rule is one of {', '.join(evince.EVINCE_RULES)}, got {self.evince_rule!r}")
+        if self.evince_mi not in evince.MI_MEASURES:
+            raise ValueError(f"--evince-mi is one of {', '.join(evince.MI_MEASURES)}, got {self.evince_mi!r}")
         if not 0 <= self.stop_tolerance < 1:
             raise ValueError(f"--stop-tolerance lies in [0, 1), got {self.stop_tolerance}")
         if not 0 < self.smoothing <= 1:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from pxp_tui.app.shared.distribution_bars import bar, bars_content
+from pxp_tui.app.shared.distribution_bars import UNSTATED, bar, bars_content
 from pxp_tui.app.shell.pxp_app import PXPApp
 from pxp_tui.blackboard import Blackboard
 from pxp_tui.common.kinds import HumanKind
@@ -15,10 +15,13 @@ from pxp_tui.runs.create import create_run
 from .app_helpers import rows, session_screen, wait_for
 
 
-def test_bars_in_eighths_and_the_fallback_marked() -> None:
+def test_bars_in_eighths_and_a_reply_without_a_distribution_marked() -> None:
     assert bar(1.0, 4) == "████" and bar(0.0, 4) == "" and bar(0.5, 3) == "█▌"
-    text = str(bars_content({"distribution": '{"Pneumonia": 0.25, "Atelectasis": 0.75}', "distribution_fallback": 1}))
-    assert text.index("Atelectasis") < text.index("Pneumonia") and "75%" in text and "one-hot" in text
+    text = str(bars_content({"distribution": '{"Pneumonia": 0.25, "Atelectasis": 0.75}', "distribution_fallback": 0}))
+    assert text.index("Atelectasis") < text.index("Pneumonia") and "75%" in text
+    # a reply that stated none (a file of an older pxp holds a one-hot on its prediction there): no bars, a word
+    unstated = str(bars_content({"distribution": '{"Pneumonia": 1.0}', "distribution_fallback": 1}))
+    assert unstated == UNSTATED and "%" not in unstated
     assert bars_content({}) is None
 
 

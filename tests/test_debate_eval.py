@@ -112,3 +112,30 @@ def test_ranks_are_pessimistic_and_ignore_ascii_case() -> None:
     assert rank("Asthma", {"Influenza": 0.5, "Migraine": 0.3, "Asthma": 0.2}) == 3
     assert reciprocal_rank(3, 3) == pytest.approx(1 / 3) and reciprocal_rank(3, 2) == 0 and reciprocal_rank(None) == 0
     assert top_one({"b": 0.5, "a": 0.5}) == "a"
+
+
+def test_drug_labels_are_compared_as_canonical_smiles_case_and_all() -> None:
+    """4-aminocyclohexanol (``NC1CCC(O)CC1``) is not a hit for 4-aminophenol (``Nc1ccc(O)cc1``), though the two
+    differ only in case; 4-aminophenol written in Kekulé form (``OC1=CC=C(N)C=C1``) is, as MATCH compares them."""
+    board = Blackboard.memory()
+    rows = [
+        DatasetRow("aminophenol", "train", "CC(=O)Nc1ccc(O)cc1", "Nc1ccc(O)cc1", "e"),
+        DatasetRow("kekule", "train", "CC(=O)Nc1ccc(O)cc1", "OC1=CC=C(N)C=C1", "e"),
+    ]
+    board.add_dataset("toy", "drug", rows)
+    ids = board.instance_ids("toy")
+    config = RunConfig(task="drug", dataset="toy", model="offline", human_kind=HumanKind.MODEL, human_model="offline", top_k=2)
+    run = board.create_run(config, ids)
+    cyclohexanol, phenol = "NC1CCC(O)CC1", "Nc1ccc(O)cc1"  # as the DRUG reader keys a distribution: canonical SMILES
+    stated = ({cyclohexanol: 0.7, "CCO": 0.3}, {phenol: 0.6, cyclohexanol: 0.4})
+    for order, (instance, dist) in enumerate(zip(ids, stated, strict=True)):
+        session = board.start_session(run, instance, order)
+        for j, sender in ((1, Sender.MACHINE), (2, Sender.HUMAN)):
+            message = Message(session, j, sender, Tag.INIT if j == 1 else Tag.REFUTE, "CCO", "e", {"distribution": dist})
+            board.record(message, {}, StopReason.BOUND if j == 2 else None)
+    found = {(r["ord"], r["which"]): r for r in board.db.query("SELECT * FROM debate_ranks")}
+    aminophenol, kekule = found[0, "machine_first"], found[1, "machine_first"]
+    assert (aminophenol["rank"], aminophenol["top1"], aminophenol["reciprocal_rank"]) == (None, 0, 0.0)
+    assert (kekule["rank"], kekule["top1"], kekule["label"], kekule["predicted"]) == (1, 1, phenol, phenol)
+    (accuracy,) = board.db.query("SELECT * FROM debate_accuracy WHERE which = 'machine_first'")
+    assert (accuracy["sessions"], accuracy["top1_accuracy"]) == (2, 0.5)

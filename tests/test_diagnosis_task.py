@@ -11,10 +11,13 @@ import pytest
 
 from pxp_tui.common.instance import Instance
 from pxp_tui.engine import ParseError
+from pxp_tui.protocol.evince import OUTCOMES
 from pxp_tui.tasks import get_task
 from pxp_tui.tasks.pictures import CellPicture, Surface
 
 from .cli_helpers import pxp
+from .test_evince_outcomes import check_stop_reasons
+from .test_offline_debaters import check_each_states_its_top
 
 TASK = get_task("diagnosis")
 DEBATE = ("--task", "diagnosis", "--human", "model:offline", "--top-k", "3", "--contentiousness", "0.9", "--stop", "evince")
@@ -104,7 +107,7 @@ def test_the_prompt_offers_the_candidates_and_a_reply_is_read_against_them() -> 
 def test_a_distribution_is_cut_to_top_k_and_keeps_labels_outside_the_candidates() -> None:
     text = "Diagnosis: Influenza\nExplanation: x\nDistribution: Influenza: 50%, Dengue fever: 30%, Migraine: 15%, Hepatitis B: 5%"
     read = TASK.read_distribution(text, "Influenza", case(), 3)
-    assert read is not None and not read.fallback
+    assert read is not None and not read.missing
     assert read.probabilities == pytest.approx(
         {"Influenza": 0.5 / 0.95, "Migraine": 0.15 / 0.95, "Hepatitis B": 0.0, "Dengue fever": 0.3 / 0.95}
     )
@@ -136,20 +139,36 @@ def test_a_human_machine_run_with_the_proxy_on_the_demo(capsys, tmp_path: Path) 
     assert len(sessions) == 6 and all(s["stop_reason"] in ("ratified", "rejected", "bound") for s in sessions)
     machine = rows(db, "SELECT prediction, distribution FROM messages WHERE sender = 'machine'")
     assert all(sum(p > 0 for p in json.loads(m["distribution"]).values()) <= 3 for m in machine)
+    # it states a distribution with every answer, its own diagnosis or the one it took over ranked first
+    for m in machine:
+        stated = json.loads(m["distribution"])
+        assert stated[m["prediction"]] == max(stated.values()), (m["prediction"], stated)
     ranks = rows(db, "SELECT which, top1, topk FROM debate_ranks")
     assert {r["which"] for r in ranks} == {"machine_first", "machine_last"}  # the proxy states no distribution
 
 
+def test_without_a_contentiousness_the_pair_debates_each_stating_its_own_top(capsys, tmp_path: Path) -> None:
+    """Without ``--contentiousness`` the two readers still debate (at contentiousness 0): each reply states a
+    distribution whose most probable diagnosis is the one it names; the second reader does not copy the machine."""
+    db = tmp_path / "plain.db"
+    code, _, err = pxp(capsys, "run", "--headless", "--quiet", "--task", "diagnosis", "--human", "model:offline", "--top-k", "3",
+                       "--limit", "4", "--db", db)  # fmt: skip
+    assert code == 0, err
+    found = check_each_states_its_top(db, "diagnosis")
+    assert any(m["j"] == 2 and m["tag"] != "RATIFY" for m in found)  # the second reader disagrees somewhere
+
+
 @pytest.mark.slow
 def test_two_offline_machines_debate_the_demo_and_both_stop_outcomes_occur(capsys, tmp_path: Path) -> None:
-    """With Figure 1's loop, debates that start apart either stop when a measure worsens (converged) or, stalled
-    with nothing getting worse, run to the bound; with the plateau rule, a stall stops at once."""
+    """With Figure 1's loop, debates that start apart either stop when a measure worsens (saying what it found) or,
+    stalled with nothing getting worse, run to the bound; with the plateau rule, a stall stops at once."""
     fig1, plateau = tmp_path / "fig1.db", tmp_path / "plateau.db"
     for db, rule in ((fig1, "fig1"), (plateau, "plateau")):
         code, _, err = pxp(capsys, "run", "--headless", "--quiet", *DEBATE, "--evince-rule", rule, "--db", db)
         assert code == 0, err
-    reasons = [r["stop_reason"] for r in rows(fig1, "SELECT stop_reason FROM data")]
-    assert "converged" in reasons and "bound" in reasons
+    reasons = check_stop_reasons(fig1)  # never converged on a rising WD
+    assert set(reasons) & set(OUTCOMES) and "bound" in reasons
+    check_stop_reasons(plateau)
     # they start apart: the first round's WD % is large, and falls over the session in most
     first = rows(fig1, "SELECT wasserstein_percent FROM round_information WHERE round = 1")
     assert max(r[0] for r in first) > 50
@@ -157,12 +176,12 @@ def test_two_offline_machines_debate_the_demo_and_both_stop_outcomes_occur(capsy
     assert fell[0] > fell[1] / 2
     # every round judged by CRIT, and where the loop stopped, it stopped at the first round the rule held
     assert rows(fig1, "SELECT COUNT(*) FROM round_information WHERE crit IS NULL")[0][0] == 0
-    for s in rows(fig1, "SELECT * FROM session_information WHERE stop_reason = 'converged'"):
-        assert s["converged_at"] == s["fig1_at"] == s["rounds"]
+    for s in rows(fig1, "SELECT * FROM session_information WHERE stop_reason IN ('converged', 'diverged', 'stalled')"):
+        assert s["rule_at"] == s["fig1_at"] == s["rounds"]
     # the plateau rule stops debates that stall apart (WD flat and still large); Figure 1's loop lets them run on
     stalled = [
         s
-        for s in rows(plateau, "SELECT * FROM session_information WHERE stop_reason = 'converged' ORDER BY ord")
+        for s in rows(plateau, "SELECT * FROM session_information WHERE stop_reason = 'stalled' ORDER BY ord")
         if rows(
             plateau,
             "SELECT wasserstein_percent FROM round_information WHERE session_id = ? AND round = ?",
@@ -170,7 +189,7 @@ def test_two_offline_machines_debate_the_demo_and_both_stop_outcomes_occur(capsy
         )[0][0]
         > 20
     ]
-    assert stalled and all(s["converged_at"] == s["plateau_at"] == s["rounds"] for s in stalled)
+    assert stalled and all(s["rule_at"] == s["plateau_at"] == s["rounds"] for s in stalled)
     (same,) = rows(fig1, "SELECT stop_reason FROM data WHERE ord = ?", (stalled[0]["ord"],))
     assert same["stop_reason"] == "bound"
     code, out, err = pxp(capsys, "report", "--db", fig1, "--out", tmp_path / "out")

@@ -40,7 +40,7 @@ class Debater:
     [
         ("pxp", "fig1", "ratified", 3),  # RATIFY/RATIFY at j = 3
         ("both", "plateau", "ratified", 3),
-        ("evince", "plateau", "converged", 8),  # rounds 3 and 4 are equal: WD did not fall, NMI did not rise
+        ("evince", "plateau", "stalled", 8),  # rounds 3 and 4 are equal (WD 0.2): WD did not fall, NMI did not rise
         ("evince", "fig1", "bound", 20),  # Figure 1's loop goes on while nothing gets worse: to the bound
     ],
 )

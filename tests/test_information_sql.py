@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pxp_tui.blackboard.information_sql import round_information_sql, session_information_sql
-from pxp_tui.protocol.evince import rounds_of, summarise
+from pxp_tui.protocol.evince import MI_MEASURES, NMI, rounds_of, summarise
 from pxp_tui.tasks.rad.labels import LABELS
 
 #: labels with characters that JSON paths and SQL strings would trip on
@@ -38,7 +38,7 @@ def sessions(draw: st.DrawFn) -> tuple[tuple[str, ...] | None, dict[int, dict[in
     return (LABELS if ordered else None), found
 
 
-def database(found: dict[int, dict[int, dict[str, float] | None]], order) -> sqlite3.Connection:
+def database(found: dict[int, dict[int, dict[str, float] | None]], order, mi: str = NMI) -> sqlite3.Connection:
     db = sqlite3.connect(":memory:")
     db.execute(
         "CREATE TABLE messages (session_id INTEGER, j INTEGER, sender TEXT, distribution TEXT, PRIMARY KEY (session_id, j))"
@@ -50,16 +50,16 @@ def database(found: dict[int, dict[int, dict[str, float] | None]], order) -> sql
                 "INSERT INTO messages VALUES (?, ?, ?, ?)", (session_id, j, sender, None if dist is None else json.dumps(dist))
             )
     db.execute(f"CREATE VIEW round_information AS {round_information_sql('messages', order or ())}")
-    db.execute(f"CREATE VIEW session_information AS {session_information_sql('round_information')}")
+    db.execute(f"CREATE VIEW session_information AS {session_information_sql('round_information', mi=repr(mi))}")
     db.row_factory = sqlite3.Row
     return db
 
 
 @settings(max_examples=60, deadline=None)
-@given(sessions())
-def test_the_views_equal_the_python_measures(drawn) -> None:
+@given(sessions(), st.sampled_from(MI_MEASURES))
+def test_the_views_equal_the_python_measures(drawn, mi: str) -> None:
     order, found = drawn
-    db = database(found, order)
+    db = database(found, order, mi)
     rows = {(r["session_id"], r["round"]): dict(r) for r in db.execute("SELECT * FROM round_information")}
     summaries = {r["session_id"]: dict(r) for r in db.execute("SELECT * FROM session_information")}
     expected_rounds = 0
@@ -76,10 +76,11 @@ def test_the_views_equal_the_python_measures(drawn) -> None:
         if not rounds:
             assert session_id not in summaries
             continue
-        summary, row = summarise(rounds), summaries[session_id]
-        assert row["rounds"] == summary.rounds
+        summary, row = summarise(rounds, mi=mi), summaries[session_id]
+        assert (row["rounds"], row["last_round"], row["evince_mi"]) == (summary.rounds, rounds[-1].round, mi)
         assert (row["plateau_at"], row["fig1_at"]) == (summary.plateau_at, summary.fig1_at)
-        assert row["converged_at"] == summary.fig1_at  # the view's rule: Figure 1's
+        assert (row["plateau_outcome"], row["fig1_outcome"]) == (summary.plateau_outcome, summary.fig1_outcome)
+        assert (row["rule_at"], row["rule_outcome"]) == (summary.fig1_at, summary.fig1_outcome)  # the view's rule: fig1
         assert row["wasserstein_first"] == pytest.approx(summary.first.wasserstein, abs=1e-9)
         assert row["normalised_mi_last"] == pytest.approx(summary.last.normalised_mi, abs=1e-9)
         assert bool(row["wasserstein_decreased"]) == summary.wasserstein_decreased
@@ -103,5 +104,5 @@ def test_a_worked_session_in_sql() -> None:
     assert first["wasserstein"] == pytest.approx(0.4)
     assert second["js_divergence"] == 0 and second["wasserstein"] == 0 and second["normalised_mi"] == pytest.approx(1)
     summary = db.execute("SELECT * FROM session_information").fetchone()
-    assert summary["rounds"] == 2 and summary["converged_at"] is None
+    assert summary["rounds"] == 2 and summary["rule_at"] is None and summary["rule_outcome"] is None
     assert summary["wasserstein_decreased"] == 1 and summary["mi_increased"] == 1

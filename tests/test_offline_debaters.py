@@ -10,12 +10,14 @@ from pathlib import Path
 
 import pytest
 
+from pxp_tui.protocol.evince import OUTCOMES
 from pxp_tui.tasks import get_task
 from pxp_tui.tasks.debating import contentiousness_in, debated, held
 from pxp_tui.tasks.drug import baseline as drug
 from pxp_tui.tasks.drug.prompt import instance_text
 
 from .cli_helpers import pxp
+from .test_evince_outcomes import check_stop_reasons
 
 
 def rows(db: Path, query: str, params: tuple = ()) -> list[sqlite3.Row]:
@@ -74,14 +76,48 @@ def test_a_drug_debater_weighs_the_other_experts_distribution() -> None:
         assert pathway == named
         assert (explanation == "acyl chloride, fast.") == (named == other)
         stated = get_task("drug").read_distribution(text, pathway, None, 3)
-        assert stated is not None and not stated.fallback and stated.top == named and other in stated.probabilities
+        assert stated is not None and not stated.missing and stated.top == named and other in stated.probabilities
+
+
+def check_each_states_its_top(db: Path, task: str) -> list[sqlite3.Row]:
+    """Every reply of the offline pair states a distribution whose most probable answer is its own prediction (a
+    DRUG reply naming no disconnection states the target itself, which is no reactant set: none, flagged); the
+    messages."""
+    found = rows(
+        db,
+        "SELECT m.*, i.input FROM messages m JOIN data d ON d.session_id = m.session_id JOIN instances i ON i.id = d.instance_id",
+    )
+    normalise = get_task(task).normalise
+    for m in found:
+        if m["distribution"] is None:
+            assert task == "drug" and m["distribution_fallback"] == 1 and normalise(m["prediction"]) == normalise(m["input"])
+            continue
+        stated = json.loads(m["distribution"])
+        tops = {normalise(x) for x, p in stated.items() if p == max(stated.values())}
+        assert m["distribution_fallback"] == 0 and normalise(m["prediction"]) in tops, (m["session_id"], m["j"], stated)
+    return found
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("task", ["rad", "drug"])
+def test_without_a_contentiousness_the_pair_debates_each_stating_its_own_top(capsys, tmp_path: Path, task: str) -> None:
+    """Without ``--contentiousness`` the two readers still debate (at contentiousness 0: each holds by its own
+    certainty): the second reader answers with the top of its own distribution, not a copy of the machine's."""
+    db = tmp_path / "plain.db"
+    code, _, err = pxp(
+        capsys, "run", "--headless", "--quiet", "--task", task, "--human", "model:offline", "--top-k", "3", "--db", db
+    )
+    assert code == 0, err
+    found = check_each_states_its_top(db, task)
+    assert any(m["j"] == 2 and m["tag"] != "RATIFY" for m in found)  # the second reader disagrees somewhere
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("task", ["rad", "drug"])
 def test_two_offline_machines_debate_the_demo_and_both_stop_outcomes_occur(capsys, tmp_path: Path, task: str) -> None:
     """As on DIAGNOSIS: the two readers start apart; with Figure 1's loop some debates stop when a measure
-    worsens (converged) and others run to the bound; the plateau rule stops those that stall apart at once."""
+    worsens (saying what it found: converged, diverged or stalled) and others run to the bound; the plateau rule
+    stops those that stall apart at once."""
     dbs = {rule: tmp_path / f"{rule}.db" for rule in ("fig1", "plateau")}
     for rule, db in dbs.items():
         code, _, err = pxp(
@@ -95,7 +131,8 @@ def test_two_offline_machines_debate_the_demo_and_both_stop_outcomes_occur(capsy
     firsts = rows(
         fig1,
         "SELECT a.distribution AS machine, b.distribution AS other FROM messages a JOIN messages b "
-        "ON a.session_id = b.session_id AND a.j = 1 AND b.j = 2",
+        "ON a.session_id = b.session_id AND a.j = 1 AND b.j = 2 "
+        "WHERE a.distribution IS NOT NULL AND b.distribution IS NOT NULL",  # DRUG: a target no template disconnects
     )
     assert sum(json.loads(f["machine"]) != json.loads(f["other"]) for f in firsts) > len(firsts) / 2
     assert max(r[0] for r in rows(fig1, "SELECT wasserstein_percent FROM round_information WHERE round = 1")) > 50
@@ -103,16 +140,18 @@ def test_two_offline_machines_debate_the_demo_and_both_stop_outcomes_occur(capsy
     assert fell[0] > fell[1] / 2
     # both outcomes under Figure 1's loop; a REJECT (two sure readers, different answers) is PXP's own end
     reasons = [r["stop_reason"] for r in rows(fig1, "SELECT stop_reason FROM data")]
-    assert "converged" in reasons and "bound" in reasons and set(reasons) <= {"converged", "bound", "rejected"}
+    assert set(reasons) & set(OUTCOMES) and "bound" in reasons and set(reasons) <= {*OUTCOMES, "bound", "rejected"}
+    check_stop_reasons(fig1)  # never converged on a rising WD
+    check_stop_reasons(plateau)
     assert rows(fig1, "SELECT COUNT(*) FROM round_information WHERE crit IS NULL")[0][0] == 0
-    for s in rows(fig1, "SELECT * FROM session_information WHERE stop_reason = 'converged'"):
-        assert s["converged_at"] == s["fig1_at"] == s["rounds"] < 5
+    for s in rows(fig1, "SELECT * FROM session_information WHERE stop_reason IN ('converged', 'diverged', 'stalled')"):
+        assert s["rule_at"] == s["fig1_at"] == s["rounds"] < 5
     # the plateau rule stops the debates that stall apart (WD flat, still above 20%) where they stall
     stalled = rows(
         plateau,
         "SELECT s.* FROM session_information s JOIN round_information r ON r.session_id = s.session_id "
-        "AND r.round = s.rounds WHERE s.stop_reason = 'converged' AND r.wasserstein_percent > 20 ORDER BY s.ord",
+        "AND r.round = s.rounds WHERE s.stop_reason = 'stalled' AND r.wasserstein_percent > 20 ORDER BY s.ord",
     )
-    assert stalled and all(s["converged_at"] == s["plateau_at"] == s["rounds"] for s in stalled)
+    assert stalled and all(s["rule_at"] == s["plateau_at"] == s["rounds"] for s in stalled)
     under_fig1 = [rows(fig1, "SELECT stop_reason FROM data WHERE ord = ?", (s["ord"],))[0][0] for s in stalled]
     assert "bound" in under_fig1  # where Figure 1's loop, accepting a flat round, runs on

@@ -94,7 +94,7 @@ def test_a_writer_migrates_it_keeping_every_row_and_measuring_the_rounds_as_they
             for r in rows
             if r["session_id"] == s["session_id"]
         ]
-        assert s["converged_at"] == summarise(measured, OLD_TOLERANCE).plateau_at  # its run's rule and tolerance
+        assert s["rule_at"] == summarise(measured, OLD_TOLERANCE).plateau_at  # its run's rule and tolerance
         assert s["evince_rule"] == PLATEAU
     # the evaluation views read it too: the RAD labels against each distribution
     assert sql(v5_file, "SELECT COUNT(*) FROM debate_ranks WHERE which = 'final'")[0][0] == 2

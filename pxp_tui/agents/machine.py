@@ -155,8 +155,11 @@ class MachineAgent:
             # agent's belief may move while its label does not
             read = self.task.read_distribution(completion.text, fresh[0], turn.instance, self.debate.top_k)
             if read is not None:
-                meta["distribution"] = json.dumps(read.probabilities, ensure_ascii=False)
-                meta["distribution_fallback"] = int(read.fallback)
+                # a reply without a readable distribution states none: nothing is made up in its place (EVINCE
+                # leaves its round out), and the flag says it was asked for one
+                if not read.missing:
+                    meta["distribution"] = json.dumps(read.probabilities, ensure_ascii=False)
+                meta["distribution_fallback"] = int(read.missing)
         return Reply(decision.tag, decision.prediction, decision.explanation, meta)
 
 

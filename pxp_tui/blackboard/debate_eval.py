@@ -3,17 +3,20 @@
 Views (so that ``sqlite3`` and Datasette users get the report's numbers, the report reads them too):
 
 - ``debate_ranks``: one row per finished session and distribution: ``which`` is ``machine_first`` /
-  ``machine_last`` (the first and last distribution the machine stated), ``human_first`` /
-  ``human_last`` (the agent in the human's seat: the other machine of a debate) and ``final`` (the
-  session's final distribution); ``label`` is the instance's reference prediction, ``predicted`` the
+  ``machine_last`` (the first and last distribution the machine stated: a reply that stated none is
+  passed over), ``human_first`` / ``human_last`` (the agent in the human's seat: the other machine of a
+  debate) and ``final`` (the session's final distribution); ``label`` is the instance's reference
+  prediction (DRUG: as canonical SMILES, its ``reference_key``), ``predicted`` the
   distribution's most probable label (a tie: the first in text order), ``p_label`` the label's
   probability, ``rank`` its pessimistic rank (after every label at least as probable; NULL: no mass),
   ``top1``, ``topk`` (within the run's ``--top-k``) and ``reciprocal_rank`` (0 outside the top k);
 - ``debate_accuracy``: per run and ``which``, the sessions, top-1 and top-k accuracy and the MRR;
 - ``debate_confusion``: per run and ``which``, how many sessions of each label were predicted as each.
 
-A key names the label when the two are equal, ignoring ASCII case and surrounding spaces, as
-:func:`pxp_tui.protocol.ranking.rank` compares them.
+A key names the label when it equals the instance's ``reference_key`` (DRUG: the reference's canonical SMILES,
+as MATCH compares reactant sets and as the distribution's keys are written:
+:mod:`pxp_tui.blackboard.reference_keys`); without one, when the two are equal ignoring ASCII case and
+surrounding spaces, as :func:`pxp_tui.protocol.ranking.rank` compares them.
 """
 
 from __future__ import annotations
@@ -23,17 +26,28 @@ from typing import Any
 
 import sqlite_utils
 
+from pxp_tui.blackboard.information_sql import STATED_MESSAGES
+
 #: the distributions evaluated, in the report's order
 WHICH = ("machine_first", "machine_last", "human_first", "human_last", "final")
 
-_END = "(SELECT {f}(j) FROM messages x WHERE x.session_id = m.session_id AND x.sender = m.sender AND x.distribution IS NOT NULL)"
+_END = (
+    "(SELECT {f}(j) FROM " + STATED_MESSAGES + " x "
+    "WHERE x.session_id = m.session_id AND x.sender = m.sender AND x.distribution IS NOT NULL)"
+)
 
 
 def _stated(sender: str, end: str, f: str) -> str:
     return (
-        f"SELECT m.session_id, '{sender}_{end}' AS which, m.distribution FROM messages m "
+        f"SELECT m.session_id, '{sender}_{end}' AS which, m.distribution FROM {STATED_MESSAGES} m "
         f"WHERE m.sender = '{sender}' AND m.distribution IS NOT NULL AND m.j = {_END.format(f=f)}"
     )
+
+
+#: a distribution's key names the instance's label: its reference key exactly where it has one (DRUG: canonical
+#: SMILES, case and all), else the reference as written with ASCII case and surrounding spaces ignored
+_NAMES_LABEL = """CASE WHEN i.reference_key IS NOT NULL THEN e.key = i.reference_key
+         ELSE lower(trim(e.key, ' ')) = lower(trim(i.reference_prediction, ' ')) END"""
 
 
 RANKS_VIEW = f"""
@@ -45,10 +59,9 @@ WITH stated AS (
   UNION ALL SELECT session_id, 'final', final_distribution FROM data WHERE final_distribution IS NOT NULL
 ),
 judged AS (
-  SELECT d.run_id, d.session_id, d.ord, d.instance_id, i.reference_prediction AS label, u.top_k AS k, s.which,
-    s.distribution,
-    (SELECT SUM(e.value) FROM json_each(s.distribution) e
-       WHERE lower(trim(e.key, ' ')) = lower(trim(i.reference_prediction, ' '))) AS mass,
+  SELECT d.run_id, d.session_id, d.ord, d.instance_id, COALESCE(i.reference_key, i.reference_prediction) AS label,
+    u.top_k AS k, s.which, s.distribution,
+    (SELECT SUM(e.value) FROM json_each(s.distribution) e WHERE {_NAMES_LABEL}) AS mass,
     (SELECT SUM(e.value) FROM json_each(s.distribution) e) AS total,
     (SELECT e.key FROM json_each(s.distribution) e ORDER BY e.value DESC, e.key LIMIT 1) AS predicted
   FROM stated s JOIN data d ON d.session_id = s.session_id JOIN instances i ON i.id = d.instance_id

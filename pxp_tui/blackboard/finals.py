@@ -1,7 +1,7 @@
 """EVINCE's final output stored with a session (``data.final_distribution``, ``data.final_weights``).
 
 A session that ends with both agents' distributions gets, in the same transaction as its last message, the
-latest distribution of each combined with equal weights, its method :data:`NOT_JUDGED`. The run wiring then
+latest distribution each stated (a reply that stated none is passed over) combined with equal weights, its method :data:`NOT_JUDGED`. The run wiring then
 weighs it by the last round's CRIT scores (``pxp_tui.runs.final``) and replaces it (:func:`store`), or with
 the equal weights the run asked for; a run resumed after a crash in between weighs what is left
 (:func:`unjudged`). So a final distribution is never silently equal-weighted: ``final_weights`` says how it
@@ -22,12 +22,15 @@ from typing import Any
 
 import sqlite_utils
 
+from pxp_tui.blackboard.information_sql import STATED_MESSAGES
 from pxp_tui.protocol import Sender
 from pxp_tui.protocol.evince import NOT_JUDGED, WEIGHTED, aggregate
 
-#: each agent's latest message with a distribution, in one session
-_LATEST = """SELECT * FROM messages m WHERE session_id = ? AND distribution IS NOT NULL
-   AND j = (SELECT MAX(j) FROM messages WHERE session_id = m.session_id AND sender = m.sender AND distribution IS NOT NULL)"""
+#: each agent's latest message with a distribution as stated, in one session (a reply that stated none is passed
+#: over: EnToPPS combines only what the agents stated)
+_LATEST = f"""SELECT m.* FROM messages m JOIN {STATED_MESSAGES} s ON s.session_id = m.session_id AND s.j = m.j
+   WHERE m.session_id = ?1 AND s.distribution IS NOT NULL AND m.j = (SELECT MAX(x.j) FROM {STATED_MESSAGES} x
+     WHERE x.session_id = ?1 AND x.sender = m.sender AND x.distribution IS NOT NULL)"""
 
 
 @dataclass(frozen=True)
@@ -72,7 +75,7 @@ class FinalWeights:
 
 
 def latest(db: sqlite_utils.Database, session_id: int) -> dict[str, dict[str, Any]]:
-    """Each sender's latest message with a distribution in session ``session_id``, as rows by sender."""
+    """Each sender's latest message with a distribution as stated in session ``session_id``, as rows by sender."""
     return {row["sender"]: row for row in db.query(_LATEST, [session_id])}
 
 
@@ -123,8 +126,13 @@ def latest_crit(db: sqlite_utils.Database, session_id: int) -> dict[str, Any] | 
 
 
 def store_unjudged(db: sqlite_utils.Database, session_id: int) -> None:
-    """At a session's end: the equal-weight combination, marked :data:`NOT_JUDGED` until the run wiring weighs it."""
-    store(db, session_id, 1.0, 1.0, NOT_JUDGED)
+    """At a session's end: the equal-weight combination by the run's aggregation (its top-k sets for EnToPPS),
+    marked :data:`NOT_JUDGED` until the run wiring weighs it."""
+    found = db.execute(
+        "SELECT r.aggregation, r.top_k FROM runs r JOIN data d ON d.run_id = r.id WHERE d.session_id = ?", [session_id]
+    ).fetchone()
+    aggregation, k = (found[0] or WEIGHTED, found[1]) if found else (WEIGHTED, None)
+    store(db, session_id, 1.0, 1.0, NOT_JUDGED, aggregation=aggregation, k=k)
 
 
 def unjudged(db: sqlite_utils.Database, run_id: int) -> list[tuple[int, int]]:

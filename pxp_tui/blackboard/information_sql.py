@@ -5,7 +5,8 @@
 the columns of :class:`pxp_tui.protocol.evince.RoundInformation`, computed by SQLite alone (``json_each``,
 ``log2``, window functions: SQLite 3.35 or later) so that ``sqlite3`` and Datasette users get the
 numbers the app shows, and the two computations check each other. :func:`session_information_sql`
-summarises a session's rounds as :func:`pxp_tui.protocol.evince.summarise` does.
+summarises a session's rounds as :func:`pxp_tui.protocol.evince.summarise` does. A message marked as stating
+no distribution (``distribution_fallback``) has none here: :data:`STATED` is the distribution as read.
 
 The conventions are those of :mod:`pxp_tui.protocol.information`: each distribution is normalised
 over its own keys, the label set is the union of both keys, KL and cross entropy use the smoothed
@@ -21,8 +22,14 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from pxp_tui.protocol.evince import FIG1, TOLERANCE
+from pxp_tui.protocol.evince import CONVERGED, DIVERGED, FIG1, MI, NMI, STALLED, TOLERANCE
 from pxp_tui.protocol.information import SMOOTHING
+
+#: a message's distribution as its agent stated it: none where the reply stated none readable (a file of an
+#: older pxp holds a one-hot on the prediction there, which is never measured)
+STATED = "CASE WHEN distribution_fallback = 1 THEN NULL ELSE distribution END"
+#: the messages with their distributions as stated (a source for :func:`round_information_sql`)
+STATED_MESSAGES = f"(SELECT session_id, j, sender, {STATED} AS distribution FROM messages)"
 
 
 def _quote(text: str) -> str:
@@ -123,43 +130,67 @@ FROM measured
 
 
 def session_information_sql(
-    rounds: str = "round_information", tolerance: str | float = TOLERANCE, rule: str = f"'{FIG1}'", crit: str = "NULL"
+    rounds: str = "round_information",
+    tolerance: str | float = TOLERANCE,
+    rule: str = f"'{FIG1}'",
+    crit: str = "NULL",
+    mi: str = f"'{NMI}'",
 ) -> str:
     """A SELECT of each session's summary from ``rounds`` (the rows of :func:`round_information_sql`).
 
-    ``tolerance``, ``rule`` (the run's EVINCE rule: ``converged_at`` follows it) and ``crit`` (the round's
-    CRIT score) are SQL expressions over a row of ``rounds``: constants, or its columns.
+    ``tolerance``, ``rule`` (the run's EVINCE rule: ``rule_at`` and ``rule_outcome`` follow it), ``crit`` (the
+    round's CRIT score) and ``mi`` (which MI the rules compare: ``'nmi'`` or ``'mi'``) are SQL expressions over a
+    row of ``rounds``: constants, or its columns. A round left out (no two distributions) is not in ``rounds``: each
+    round is compared with the last one before it there, as :func:`pxp_tui.protocol.evince.summarise` does.
     """
     t = repr(float(tolerance)) if isinstance(tolerance, (int, float)) else tolerance
     return f"""
-WITH steps AS (
-  SELECT session_id, round, wasserstein, normalised_mi, js_divergence, {t} AS t, {rule} AS rule, {crit} AS crit,
-    LAG(wasserstein) OVER w AS wd_before, LAG(normalised_mi) OVER w AS mi_before, LAG({crit}) OVER w AS crit_before,
+WITH compared AS (
+  SELECT *, CASE WHEN {mi} = '{MI}' THEN mutual_information ELSE normalised_mi END AS compared_mi FROM {rounds}
+),
+steps AS (
+  SELECT session_id, round, wasserstein, normalised_mi, js_divergence, compared_mi, {t} AS t, {rule} AS rule,
+    {crit} AS crit, {mi} AS mi,
+    LAG(wasserstein) OVER w AS wd_before, LAG(compared_mi) OVER w AS mi_before, LAG({crit}) OVER w AS crit_before,
     FIRST_VALUE(wasserstein) OVER w AS wd_first, FIRST_VALUE(normalised_mi) OVER w AS mi_first,
     FIRST_VALUE(js_divergence) OVER w AS jsd_first,
     ROW_NUMBER() OVER (PARTITION BY session_id ORDER BY round DESC) AS from_end
-  FROM {rounds} WINDOW w AS (PARTITION BY session_id ORDER BY round)
+  FROM compared WINDOW w AS (PARTITION BY session_id ORDER BY round)
 ),
 rules AS (
   SELECT *,
-    wd_before IS NOT NULL AND NOT (wasserstein < wd_before - t OR normalised_mi > mi_before + t) AS plateau,
-    wd_before IS NOT NULL AND (wasserstein > wd_before + t OR normalised_mi < mi_before - t
-      OR (crit IS NOT NULL AND crit_before IS NOT NULL AND crit / 10.0 < crit_before / 10.0 - t)) AS fig1
+    wd_before IS NOT NULL AND NOT (wasserstein < wd_before - t OR compared_mi > mi_before + t) AS plateau,
+    wd_before IS NOT NULL AND (wasserstein > wd_before + t OR compared_mi < mi_before - t
+      OR (crit IS NOT NULL AND crit_before IS NOT NULL AND crit / 10.0 < crit_before / 10.0 - t)) AS fig1,
+    CASE WHEN wasserstein > wd_before + t THEN '{DIVERGED}'
+         WHEN wasserstein < wd_before - t OR wasserstein <= t THEN '{CONVERGED}'
+         ELSE '{STALLED}' END AS outcome
   FROM steps
+),
+firsts AS (
+  SELECT session_id,
+    MIN(CASE WHEN plateau THEN round END) AS plateau_at,
+    MIN(CASE WHEN fig1 THEN round END) AS fig1_at,
+    MIN(CASE WHEN (rule = '{FIG1}' AND fig1) OR (rule IS NOT '{FIG1}' AND plateau) THEN round END) AS rule_at
+  FROM rules GROUP BY session_id
 )
-SELECT session_id,
+SELECT r.session_id,
   COUNT(*) AS rounds,
+  MAX(r.round) AS last_round,
   MIN(wd_first) AS wasserstein_first,
   MAX(CASE WHEN from_end = 1 THEN wasserstein END) AS wasserstein_last,
   MIN(mi_first) AS normalised_mi_first,
   MAX(CASE WHEN from_end = 1 THEN normalised_mi END) AS normalised_mi_last,
   MIN(jsd_first) AS js_divergence_first,
   MAX(CASE WHEN from_end = 1 THEN js_divergence END) AS js_divergence_last,
-  MIN(CASE WHEN plateau THEN round END) AS plateau_at,
-  MIN(CASE WHEN fig1 THEN round END) AS fig1_at,
-  MIN(CASE WHEN (rule = '{FIG1}' AND fig1) OR (rule IS NOT '{FIG1}' AND plateau) THEN round END) AS converged_at,
+  f.plateau_at, f.fig1_at,
+  MAX(CASE WHEN r.round = f.plateau_at THEN outcome END) AS plateau_outcome,
+  MAX(CASE WHEN r.round = f.fig1_at THEN outcome END) AS fig1_outcome,
+  f.rule_at,
+  MAX(CASE WHEN r.round = f.rule_at THEN outcome END) AS rule_outcome,
   MAX(rule) AS evince_rule,
+  MAX(mi) AS evince_mi,
   MAX(CASE WHEN from_end = 1 THEN wasserstein < wd_first - t END) AS wasserstein_decreased,
   MAX(CASE WHEN from_end = 1 THEN normalised_mi > mi_first + t END) AS mi_increased
-FROM rules GROUP BY session_id
+FROM rules r JOIN firsts f ON f.session_id = r.session_id GROUP BY r.session_id
 """

@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pxp_tui.blackboard import access, converge, evaluations, firsts, notes, schema, writers
+from pxp_tui.blackboard import access, converge, evaluations, firsts, notes, reference_keys, rounds, schema, writers
 from pxp_tui.blackboard.errors import BlackboardError
 from pxp_tui.blackboard.records import MERGED_FROM
 from pxp_tui.blackboard.schema import shared_columns, table_columns
@@ -198,6 +198,11 @@ def _merge_one(target: Blackboard, src: str, path: Path) -> Merged:
         evaluations.copy_merged(db, src, (plan.theirs["id"], new_id), dataset, skip=done)
     result.messages = _rows(db, src, "messages")
     _rows(db, src, "context")
+    reference_keys.fill(db)  # the copied runs' references as the debate evaluation compares them
+    if db.execute(f"PRAGMA {src}.user_version").fetchone()[0] < 8:
+        # an older pxp stored every stop of EVINCE's rule as converged: the stop reason its rule found, as schema 8's
+        # migration gives it
+        rounds.reclassify(db, "SELECT new FROM temp.merge_map WHERE kind = 'session'")
     notes.copy_merged(db, src)
     _other_tables(target, src, result)
     return result

@@ -13,7 +13,7 @@ from pxp_tui.common.kinds import HumanKind
 from pxp_tui.config import RunConfig
 from pxp_tui.engine import RunStatus
 from pxp_tui.protocol import RunCounts
-from pxp_tui.protocol.evince import OLD_TOLERANCE, PLATEAU, WEIGHTED
+from pxp_tui.protocol.evince import NMI, OLD_TOLERANCE, PLATEAU, WEIGHTED
 from pxp_tui.protocol.information import SMOOTHING
 
 #: RAD's five conditions: the label order its runs measured the Wasserstein distance with before schema 6
@@ -110,6 +110,7 @@ def _measuring(row: Mapping[str, Any]) -> dict[str, Any]:
             "ground_metric": "ordered" if rad else "discrete",
             "label_order": _RAD_ORDER if rad else None,
             "aggregation": WEIGHTED,
+            "evince_mi": NMI,
         }
     order = _json(row.get("label_order"), None)
     return {
@@ -119,6 +120,7 @@ def _measuring(row: Mapping[str, Any]) -> dict[str, Any]:
         "ground_metric": row.get("ground_metric") or ("ordered" if order else "discrete"),
         "label_order": tuple(order) if order else None,
         "aggregation": row.get("aggregation") or WEIGHTED,
+        "evince_mi": row.get("evince_mi") or NMI,  # schema 7 and older compared the normalised MI
     }
 
 

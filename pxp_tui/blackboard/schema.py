@@ -6,14 +6,14 @@ from collections.abc import Callable
 
 import sqlite_utils
 
-from pxp_tui.blackboard import debate_eval, firsts, rounds
-from pxp_tui.protocol.evince import OLD_TOLERANCE, PLATEAU, WEIGHTED
+from pxp_tui.blackboard import debate_eval, firsts, reference_keys, rounds
+from pxp_tui.protocol.evince import NMI, OLD_TOLERANCE, PLATEAU, WEIGHTED
 from pxp_tui.protocol.intelligibility import CLASSES
 
 #: ``PRAGMA application_id`` of a pxp blackboard ("PXPT")
 APPLICATION_ID = 0x50585054
 #: ``PRAGMA user_version`` of the schema this code writes
-SCHEMA_VERSION = 7
+SCHEMA_VERSION = 8
 #: the oldest schema read as it is, without migrating (a read-only reader cannot migrate): 2 differs from
 #: 3 only in ``runs`` (``human`` held the expert's name, see :data:`DERIVED`), which readers allow for
 READABLE_FROM = 2
@@ -31,7 +31,9 @@ EVINCE_RUN_COLUMNS: tuple[tuple[str, type], ...] = (
 )
 EVINCE_MESSAGE_COLUMNS: tuple[tuple[str, type], ...] = (
     ("distribution", str),  # JSON label -> probability, normalised
-    ("distribution_fallback", int),  # 1: no distribution was readable, a one-hot on the prediction
+    # 1: a distribution was asked for and the reply stated none readable: the message has none (a file of an older
+    # pxp holds a one-hot on the prediction in ``distribution`` then, which nothing reads); EVINCE leaves its round out
+    ("distribution_fallback", int),
 )
 EVINCE_DATA_COLUMNS: tuple[tuple[str, type], ...] = (
     ("final_distribution", str),  # JSON: the agents' last distributions, weighted (EVINCE step 3)
@@ -51,6 +53,15 @@ MEASURE_RUN_COLUMNS: tuple[tuple[str, type], ...] = (
 MEASURE_MESSAGE_COLUMNS: tuple[tuple[str, type], ...] = (
     ("crit", str),  # JSON: the CRIT verdict of the round this message closes (EVINCE's judge, each round)
 )
+#: schema 8, added by :func:`_stated`: which MI EVINCE's stop rules compare (``runs``), and each instance's
+#: reference as the debate evaluation compares it where that is not its text (``instances``, DRUG's canonical
+#: SMILES: :mod:`pxp_tui.blackboard.reference_keys`)
+STATED_RUN_COLUMNS: tuple[tuple[str, type], ...] = (
+    ("evince_mi", str),  # nmi | mi: the normalised or the literal mutual information
+)
+STATED_INSTANCE_COLUMNS: tuple[tuple[str, type], ...] = (
+    ("reference_key", str),  # the reference as the task compares a distribution's labels with it (NULL: as written)
+)
 
 TABLES: dict[str, dict] = {
     "runs": {
@@ -65,6 +76,7 @@ TABLES: dict[str, dict] = {
             "expert": str,  # the live expert's name (NULL for other kinds)
             **dict(EVINCE_RUN_COLUMNS),
             **dict(MEASURE_RUN_COLUMNS),
+            **dict(STATED_RUN_COLUMNS),
             "n": int,
             "k": int,
             "context": str,
@@ -103,6 +115,7 @@ TABLES: dict[str, dict] = {
             "reference_prediction": str,
             "reference_explanation": str,
             "meta": str,
+            **dict(STATED_INSTANCE_COLUMNS),
         },
         "pk": "id",
         "not_null": {"dataset", "key"},
@@ -315,6 +328,7 @@ VIEWS = {
     "run_intelligibility": RUN_VIEW,
     "session_performance": PERFORMANCE_VIEW,
     "round_information": rounds.ROUND_VIEW,
+    "unstated_rounds": rounds.UNSTATED_VIEW,
     "session_information": rounds.SESSION_VIEW,
     **debate_eval.VIEWS,
 }
@@ -385,6 +399,8 @@ DERIVED = {
     ("runs", "ground_metric"): "CASE WHEN task = 'rad' THEN 'ordered' ELSE 'discrete' END",
     ("runs", "label_order"): f"CASE WHEN task = 'rad' THEN '{_RAD_ORDER}' END",
     ("runs", "aggregation"): f"'{WEIGHTED}'",
+    # schema 8: the runs before it compared the normalised MI
+    ("runs", "evince_mi"): f"'{NMI}'",
 }
 
 
@@ -460,6 +476,21 @@ def _drafts(db: sqlite_utils.Database) -> None:
     _draft_triggers(db)
 
 
+def _stated(db: sqlite_utils.Database) -> None:
+    """Version 7 -> 8: a reply without a readable distribution has none. Older files hold a one-hot on its
+    prediction, marked by ``distribution_fallback``: every round is measured anew without them (their rounds
+    are left out), and the sessions EVINCE's rule stopped, all stored as ``converged``, get the stop reason their
+    rule found as they ran (:func:`rounds.reclassify`: ``diverged``, ``stalled`` or ``converged``). Each run's
+    compared MI (``evince_mi``: the normalised, as they ran), and DRUG's references as canonical SMILES
+    (``instances.reference_key``) for the debate evaluation."""
+    for name in _add_columns(db, "runs", STATED_RUN_COLUMNS):
+        db.execute(f"UPDATE runs SET {name} = {DERIVED['runs', name]}")
+    _add_columns(db, "instances", STATED_INSTANCE_COLUMNS)
+    reference_keys.fill(db)
+    rounds.reclassify(db)
+    rounds.recompute(db)
+
+
 #: version -> step that brings a blackboard from that version to the next
 MIGRATIONS: dict[int, Callable[[sqlite_utils.Database], None]] = {
     1: _firsts,
@@ -468,6 +499,7 @@ MIGRATIONS: dict[int, Callable[[sqlite_utils.Database], None]] = {
     4: _evince,
     5: _measures,
     6: _drafts,
+    7: _stated,
 }
 
 

@@ -13,7 +13,7 @@ from typing import Any
 
 import sqlite_utils
 
-from pxp_tui.blackboard import access, dataset_import, finals, schema, transactions, writers
+from pxp_tui.blackboard import access, dataset_import, finals, reference_keys, schema, transactions, writers
 from pxp_tui.blackboard.errors import BlackboardError
 from pxp_tui.blackboard.records import Run, stored
 from pxp_tui.blackboard.transactions import Writer, WriterDatabase, is_busy, retrying
@@ -288,7 +288,10 @@ class Blackboard:
             "created_at": now(),
             "updated_at": now(),
         }
+        # the references as the debate evaluation compares them (DRUG: canonical SMILES), for a run with distributions
+        keys = reference_keys.missing(self.db, plan) if config.top_k is not None else []
         with self.db.atomic():
+            reference_keys.store(self.db, keys)
             return insert_id(self.db.table("runs"), row)
 
     def run(self, run_id: int) -> Run:
@@ -415,8 +418,8 @@ class Blackboard:
                 finals.store_unjudged(self.db, message.session_id)  # weighed by the run wiring next
 
     def final_arguments(self, session_id: int) -> dict[Sender, Message]:
-        """Each agent's latest message with a distribution in session ``session_id`` (what EVINCE's final
-        distribution combines, and what a CRIT judge scores)."""
+        """Each agent's latest message with a distribution as stated in session ``session_id`` (what EVINCE's final
+        distribution combines, and what a CRIT judge scores); a reply that stated none is passed over."""
         return {Sender(sender): _message(row) for sender, row in finals.latest(self.db, session_id).items()}
 
     def store_final(
@@ -430,7 +433,7 @@ class Blackboard:
         aggregation: str = WEIGHTED,
         k: int | None = None,
     ) -> dict[str, float] | None:
-        """Replace session ``session_id``'s final distribution by its agents' latest distributions combined by
+        """Replace session ``session_id``'s final distribution by its agents' latest stated distributions combined by
         ``aggregation`` with these weights, with how (``method``: ``crit:<model>``, ``equal``, ``equal (judge
         failed: ...)``) and the judge's reply; None (nothing written) if either agent gave no distribution.
         See :mod:`pxp_tui.blackboard.finals`."""

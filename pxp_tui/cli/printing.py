@@ -10,6 +10,7 @@ from typing import Any
 from pxp_tui.common.instance import Instance
 from pxp_tui.common.visible import visible
 from pxp_tui.engine import Message, Observer, SessionRecord
+from pxp_tui.engine.types import unstated_rounds
 
 
 class SessionLines(Observer):
@@ -28,7 +29,10 @@ class SessionLines(Observer):
         width = len(str(self.total))
         stop = record.stop.value if record.stop is not None else ""
         name = visible(record.instance.name, one_line=True)[:28]
-        line = f"{self.label}session {record.order + 1:>{width}}/{self.total}  {name:<28}  {stop:<8}  {tags}"
+        line = f"{self.label}session {record.order + 1:>{width}}/{self.total}  {name:<28}  {stop:<9}  {tags}"
+        left_out = unstated_rounds(record.messages)
+        if left_out:  # a reply stated no distribution: EVINCE measured neither that round nor stopped on it
+            line += f"  (left out, no distribution stated: round {', '.join(map(str, left_out))})"
         print(line, file=self.stream, flush=True)
 
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import argparse
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -81,12 +81,13 @@ def main(args: argparse.Namespace) -> int:
         times = notes.answer_times(board, [r.id for r in runs])
         summary = information.per_round(rounds.round_rows(board.db, [r.id for r in runs]))
         sessions = rounds.session_rows(board.db, [r.id for r in runs])
+        unstated = rounds.unstated_rows(board.db, [r.id for r in runs])
         ranks = debate_eval.ranks(board.db, [r.id for r in runs])
         cases = {
             s["session_id"]: rounds.case_distributions(board.db, s["session_id"])
             for s in information.longest(sessions, max(0, args.cases))
         }
-    debate = Debate(summary, sessions, evaluation.markdown(ranks), ranks, cases, agreed)
+    debate = Debate(summary, sessions, evaluation.markdown(ranks), ranks, cases, agreed, unstated)
     figure = None
     if args.out:
         from pxp_tui.common.files import describe
@@ -125,15 +126,16 @@ class Debate:
     ranks: list
     cases: dict
     agreement: list | None = None
+    unstated: list = field(default_factory=list)  # rounds left out: a reply stated no distribution
 
     def section(self, drawn: bool) -> str | None:
         from pxp_tui.report import information
 
-        if not self.summary and not self.evaluation:
+        if not self.summary and not self.evaluation and not self.unstated:
             return None
         figure = "information.png" if drawn and self.summary else None
         pictures = [f"case-{session_id}.png" for session_id in self.cases] if drawn else []
-        return information.markdown(self.summary, self.sessions, figure, self.evaluation, pictures)
+        return information.markdown(self.summary, self.sessions, figure, self.evaluation, pictures, self.unstated)
 
 
 def _write(out: Path, source: str, runs: list, cols: list, measured: tuple | None, times: dict, debate: Debate) -> str:

@@ -84,16 +84,26 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         choices=list(evince.EVINCE_RULES),
         default=d.evince_rule,
         help=_default(
-            "EVINCE's stop rule: fig1, the paper's Figure 1 loop (goes on while WD does not rise and NMI and CRIT do "
-            "not fall; CRIT judged each round), or plateau (stops when WD stops falling and NMI stops rising)",
+            "EVINCE's stop rule: fig1, the paper's Figure 1 loop (goes on while WD does not rise and MI and CRIT do "
+            "not fall; CRIT judged each round), or plateau (stops when WD stops falling and MI stops rising)",
             d.evince_rule,
+        ),
+    )
+    parser.add_argument(
+        "--evince-mi",
+        choices=list(evince.MI_MEASURES),
+        default=d.evince_mi,
+        help=_default(
+            "the mutual information EVINCE's stop rules compare round to round: nmi (normalised by the larger "
+            "entropy, as the paper's results report it) or mi (Figure 1's letter, in bits)",
+            d.evince_mi,
         ),
     )
     parser.add_argument(
         "--stop-tolerance",
         type=float,
         default=d.stop_tolerance,
-        help=_default("a change of WD, NMI or CRIT/10 smaller than this counts as none", d.stop_tolerance),
+        help=_default("a change of WD, MI or CRIT/10 smaller than this counts as none", d.stop_tolerance),
     )
     parser.add_argument(
         "--smoothing",

@@ -30,7 +30,7 @@ from pxp_tui.engine.types import (
     round_crit,
 )
 from pxp_tui.protocol import Sender, StopReason, Tag, allowed_tags, sender_at, stop_reason
-from pxp_tui.protocol.evince import FIG1, TOLERANCE, rounds_of, should_stop
+from pxp_tui.protocol.evince import FIG1, NMI, TOLERANCE, rounds_of, stop_outcome
 from pxp_tui.protocol.information import SMOOTHING
 
 T = TypeVar("T")
@@ -187,6 +187,7 @@ def _stop(spec: RunSpec, message: Message, session: Sequence[Message], latest: d
         evince_rule=spec.evince_rule,
         tolerance=spec.tolerance,
         smoothing=spec.smoothing,
+        mi=spec.evince_mi,
     )
 
 
@@ -201,10 +202,15 @@ def stop_by_rule(
     evince_rule: str = FIG1,
     tolerance: float = TOLERANCE,
     smoothing: float = SMOOTHING,
+    mi: str = NMI,
 ) -> StopReason | None:
     """Whether a session stops after ``message`` (the last of ``session``) by ``rule`` (``pxp``, ``evince`` or
     ``both``: see :attr:`RunSpec.stop`), EVINCE's being ``evince_rule`` (``fig1`` or ``plateau``) with
-    ``tolerance``; ``latest``: each agent's latest tag, found in ``session`` if not given."""
+    ``tolerance``, comparing the MI ``mi``; ``latest``: each agent's latest tag, found in ``session`` if not given.
+
+    EVINCE's rule compares the rounds both agents stated a distribution for (a round without one is not among
+    them: the round after it is compared with the last one before it); a stop says what the rule found (:func:`pxp_tui.protocol.evince.outcome`:
+    converged, diverged or stalled). At the bound the session is ``bound`` whatever the rule finds there."""
     if latest is None:
         latest = {m.sender: m.tag for m in session}
     pxp = stop_reason(message.j, n, message.tag, latest.get(Sender.MACHINE), latest.get(Sender.HUMAN))
@@ -218,7 +224,8 @@ def stop_by_rule(
     rounds = rounds_of(distributions(session), order, smoothing)
     by_j = {m.j: m for m in session}
     crit = [round_crit(by_j[2 * r.round].meta) for r in rounds]
-    return StopReason.CONVERGED if should_stop(rounds, tolerance, evince_rule, crit) else None
+    found = stop_outcome(rounds, tolerance, evince_rule, crit, mi)
+    return StopReason(found) if found is not None else None
 
 
 def distributions(messages: Sequence[Message]) -> dict[int, dict[str, float]]:

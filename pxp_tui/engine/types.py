@@ -10,7 +10,7 @@ from typing import Any, Protocol
 
 from pxp_tui.common.instance import Instance
 from pxp_tui.protocol import Sender, StopReason, Tag, sender_at
-from pxp_tui.protocol.evince import FIG1, TOLERANCE
+from pxp_tui.protocol.evince import FIG1, NMI, TOLERANCE
 from pxp_tui.protocol.information import SMOOTHING
 
 
@@ -42,9 +42,23 @@ def _json_meta(meta: Mapping[str, Any], key: str) -> Any:
 
 def distribution_of(meta: Mapping[str, Any]) -> dict[str, float] | None:
     """A message's distribution as its agent stated it (``meta["distribution"]``: JSON text or a mapping), or
-    None (none stated, or unreadable)."""
+    None: none stated, unreadable, or marked unstated (``meta["distribution_fallback"]``: the reply had no
+    readable distribution; a file of an older pxp holds a one-hot on the prediction there, never read)."""
+    if unstated(meta):
+        return None
     value = _json_meta(meta, "distribution")
     return {str(k): float(v) for k, v in dict(value).items()} if value else None
+
+
+def unstated(meta: Mapping[str, Any]) -> bool:
+    """Whether the message was asked for a distribution and its reply stated none readable."""
+    return bool(meta.get("distribution_fallback"))
+
+
+def unstated_rounds(messages: Sequence[Message]) -> list[int]:
+    """The rounds (``(j + 1) // 2``) with a message asked for a distribution that stated none: left out of
+    EVINCE's measures, its stop rule and the final distribution."""
+    return sorted({(m.j + 1) // 2 for m in messages if unstated(m.meta)})
 
 
 def crit_of(meta: Mapping[str, Any]) -> dict[str, Any] | None:
@@ -176,6 +190,8 @@ class RunSpec:
     evince_rule: str = FIG1
     tolerance: float = TOLERANCE
     smoothing: float = SMOOTHING
+    #: which MI the stop rules compare: the normalised (``nmi``) or the literal (``mi``)
+    evince_mi: str = NMI
 
 
 @dataclass

@@ -8,10 +8,14 @@ answer at ``j = 2r`` (the paper's ``P_A^(t)`` and ``P_B^(t)``, B answering A). P
 - the two stop rules, :data:`EVINCE_RULES`: ``fig1``, the paper's Figure 1 loop, which goes on WHILE
   ``WD <= WD_old and MI >= MI_old and CRIT >= CRIT_old`` (:func:`fig1_stops`: it stops when any of the
   three got worse), and ``plateau``, its prose ("when all metrics reach a plateau"), which stops when
-  WD did not fall and NMI did not rise (:func:`plateau_stops`). Both compare the latest round with the
-  one before, with a tolerance: a change smaller than it counts as none;
+  WD did not fall and MI did not rise (:func:`plateau_stops`). Both compare the latest round with the
+  one before, with a tolerance: a change smaller than it counts as none; the MI they compare is the
+  normalised MI or the literal one (:data:`MI_MEASURES`);
+- :func:`outcome`: what a stop by either rule says of the debate: ``converged`` (WD fell, or the two
+  distributions are within the tolerance of each other), ``diverged`` (WD rose) or ``stalled`` (WD did
+  not move and the agents are still apart);
 - :class:`SessionInformation` / :func:`summarise`: first and last values of a session, the rounds at
-  which each rule first held, and whether WD fell and MI rose over the session;
+  which each rule first held and its outcome there, and whether WD fell and MI rose over the session;
 - :func:`contentiousness`: 0.9 for two rounds, then 25% less each round (0.9, 0.9, 0.675, 0.506, ...);
 - the final distribution: :func:`combine`, the two distributions weighted by argument quality (Figure
   1's step 3), and :func:`entopps`, Appendix F's EnToPPS for agents whose top-k label sets differ;
@@ -40,6 +44,14 @@ STOP_RULES = ("pxp", "evince", "both")
 #: ``--evince-rule``: which of EVINCE's stop rules ``--stop evince|both`` applies
 FIG1, PLATEAU = "fig1", "plateau"
 EVINCE_RULES = (FIG1, PLATEAU)
+#: ``--evince-mi``: which mutual information the stop rules compare round to round: the normalised MI
+#: (``MI / max(H(P), H(Q))``, what the paper's figures and results call "MI") or the literal MI in bits
+NMI, MI = "nmi", "mi"
+MI_MEASURES = (NMI, MI)
+#: what a stop by EVINCE's rule says of the debate (the session's stop reason): WD fell or the agents agree
+#: within the tolerance; WD rose; WD did not move with the agents still apart
+CONVERGED, DIVERGED, STALLED = "converged", "diverged", "stalled"
+OUTCOMES = (CONVERGED, DIVERGED, STALLED)
 #: ``--aggregation``: how the final distribution combines the agents' last ones: EnToPPS (Appendix F) when
 #: their top-k label sets differ and Figure 1's weighted average when they are the same; or always the latter
 ENTOPPS, WEIGHTED = "entopps", "weighted"
@@ -114,10 +126,18 @@ class RoundInformation:
         return asdict(self)
 
 
-def plateau_stops(previous: RoundInformation, current: RoundInformation, tolerance: float = TOLERANCE) -> bool:
-    """The plateau rule: WD did not fall and NMI did not rise, each by more than ``tolerance``."""
+def compared_mi(r: RoundInformation, mi: str = NMI) -> float:
+    """The mutual information the stop rules compare: ``r``'s normalised MI, or its literal MI (``mi``)."""
+    if mi not in MI_MEASURES:
+        raise ValueError(f"the stop rules compare one of {', '.join(MI_MEASURES)}, got {mi!r}")
+    return r.normalised_mi if mi == NMI else r.mutual_information
+
+
+def plateau_stops(previous: RoundInformation, current: RoundInformation, tolerance: float = TOLERANCE, mi: str = NMI) -> bool:
+    """The plateau rule: WD did not fall and MI (``mi``: normalised or literal) did not rise, each by more than
+    ``tolerance``."""
     fell = current.wasserstein < previous.wasserstein - tolerance
-    rose = current.normalised_mi > previous.normalised_mi + tolerance
+    rose = compared_mi(current, mi) > compared_mi(previous, mi) + tolerance
     return not fell and not rose
 
 
@@ -127,14 +147,26 @@ def fig1_stops(
     tolerance: float = TOLERANCE,
     crit_before: float | None = None,
     crit_now: float | None = None,
+    mi: str = NMI,
 ) -> bool:
-    """Figure 1's loop ends: WD rose, NMI fell, or CRIT fell, each by more than ``tolerance`` (CRIT on its
-    1-10 scale divided by 10). A round without both CRIT scores compares WD and NMI only."""
+    """Figure 1's loop ends: WD rose, MI (``mi``: normalised or literal) fell, or CRIT fell, each by more than
+    ``tolerance`` (CRIT on its 1-10 scale divided by 10). A round without both CRIT scores compares WD and MI only."""
     if current.wasserstein > previous.wasserstein + tolerance:
         return True
-    if current.normalised_mi < previous.normalised_mi - tolerance:
+    if compared_mi(current, mi) < compared_mi(previous, mi) - tolerance:
         return True
     return crit_before is not None and crit_now is not None and crit_now / 10 < crit_before / 10 - tolerance
+
+
+def outcome(previous: RoundInformation, current: RoundInformation, tolerance: float = TOLERANCE) -> str:
+    """What a stop after ``current`` says of the debate: :data:`DIVERGED` when WD rose by more than
+    ``tolerance``; :data:`CONVERGED` when it fell by more, or the two distributions are within ``tolerance`` of
+    each other (WD at most it); :data:`STALLED` otherwise (WD did not move, the agents still apart)."""
+    if current.wasserstein > previous.wasserstein + tolerance:
+        return DIVERGED
+    if current.wasserstein < previous.wasserstein - tolerance or current.wasserstein <= tolerance:
+        return CONVERGED
+    return STALLED
 
 
 def should_stop(
@@ -142,17 +174,33 @@ def should_stop(
     tolerance: float = TOLERANCE,
     rule: str = FIG1,
     crit: Sequence[float | None] = (),
+    mi: str = NMI,
 ) -> bool:
     """Whether EVINCE's ``rule`` stops the debate after the latest round; ``crit`` holds each round's CRIT
-    score (None: not judged), in the order of ``rounds``. Needs two rounds to compare: with fewer it never stops."""
+    score (None: not judged), in the order of ``rounds``; ``mi`` which MI is compared. Needs two rounds to
+    compare: with fewer it never stops. ``rounds`` are the measured ones: a round without both distributions
+    is not among them, so the latest is compared with the last measured before it."""
     if len(rounds) < 2:
         return False
     if rule == PLATEAU:
-        return plateau_stops(rounds[-2], rounds[-1], tolerance)
+        return plateau_stops(rounds[-2], rounds[-1], tolerance, mi)
     if rule != FIG1:
         raise ValueError(f"EVINCE's stop rule is one of {', '.join(EVINCE_RULES)}, got {rule!r}")
     scores = list(crit) + [None] * (len(rounds) - len(crit))
-    return fig1_stops(rounds[-2], rounds[-1], tolerance, scores[len(rounds) - 2], scores[len(rounds) - 1])
+    return fig1_stops(rounds[-2], rounds[-1], tolerance, scores[len(rounds) - 2], scores[len(rounds) - 1], mi)
+
+
+def stop_outcome(
+    rounds: Sequence[RoundInformation],
+    tolerance: float = TOLERANCE,
+    rule: str = FIG1,
+    crit: Sequence[float | None] = (),
+    mi: str = NMI,
+) -> str | None:
+    """:func:`outcome` of the latest round when ``rule`` stops the debate there (:func:`should_stop`), else None."""
+    if not should_stop(rounds, tolerance, rule, crit, mi):
+        return None
+    return outcome(rounds[-2], rounds[-1], tolerance)
 
 
 @dataclass(frozen=True)
@@ -168,32 +216,47 @@ class SessionInformation:
     fig1_at: int | None
     wasserstein_decreased: bool
     mi_increased: bool
+    #: :func:`outcome` at ``plateau_at`` and at ``fig1_at`` (None where the rule never held)
+    plateau_outcome: str | None = None
+    fig1_outcome: str | None = None
 
     def stopped_at(self, rule: str) -> int | None:
         """The round at which ``rule`` first held."""
         return self.fig1_at if rule == FIG1 else self.plateau_at
 
+    def outcome_of(self, rule: str) -> str | None:
+        """What ``rule`` found where it first held (:func:`outcome`), or None."""
+        return self.fig1_outcome if rule == FIG1 else self.plateau_outcome
+
 
 def summarise(
-    rounds: Sequence[RoundInformation], tolerance: float = TOLERANCE, crit: Sequence[float | None] = ()
+    rounds: Sequence[RoundInformation], tolerance: float = TOLERANCE, crit: Sequence[float | None] = (), mi: str = NMI
 ) -> SessionInformation:
-    """First and last values, the round at which each stop rule first held, and whether WD fell and MI
-    rose (last vs first)."""
+    """First and last values, the round at which each stop rule first held (comparing ``mi``) and its outcome
+    there, and whether WD fell and the normalised MI rose (last vs first)."""
     if not rounds:
         raise ValueError("a session summary needs at least one round")
 
-    def first_round(rule: str) -> int | None:
-        return next((r.round for i, r in enumerate(rounds) if should_stop(rounds[: i + 1], tolerance, rule, crit)), None)
+    def first_round(rule: str) -> tuple[int | None, str | None]:
+        for i, r in enumerate(rounds):
+            found = stop_outcome(rounds[: i + 1], tolerance, rule, crit, mi)
+            if found is not None:
+                return r.round, found
+        return None, None
 
     first, last = rounds[0], rounds[-1]
+    plateau_at, plateau_outcome = first_round(PLATEAU)
+    fig1_at, fig1_outcome = first_round(FIG1)
     return SessionInformation(
         rounds=len(rounds),
         first=first,
         last=last,
-        plateau_at=first_round(PLATEAU),
-        fig1_at=first_round(FIG1),
+        plateau_at=plateau_at,
+        fig1_at=fig1_at,
         wasserstein_decreased=last.wasserstein < first.wasserstein - tolerance,
         mi_increased=last.normalised_mi > first.normalised_mi + tolerance,
+        plateau_outcome=plateau_outcome,
+        fig1_outcome=fig1_outcome,
     )
 
 

@@ -16,7 +16,15 @@ class StopReason(str, Enum):
     #: not the stop rule's: the expert skipped the instance at their turn (an annotation tool's "skip"); the
     #: session has no message of theirs and counts in no intelligibility measure
     SKIPPED = "skipped"
-    CONVERGED = "converged"  # EVINCE's rule (--stop evince|both): WD stopped falling and MI stopped rising
+    #: EVINCE's rule (--stop evince|both) ended the debate, and what it found there (protocol.evince.outcome):
+    CONVERGED = "converged"  # WD fell, or the two distributions are within the tolerance of each other
+    DIVERGED = "diverged"  # WD rose
+    STALLED = "stalled"  # WD did not move, the agents still apart
+
+    @property
+    def by_evince(self) -> bool:
+        """Whether EVINCE's rule ended the session (not PXP's rule, the bound or the expert)."""
+        return self in (StopReason.CONVERGED, StopReason.DIVERGED, StopReason.STALLED)
 
     def __str__(self) -> str:
         return self.value

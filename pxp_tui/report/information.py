@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from pxp_tui.blackboard.finals import FinalWeights
+from pxp_tui.protocol import StopReason
 from pxp_tui.protocol.evince import NOT_JUDGED
 from pxp_tui.report import evince_figures
 
@@ -88,23 +89,69 @@ def _table(summary: Sequence[RoundSummary], measures: Mapping[str, str]) -> list
     return lines
 
 
+def ended(sessions: Sequence[Mapping[str, Any]]) -> str:
+    """How the sessions ended, most frequent first: ``diverged 8, bound 2 (EVINCE's rule met at the bound's round in
+    1: diverged 1), converged 1``. A session at the bound whose run's rule held at its last round has both facts."""
+    reasons: dict[str, int] = {}
+    for s in sessions:
+        reasons[str(s.get("stop_reason"))] = reasons.get(str(s.get("stop_reason")), 0) + 1
+    at_bound: dict[str, int] = {}
+    for s in sessions:
+        if (
+            s.get("stop_reason") == StopReason.BOUND.value
+            and s.get("rule_at") is not None
+            and s["rule_at"] == s.get("last_round")
+        ):
+            at_bound[str(s.get("rule_outcome"))] = at_bound.get(str(s.get("rule_outcome")), 0) + 1
+    parts = []
+    for why, n in sorted(reasons.items(), key=lambda item: -item[1]):
+        part = f"{why} {n}"
+        if why == StopReason.BOUND.value and at_bound:
+            found = ", ".join(f"{o} {m}" for o, m in sorted(at_bound.items(), key=lambda item: -item[1]))
+            part += f" (EVINCE's rule met at the bound's round in {sum(at_bound.values())}: {found})"
+        parts.append(part)
+    return ", ".join(parts)
+
+
+def left_out(unstated: Sequence[Mapping[str, Any]]) -> str:
+    """A sentence on the rounds left out because a reply stated no readable distribution ('' if none)."""
+    if not unstated:
+        return ""
+    sessions = len({u["session_id"] for u in unstated})
+    whose = {"machine": 0, "other": 0}
+    for u in unstated:
+        whose["machine"] += u.get("machine_stated") == 0
+        whose["other"] += u.get("human_stated") == 0
+    by = ", ".join(f"{who} {n}" for who, n in whose.items() if n)
+    return (
+        f"{len(unstated)} round(s) in {sessions} session(s) were left out: a reply stated no readable distribution "
+        f"({by}). They are in no measure above, the stop rule compared the rounds around them, and no final "
+        "distribution is made from them (`unstated_rounds`)."
+    )
+
+
 def markdown(
     summary: Sequence[RoundSummary],
     sessions: Sequence[Mapping[str, Any]],
     figure: str | None = None,
     evaluation: str = "",
     cases: Sequence[str] = (),
+    unstated: Sequence[Mapping[str, Any]] = (),
 ) -> str:
-    """The section's body: how it was measured, the per-round tables, the sessions' summary, the evaluation."""
+    """The section's body: how it was measured, the per-round tables, the sessions' summary, the rounds left out,
+    the evaluation."""
     if not summary:
         none = "No rounds: no session of these runs has both agents' distributions (`--human model:...` with `--top-k`)."
+        if unstated:
+            none += " " + left_out(unstated)
         return none + ("\n\n" + evaluation if evaluation else "")
     lines = [
         "Medians across sessions of EVINCE's measures of each round (round r: the machine's message 2r-1 and the "
         "other agent's answer 2r), in bits. WD under each run's ground metric (`runs.ground_metric`: 0/1, the total "
         "variation, or labels in order), and WD % its share of the largest the metric allows (the paper's Figures 4b "
         "and 6b); MI of the maximal-agreement coupling, NMI = MI / max(H); CRIT the round's score (the mean of both "
-        "agents', 1-10; empty: not judged). `pxp export` writes every round (`round_information`).",
+        "agents', 1-10; empty: not judged). The stop rules compare each run's `--evince-mi` (NMI, or MI in bits). "
+        "`pxp export` writes every round (`round_information`).",
         "",
         *_table(summary, MEASURES),
         "",
@@ -118,19 +165,18 @@ def markdown(
         count = len(sessions)
         fell = sum(1 for s in sessions if s["wasserstein_decreased"])
         rose = sum(1 for s in sessions if s["mi_increased"])
-        stopped = [s for s in sessions if s.get("stop_reason") == "converged"]
+        stopped = [s for s in sessions if s.get("stop_reason") in {r.value for r in StopReason if r.by_evince}]
         fig1 = sum(1 for s in sessions if s.get("fig1_at") is not None)
         plateau = sum(1 for s in sessions if s.get("plateau_at") is not None)
-        reasons: dict[str, int] = {}
-        for s in sessions:
-            reasons[str(s.get("stop_reason"))] = reasons.get(str(s.get("stop_reason")), 0) + 1
-        ended = ", ".join(f"{why} {n}" for why, n in sorted(reasons.items(), key=lambda item: -item[1]))
         lines += [
             "",
-            f"{count} session(s) with rounds (ended: {ended}): WD fell (last round vs first) in {fell}, NMI rose in "
-            f"{rose}; Figure 1's loop would have ended in {fig1}, the plateau rule held in {plateau} (each with its "
-            f"run's tolerance); {len(stopped)} were stopped by EVINCE's rule.",
+            f"{count} session(s) with rounds (ended: {ended(sessions)}): WD fell (last round vs first) in {fell}, NMI "
+            f"rose in {rose}; Figure 1's loop would have ended in {fig1}, the plateau rule held in {plateau} (each with "
+            f"its run's tolerance and MI); {len(stopped)} were stopped by EVINCE's rule: converged where WD fell or the "
+            "agents agree within the tolerance, diverged where WD rose, stalled where it did not move.",
         ]
+    if unstated:
+        lines += ["", left_out(unstated)]
     finals = final_lines(sessions)
     if finals:
         lines += ["", finals]

@@ -70,6 +70,7 @@ async def _execute(
         evince_rule=config.evince_rule,
         tolerance=config.stop_tolerance,
         smoothing=config.smoothing,
+        evince_mi=config.evince_mi,
     )
     progress = board.progress(run_id, instances)
     judge = final.judge_of(task, config)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import hashlib
-import json
 import re
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
@@ -13,6 +12,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from pxp_tui.common.instance import Instance
 from pxp_tui.engine import Message, SessionRecord, Turn
+from pxp_tui.engine.types import distribution_of
 from pxp_tui.tasks.pictures import Drawing, Surface
 
 if TYPE_CHECKING:
@@ -32,13 +32,11 @@ HUMAN_REPLY = re.compile(rf"^(?:{HUMAN}|{OTHER_EXPERT}) \((?P<tag>[A-Z]+)\)\.", 
 
 
 def _distribution_line(message: Message) -> str:
-    """``\nDistribution: a: 0.6, b: 0.4`` for a message that carries a distribution (JSON or a mapping), else ''."""
-    value = message.meta.get("distribution")
-    if isinstance(value, str):
-        value = json.loads(value)
+    """``\nDistribution: a: 0.6, b: 0.4`` for a message that states a distribution (JSON or a mapping), else ''."""
+    value = distribution_of(message.meta)
     if not value:
         return ""
-    return "\nDistribution: " + ", ".join(f"{label}: {float(p):.2f}" for label, p in dict(value).items())
+    return "\nDistribution: " + ", ".join(f"{label}: {float(p):.2f}" for label, p in value.items())
 
 
 def before_ask(text: str) -> str:
@@ -104,6 +102,10 @@ class Task(ABC):
     #: the task's choice of ground metric: ``discrete`` (any two labels 1 apart: the total variation) or
     #: ``ordered`` (labels at positions 0, 1, ... of :attr:`label_order`); ``--ground-metric`` overrides it
     ground_metric: ClassVar[str] = "discrete"
+    #: a distribution's labels are :meth:`normalise`'s form of a prediction (DRUG: canonical SMILES), so the
+    #: debate evaluation compares them with the reference's :meth:`reference_key`; False: with the reference as
+    #: written, ASCII case and surrounding spaces aside
+    keyed_references: ClassVar[bool] = False
 
     @property
     def history_first(self) -> bool:
@@ -182,8 +184,8 @@ class Task(ABC):
         return None
 
     def read_distribution(self, text: str, prediction: str, instance: Instance | None, k: int) -> ReadDistribution | None:
-        """The distribution in a reply (a one-hot on ``prediction``, marked, when none is readable); None if the
-        task has no distributions."""
+        """The distribution in a reply about ``prediction`` (marked ``missing``, and empty, when none is readable);
+        None if the task has no distributions."""
         return None
 
     # -- reading replies, comparing predictions ----------------------------------------------------
@@ -198,6 +200,11 @@ class Task(ABC):
     def match(self, a: str, b: str) -> bool:
         """MATCH: the two predictions are the same."""
         return self.normalise(a) == self.normalise(b)
+
+    def reference_key(self, reference: str) -> str | None:
+        """The reference as the debate evaluation compares a distribution's labels with it: :meth:`normalise`'s
+        form where :attr:`keyed_references`, else None (compared as written)."""
+        return self.normalise(reference) if self.keyed_references else None
 
     def validate_prediction(self, prediction: str) -> str | None:
         """A message for the expert if ``prediction`` is not well formed, else None."""

@@ -1,6 +1,8 @@
-"""How the offline readers debate (``--human model:offline`` with ``--contentiousness``), the same for every task.
+"""How the offline readers debate (``--human model:offline`` with ``--top-k``), the same for every task.
 
-A request in a debate ends with the round's contentiousness (``Debate contentiousness: 0.90 ...``). Each
+A request in a debate ends with the round's contentiousness (``Debate contentiousness: 0.90 ...``); without
+``--contentiousness``, a reader asked for a distribution debates at contentiousness 0 once the other's latest
+reply states a distribution (so it holds by its own certainty alone). Each
 reader states ``w * own + (1 - w) * other's latest``, its own view of the case mixed with the other
 agent's latest distribution as that message states it, with ``w = max(contentiousness, sharpness)`` and
 sharpness its own top probability: at a high contentiousness, or sure of itself, it holds; as the

@@ -14,7 +14,8 @@ named get 0. Mass on an entry that names no label of the task is never dropped: 
 labels are those of its data; a model may name any disease); the names are listed in
 :attr:`ReadDistribution.unread`. DRUG drops an entry that names no molecule (listed there too). The same
 label written twice has its probabilities added; a line giving the total ("total 1.0") is not an entry.
-A reply with no readable distribution gives a one-hot on the prediction, marked as a fallback.
+A reply with no readable distribution gives none (:attr:`ReadDistribution.missing`): nothing is made up in its
+place, and EVINCE leaves the round out.
 """
 
 from __future__ import annotations
@@ -55,20 +56,20 @@ _SMILES_ENTRY = re.compile(r"^(?P<body>.*?)[\s:=(–—-]+(?P<num>\d*\.?\d+)\s*(
 
 @dataclass(frozen=True)
 class ReadDistribution:
-    """A distribution read from a reply (normalised), or the fallback one-hot on the prediction."""
+    """A distribution read from a reply (normalised), or none (``missing``: the reply stated none readable)."""
 
     probabilities: dict[str, float]
-    #: no distribution could be read: the probabilities are a one-hot on the prediction
-    fallback: bool = False
+    #: no distribution could be read: ``probabilities`` is empty
+    missing: bool = False
     #: entries with a probability that named no label of the task (kept as OTHER, or under their name; DRUG drops them)
     unread: tuple[str, ...] = field(default=())
     #: labels beyond the top k asked for, cut (the kept ones renormalised)
     cut: tuple[str, ...] = field(default=())
 
     @property
-    def top(self) -> str:
-        """The most probable label (the first written, on a tie)."""
-        return max(self.probabilities, key=self.probabilities.__getitem__)
+    def top(self) -> str | None:
+        """The most probable label (the first written, on a tie); None when none was read."""
+        return max(self.probabilities, key=self.probabilities.__getitem__) if self.probabilities else None
 
 
 def block(text: str) -> str | None:
@@ -153,65 +154,55 @@ def _rad_entries(text: str, name_of: Callable[[str], str | None] = label_of) -> 
 
 
 def _finish(
-    found: dict[str, float],
-    unread: tuple[str, ...],
-    fallback: str,
-    labels: tuple[str, ...] | None = None,
-    cut: tuple[str, ...] = (),
+    found: dict[str, float], unread: tuple[str, ...], labels: tuple[str, ...] | None = None, cut: tuple[str, ...] = ()
 ) -> ReadDistribution:
     if found and sum(found.values()) > 0:
         if labels is not None:
             labels = (*labels, *(x for x in found if x not in labels))
         return ReadDistribution(normalise(found, labels), False, unread, cut)
-    if labels is not None and fallback not in labels:
-        labels = (*labels, fallback)
-    return ReadDistribution(normalise({fallback: 1.0}, labels), True, unread)
+    return ReadDistribution({}, True, unread)
 
 
 def read_labelled(
     text: str,
-    predicted: str,
     labels: tuple[str, ...],
     name_of: Callable[[str], str | None],
     k: int | None = None,
     unknown: Callable[[str], str | None] | None = None,
 ) -> ReadDistribution:
     """The top-``k`` distribution over ``labels`` in ``text`` (every label, zeros included, in their order),
-    labels named by ``name_of``; an entry naming none is kept under ``unknown(its text)``, after them.
-    ``predicted`` is the fallback's one-hot."""
+    labels named by ``name_of``; an entry naming none is kept under ``unknown(its text)``, after them."""
     written = block(text)
     found, unread = _collect(_rad_entries(written, name_of), unknown) if written is not None else ({}, ())
     kept, cut = top_k(found, k)
-    return _finish(kept, unread, predicted, labels, cut)
+    return _finish(kept, unread, labels, cut)
 
 
 def read_rad(text: str, prediction: str, k: int | None = None) -> ReadDistribution:
     """The top-``k`` distribution over RAD's five conditions in ``text``, in :data:`LABELS` order (zeros
     included), with :data:`OTHER` after them when the reply gives mass to a condition outside the five.
 
-    ``prediction`` (any name of a condition) is the fallback's one-hot; ValueError if it names none.
+    ``prediction`` (the reply's, any name of a condition) must name one of them: ValueError if it names none.
     """
-    predicted = label_of(prediction)
-    if predicted is None:
+    if label_of(prediction) is None:
         raise ValueError(f"the prediction {prediction!r} names none of {', '.join(LABELS)}")
-    return read_labelled(text, predicted, LABELS, label_of, k, lambda name: OTHER)
+    return read_labelled(text, LABELS, label_of, k, lambda name: OTHER)
 
 
 def read_drug(text: str, prediction: str, target: str | None = None, k: int | None = None) -> ReadDistribution:
     """The top-``k`` distribution over reactant sets in ``text``; keys are sorted canonical SMILES joined by '.'.
 
-    ``prediction`` (reactant SMILES) is the fallback's one-hot; ValueError if RDKit cannot read it.
+    ``prediction`` (the reply's reactant SMILES) must be valid: ValueError if RDKit cannot read it.
     ``target`` is left out of a set that names it (as in ``target >> reactants``).
     """
     from pxp_tui.tasks.drug import chem
 
-    parts = chem.canonical_parts(prediction)
-    if parts is None:
+    if chem.canonical_parts(prediction) is None:
         raise ValueError(f"the prediction {prediction!r} is not valid SMILES")
     written = block(text)
     found, unread = _collect(_drug_entries(written, lambda body: chem.smiles_in(body, exclude=target))) if written else ({}, ())
     kept, cut = top_k(found, k)
-    return _finish(kept, unread, ".".join(parts), cut=cut)
+    return _finish(kept, unread, cut=cut)
 
 
 def _drug_entries(text: str, molecules: Callable[[str], list[str]]) -> list[Entry]:

@@ -8,7 +8,7 @@ from typing import Any
 from pxp_tui.engine import Message
 from pxp_tui.engine.interact import stop_by_rule
 from pxp_tui.protocol import Sender, StopReason, Tag, sender_at
-from pxp_tui.protocol.evince import FIG1, TOLERANCE
+from pxp_tui.protocol.evince import FIG1, NMI, TOLERANCE
 from pxp_tui.protocol.information import SMOOTHING
 
 
@@ -29,6 +29,7 @@ class Exchange:
     evince_rule: str = FIG1  # which of EVINCE's rules --stop evince|both applies, with its tolerance
     tolerance: float = TOLERANCE
     smoothing: float = SMOOTHING
+    evince_mi: str = NMI  # which MI the rules compare
 
     def add(self, message: Message) -> StopReason | None:
         """Append the message just committed; returns why the session stopped, if it did."""
@@ -42,6 +43,7 @@ class Exchange:
             evince_rule=self.evince_rule,
             tolerance=self.tolerance,
             smoothing=self.smoothing,
+            mi=self.evince_mi,
         )
         return self.stop
 

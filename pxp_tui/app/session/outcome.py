@@ -47,7 +47,8 @@ class SessionOutcome:
 
     @property
     def headline(self) -> str:
-        """``Ratified by both at message 3``, ``Rejected by the machine at message 5``, ``Bound reached...``."""
+        """``Ratified by both at message 3``, ``Rejected by the machine at message 5``, ``Bound reached...``,
+        ``Diverged at message 6: ...`` (EVINCE's rule)."""
         last = self.last
         j = last.j if last else 0
         if self.stop is StopReason.RATIFIED:
@@ -56,6 +57,12 @@ class SessionOutcome:
             return f"Rejected by {self.who(last.sender)} at message {j}"
         if self.stop is StopReason.BOUND:
             return f"Message bound reached ({self.n} messages) without agreement"
+        if self.stop is StopReason.CONVERGED:
+            return f"Converged at message {j}: EVINCE's rule ended the debate, the distributions closer or alike"
+        if self.stop is StopReason.DIVERGED:
+            return f"Diverged at message {j}: EVINCE's rule ended the debate, the distributions further apart"
+        if self.stop is StopReason.STALLED:
+            return f"Stalled at message {j}: EVINCE's rule ended the debate, the distributions still apart"
         return f"Stopped at message {j}"
 
     @property

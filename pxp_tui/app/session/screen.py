@@ -228,6 +228,7 @@ class SessionScreen(KeptParts, PictureActions, Screen):
             evince_rule=run.config.evince_rule,
             tolerance=run.config.stop_tolerance,
             smoothing=run.config.smoothing,
+            evince_mi=run.config.evince_mi,
         )
         self.part(Conversation).clear()
         self.part(MachinePane).clear("waiting for the machine's first message")

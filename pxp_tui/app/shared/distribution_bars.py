@@ -8,7 +8,7 @@ from typing import Any
 from textual.content import Content
 
 from pxp_tui.common.visible import visible
-from pxp_tui.engine.types import distribution_of
+from pxp_tui.engine.types import distribution_of, unstated
 
 #: the bar's width in cells at 100%
 WIDTH = 20
@@ -22,8 +22,15 @@ def bar(p: float, width: int = WIDTH) -> str:
     return "█" * full + (_EIGHTHS[part] if part else "")
 
 
+#: under a message asked for a distribution whose reply stated none readable
+UNSTATED = "(no distribution stated: this round is left out of EVINCE's measures)"
+
+
 def bars_content(meta: Mapping[str, Any], width: int = WIDTH) -> Content | None:
-    """The bars of a message's distribution (label, bar, percentage), most probable first; None without one."""
+    """The bars of a message's distribution (label, bar, percentage), most probable first; a line saying so when
+    the reply stated none although one was asked for; None when none was asked for."""
+    if unstated(meta):
+        return Content.styled(UNSTATED, "$text-muted")
     found = distribution_of(meta)
     if not found:
         return None
@@ -33,6 +40,4 @@ def bars_content(meta: Mapping[str, Any], width: int = WIDTH) -> Content | None:
         Content.assemble(f"{label[:side]:<{side}} ", (f"{bar(p, width):<{width}}", "$accent"), f" {100 * p:3.0f}%")
         for label, p in shown
     ]
-    if meta.get("distribution_fallback"):
-        lines.append(Content.styled("(one-hot: no distribution given)", "$text-muted"))
     return Content("\n").join(lines)

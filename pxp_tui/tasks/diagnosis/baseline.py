@@ -12,11 +12,14 @@ cases carried in the context, and the other agent's replies, whose diagnosis lab
   whose view is sharp holds to it).
 
 Without a debate it answers its most probable candidate, and takes the other's diagnosis and explanation
-over, word for word, after a reply that does not ratify (so the proxy's sessions end). In a debate (the
-prompt sets a contentiousness ``c``) its distribution is ``w * own + (1 - w) * other's latest`` with
-``w = max(c, sharpness)``, sharpness = its own top probability: at a high contentiousness, or sure of
-itself, it holds; as the contentiousness falls, an unsure reader moves towards the other. So a pair
-that starts apart converges, or stalls where both are sure and disagree.
+over, word for word, after a reply that does not ratify (so the proxy's sessions end); asked for a
+distribution, it states its own view where that ranks its diagnosis first, else certainty on the diagnosis
+it took over. In a debate (the
+prompt sets a contentiousness ``c``; or, asked for a distribution, the other's latest reply states one: then
+``c = 0``) its distribution is ``w * own + (1 - w) * other's latest`` with ``w = max(c, sharpness)``,
+sharpness = its own top probability, and it names that distribution's most probable candidate: at a high
+contentiousness, or sure of itself, it holds; as the contentiousness falls, an unsure reader moves towards
+the other. So a pair that starts apart converges, or stalls where both are sure and disagree.
 """
 
 from __future__ import annotations
@@ -158,17 +161,41 @@ def _debated(current: Case, earlier: list[Case], reader: Reader, level: float) -
     return debated(own_view(current, earlier, reader), _other_distribution(current), level, current.labels)
 
 
-def _other_distribution(current: Case) -> dict[str, float] | None:
-    """The other agent's latest distribution, as its message states it."""
+def _stated_by_other(current: Case) -> dict[str, float] | None:
+    """The other agent's latest distribution in this case, as its message states it (None: it states none)."""
     from pxp_tui.tasks.diagnosis.task import kept_name, label_in
     from pxp_tui.tasks.distribution import read_labelled
 
     if not current.theirs:
         return None
-    _, diagnosis, _, text = current.theirs[-1]
-    fallback = label_in(diagnosis, current.labels) or kept_name(diagnosis) or current.labels[0]
-    read = read_labelled(text, fallback, current.labels, lambda w: label_in(w, current.labels), None, kept_name)
-    return None if read.fallback and not diagnosis else read.probabilities
+    read = read_labelled(current.theirs[-1][3], current.labels, lambda w: label_in(w, current.labels), None, kept_name)
+    return None if read.missing else read.probabilities
+
+
+def _other_distribution(current: Case) -> dict[str, float] | None:
+    """The other agent's latest distribution as its message states it; when it states none (the proxy, an
+    expert), certainty on its diagnosis, as this reader takes such an answer."""
+    from pxp_tui.tasks.diagnosis.task import kept_name, label_in
+
+    stated = _stated_by_other(current)
+    if stated is not None or not current.theirs or not current.theirs[-1][1]:
+        return stated
+    diagnosis = current.theirs[-1][1]
+    named = label_in(diagnosis, current.labels) or kept_name(diagnosis) or current.labels[0]
+    order = current.labels if named in current.labels else (*current.labels, named)
+    return normalise({named: 1.0}, order)
+
+
+def _holding(current: Case, earlier: list[Case], reader: Reader, diagnosis: str) -> dict[str, float]:
+    """The distribution a reader states with a diagnosis it gives outside a debate: its own view where that ranks
+    the diagnosis first; certainty on it where it took the diagnosis over from the other (its view ranks another
+    first), so that it never states a diagnosis its distribution ranks below another."""
+    own = own_view(current, earlier, reader)
+    if canonical(max(own, key=lambda x: (own[x], -list(own).index(x)))) == canonical(diagnosis):
+        return own
+    named = next((x for x in current.labels if canonical(x) == canonical(diagnosis)), diagnosis.strip())
+    order = current.labels if named in current.labels else (*current.labels, named)
+    return normalise({named: 1.0}, order)
 
 
 def contentiousness_in(messages: list[dict[str, Any]]) -> float | None:
@@ -201,12 +228,15 @@ def answer(messages: list[dict[str, Any]], reader: Reader = FIRST) -> str:
     current, earlier = cases[-1], [c for c in cases[:-1] if c.label]
     level = contentiousness_in(messages)
     k = asked_k(messages)
+    if level is None and k is not None and _stated_by_other(current) is not None:
+        level = 0.0  # debating another reader without a stated contentiousness: each holds by its own certainty
     if level is None and current.theirs:
         tag, diagnosis, explanation, _ = current.theirs[-1]
         if tag != "RATIFY" and diagnosis:
-            return _format(diagnosis, explanation)  # verbatim: the checker then agrees
+            # verbatim (the checker then agrees), and the distribution stated for it
+            return _format(diagnosis, explanation) + _line(_holding(current, earlier, reader, diagnosis), k)
         if current.mine:
-            return _format(*current.mine[-1]) + _line(own_view(current, earlier, reader), k)
+            return _format(*current.mine[-1]) + _line(_holding(current, earlier, reader, current.mine[-1][0]), k)
     probabilities = own_view(current, earlier, reader) if level is None else _debated(current, earlier, reader, level)
     label = max(probabilities, key=lambda x: (probabilities[x], -list(probabilities).index(x)))
     if level is not None and current.theirs:

@@ -124,7 +124,7 @@ class DiagnosisTask(Task):
 
     def read_distribution(self, text: str, prediction: str, instance: Instance | None, k: int) -> ReadDistribution | None:
         labels = labels_of(instance)
-        return read_labelled(text, prediction, labels, lambda written: label_in(written, labels), k, kept_name)
+        return read_labelled(text, labels, lambda written: label_in(written, labels), k, kept_name)
 
     def draw_instance(self, instance: Instance, surface: Surface | tuple[int, int]) -> Drawing:
         """The description itself, wrapped to the surface: the case is text."""

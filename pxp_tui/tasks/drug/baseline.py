@@ -8,7 +8,8 @@ gave for the same target, in this session or an earlier one.
 
 A second reader (``--human model:offline``) is another chemist's taste: a fixed, seeded preference per
 (target, reactant set) reorders its candidates, and its softmax over ranks is sharper. In a debate (the
-prompt sets a contentiousness) each states its view mixed with the other's latest distribution
+prompt sets a contentiousness; or, asked for a distribution, the other's latest reply states one: then at
+contentiousness 0) each states its view mixed with the other's latest distribution
 (:mod:`pxp_tui.tasks.debating`) and names the most probable set.
 """
 
@@ -208,6 +209,8 @@ def reply(messages: list[dict[str, Any]], reader: Reader = FIRST) -> str:
     system = "\n".join(_text(m["content"]) for m in messages if m["role"] == "system")
     asked = _ASKED_K.search(system)
     level = contentiousness_in(_text(m["content"]) for m in messages if m["role"] == "user")
+    if level is None and asked is not None and read_prompt(messages) and _states_one(messages):
+        level = 0.0  # debating another reader without a stated contentiousness: each holds by its own certainty
     if level is not None and asked is not None and read_prompt(messages):
         return debate(messages, reader, level, int(asked.group("k")))
     text = answer(messages, reader)
@@ -231,7 +234,20 @@ def _other_distribution(messages: list[dict[str, Any]], target: str) -> tuple[di
     if not parts:
         return None
     read = read_drug(text, ".".join(parts), target)
-    return read.probabilities, ".".join(parts), said.get("explanation", "")
+    # an answer stating no distribution (the proxy, an expert): certainty on its set, as this reader takes it
+    return read.probabilities or {".".join(parts): 1.0}, ".".join(parts), said.get("explanation", "")
+
+
+def _states_one(messages: list[dict[str, Any]]) -> bool:
+    """Whether the other agent's latest reply in this session states a distribution."""
+    segments = read_prompt(messages)
+    users = [m for m in messages if m["role"] == "user"]
+    if not segments[-1].turns or not users or target_of(_text(users[-1]["content"])) is not None:
+        return False
+    target = chem.canonical(segments[-1].target) or segments[-1].target
+    text = before_ask(_text(users[-1]["content"]))
+    parts = chem.canonical_parts(sections(text, _ALIASES).get("prediction", ""))
+    return bool(parts) and not read_drug(text, ".".join(parts or []), target).missing
 
 
 def debate(messages: list[dict[str, Any]], reader: Reader, level: float, k: int) -> str:

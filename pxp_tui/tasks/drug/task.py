@@ -44,6 +44,7 @@ class DrugTask(Task):
     explanation_noun = "retrosynthetic pathways"
     generation = {"max_tokens": 1024}  # the journal and the reference: the provider's temperature (docs/FIDELITY.md)
     match_rule = SAME_SET
+    keyed_references = True  # distributions are over canonical reactant sets, as MATCH compares them
     # RDKit reads, draws and applies the offline baseline's templates in worker processes (``reader``, ``drawer``):
     # the app never imports it
 

@@ -104,11 +104,14 @@ def _format(prediction: str, explanation: str) -> str:
 
 
 def answer(messages: list[dict[str, Any]], reader: Reader = FIRST) -> str:
-    """The reply to the prompt; with a distribution line when the prompt asks for one (issue 10), and as a
-    debater when it sets a contentiousness (:func:`debate`)."""
+    """The reply to the prompt; with a distribution line when the prompt asks for one, and as a debater
+    (:func:`debate`) when it sets a contentiousness, or when it asks for a distribution and the other's latest
+    reply in this session states one (a debate at contentiousness 0: each reader holds by its own certainty)."""
     level = contentiousness_in(messages)
-    text = debate(messages, reader, level) if level is not None else _answer(messages, reader)
     k = asked_k(messages)
+    if level is None and k is not None and _stated_by_other(messages) is not None:
+        level = 0.0  # debating another reader without a stated contentiousness: each holds by its own certainty
+    text = debate(messages, reader, level) if level is not None else _answer(messages, reader)
     if k is None:
         return text
     said = sections(text, _ALIASES)
@@ -216,16 +219,26 @@ def own_view(messages: list[dict[str, Any]], reader: Reader) -> tuple[dict[str, 
     )
 
 
-def _other_distribution(messages: list[dict[str, Any]]) -> dict[str, float] | None:
-    """The other agent's latest distribution in this session, as its message states it."""
+def _stated_by_other(messages: list[dict[str, Any]]) -> dict[str, float] | None:
+    """The other agent's latest distribution in this session, as its message states it (None: it states none)."""
     from pxp_tui.tasks.distribution import read_rad
 
     cases = read_prompt(messages)
     if not cases or not cases[-1].human:
         return None
-    text = cases[-1].said[-1]
-    read = read_rad(text, cases[-1].human[-1][1] or LABELS[0])
-    return None if read.fallback and not cases[-1].human[-1][1] else read.probabilities
+    read = read_rad(cases[-1].said[-1], cases[-1].human[-1][1] or LABELS[0])
+    return None if read.missing else read.probabilities
+
+
+def _other_distribution(messages: list[dict[str, Any]]) -> dict[str, float] | None:
+    """The other agent's latest distribution as its message states it; when it states none (the proxy, an
+    expert), certainty on its condition, as this reader takes such an answer."""
+    stated = _stated_by_other(messages)
+    if stated is not None:
+        return stated
+    cases = read_prompt(messages)
+    named = cases[-1].human[-1][1] if cases and cases[-1].human else ""
+    return normalise({named: 1.0}, LABELS) if named else None
 
 
 def _debated(messages: list[dict[str, Any]], reader: Reader, level: float) -> dict[str, float]:

@@ -1,7 +1,8 @@
 """EVINCE's measures of the open session, round by round (issue 10): a table and a small line chart.
 
 Shown in the metrics pane once the session has a round (two messages with distributions: a
-machine-machine run with ``--top-k``); hidden otherwise. The measures are the pure functions of
+machine-machine run with ``--top-k``), or a round left out because a reply stated no distribution (listed as
+such); hidden otherwise. The measures are the pure functions of
 :mod:`pxp_tui.protocol.evince` (microseconds), the same the blackboard stores.
 """
 
@@ -18,16 +19,23 @@ from textual_plotext import PlotextPlot
 from pxp_tui.app.session.widgets import chart_style
 from pxp_tui.engine import Message
 from pxp_tui.engine.interact import distributions
+from pxp_tui.engine.types import unstated_rounds
 from pxp_tui.protocol.evince import RoundInformation, rounds_of
 
 #: (measure, legend) drawn in the chart
 SERIES: tuple[tuple[str, str], ...] = (("wasserstein", "WD"), ("js_divergence", "JSD"), ("normalised_mi", "NMI"))
 
 
-def rounds_content(rounds: Sequence[RoundInformation]) -> Content:
-    """One line per round: the two entropies, WD, JSD, NMI."""
+def rounds_content(rounds: Sequence[RoundInformation], left_out: Sequence[int] = ()) -> Content:
+    """One line per round: the two entropies, WD, JSD, NMI; a round in ``left_out`` (a reply stated no
+    distribution) says so in their place."""
     lines = [Content.styled(" r  H m   H o   WD    JSD   NMI", "bold")]
-    for r in rounds:
+    measured = {r.round: r for r in rounds}
+    for n in sorted({*measured, *left_out}):
+        r = measured.get(n)
+        if r is None:
+            lines.append(Content.styled(f"{n:>2} left out: no distribution stated", "$text-muted"))
+            continue
         lines.append(
             Content(
                 f"{r.round:>2} {r.entropy_machine:4.2f}  {r.entropy_human:4.2f}  {r.wasserstein:4.2f}  "
@@ -55,12 +63,16 @@ class InformationPlot(Vertical):
 
     def show(self, messages: Sequence[Message], order: Sequence[str] | None = None) -> list[RoundInformation]:
         rounds = rounds_of(distributions(messages), order)
-        self.set_class(bool(rounds), "-shown")
-        if not rounds:
+        left_out = unstated_rounds(messages)
+        self.set_class(bool(rounds or left_out), "-shown")
+        if not rounds and not left_out:
             return rounds
         self.query_one("#information-rounds", Static).update(
-            Content.assemble(("Information, this session", "bold"), "\n", rounds_content(rounds))
+            Content.assemble(("Information, this session", "bold"), "\n", rounds_content(rounds, left_out))
         )
+        self.query_one(PlotextPlot).display = bool(rounds)
+        if not rounds:
+            return rounds
         plot = self.query_one(PlotextPlot)
         plt = plot.plt
         plt.clear_data()
