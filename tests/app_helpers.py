@@ -110,8 +110,11 @@ def footer_current(screen: Any) -> bool:
 
 def settled_now(app: PXPApp | Any) -> str | None:
     """What the screen shown still has to do, or None: a session's updates due after the reply's frame, a worker
-    (the engine aside: it waits for the expert), the header's title, the footer's keys."""
+    (the engine aside: it waits for the expert), a picture shown whose drawing is due, the header's title, the
+    footer's keys."""
     from textual.widgets import Footer, Header
+
+    from pxp_tui.app.picture.widget import Picture
 
     from .internals import HeaderTitle
 
@@ -122,12 +125,22 @@ def settled_now(app: PXPApp | Any) -> str | None:
     busy = [w.name or w.group for w in app.workers if not w.is_finished and w.group != "engine"]
     if busy:
         return f"the workers {busy}"
+    # a picture is drawn once its frame is laid out, after a resize settles (a timer, not a worker): until then
+    # it shows "drawing…"
+    drawing = [picture.id for picture in screen.query(Picture) if picture.busy and shown(picture)]
+    if drawing:
+        return f"the pictures {drawing} being drawn"
     for header in screen.query(Header):
         if str(header.query_one(HeaderTitle).render()) != str(header.format_title()):
             return "the header's title"
     if screen.query(Footer) and not footer_current(screen):
         return "the footer's keys"
     return None
+
+
+def shown(widget: Any) -> bool:
+    """Whether ``widget`` and every widget around it are displayed (it is laid out on its screen)."""
+    return all(node.display for node in widget.ancestors_with_self if hasattr(node, "display"))
 
 
 async def settled(pilot: Any) -> None:

@@ -81,3 +81,12 @@ def pxp(*args: str, env: dict[str, str] | None = None, timeout: float = 300, cwd
         timeout=timeout,
         cwd=cwd,
     )
+
+
+@pytest.fixture
+def snap_compare(snap_compare, request: pytest.FixtureRequest, tmp_path: Path):
+    """pytest-textual-snapshot's ``snap_compare``, failing with the rows that differ and both screens saved as SVG
+    in the test's temporary folder (tests/svg_diff.py), not only in the report it writes at the end of the run."""
+    from .svg_diff import explained
+
+    return explained(snap_compare, request.node, tmp_path)

@@ -130,16 +130,17 @@ def run_and_look(xserver: XServer, kind: str, tmp_path: Path, db: Path, run: lis
     """``pxp run`` in the terminal: the X-ray in the session pane, then full-screen (f), each looked at."""
     terminal = Terminal(xserver, kind, [str(PXP), *run, "--db", str(db)], SIZE, app_env(tmp_path))
     try:
-        screen, box = shown_picture(terminal, lambda box: height(box) >= 200, f"the X-ray in the session pane ({kind})")
-        original = source(first_image(db))
-        screen.save(tmp_path / f"{kind}-session.png")  # to look at, when the test fails
-        cell_height = screen.height // SIZE[1]
-        assert_drawn_at_pixel_resolution(screen, box, original, cell_height)
-        in_pane = box
-        terminal.keys("f")
-        screen, box = shown_picture(terminal, lambda box: height(box) > height(in_pane), f"the X-ray full-screen ({kind})")
-        screen.save(tmp_path / f"{kind}-full-screen.png")
-        assert_drawn_at_pixel_resolution(screen, box, original, cell_height)
+        with terminal.explained(tmp_path):
+            screen, box = shown_picture(terminal, lambda box: height(box) >= 200, f"the X-ray in the session pane ({kind})")
+            original = source(first_image(db))
+            screen.save(tmp_path / f"{kind}-session.png")  # to look at, when the test fails
+            cell_height = screen.height // SIZE[1]
+            assert_drawn_at_pixel_resolution(screen, box, original, cell_height)
+            in_pane = box
+            terminal.keys("f")
+            screen, box = shown_picture(terminal, lambda box: height(box) > height(in_pane), f"the X-ray full-screen ({kind})")
+            screen.save(tmp_path / f"{kind}-full-screen.png")
+            assert_drawn_at_pixel_resolution(screen, box, original, cell_height)
     finally:
         terminal.close()
 
@@ -179,11 +180,9 @@ def test_in_a_kitty_too_old_for_placeholders_the_xray_is_drawn_in_half_cells_not
     run = [str(PXP), "run", "--task", "rad", "--human", "live", "--limit", "1", "--db", str(db)]
     terminal = Terminal(xserver, "kitty", run, SIZE, app_env(tmp_path))
     try:
-        screen, box = shown_picture(terminal, lambda box: height(box) >= 200, "the X-ray in half-cell blocks (kitty 0.26)")
-        screen.save(tmp_path / "kitty-half-cells.png")
-    except AssertionError:
-        terminal.screenshot().save(tmp_path / "kitty-at-the-end.png")  # to look at
-        raise
+        with terminal.explained(tmp_path):
+            screen, box = shown_picture(terminal, lambda box: height(box) >= 200, "the X-ray in half-cell blocks (kitty 0.26)")
+            screen.save(tmp_path / "kitty-half-cells.png")
     finally:
         terminal.close()
     import numpy

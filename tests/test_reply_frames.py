@@ -103,14 +103,22 @@ async def test_a_slow_reply_shows_the_wait_and_keys_meanwhile_say_to_wait(db_pat
     async with live_app(db_path, limit=1) as (app, pilot, _):
         screen = await expert_turn(pilot, app, j=2)
         await refute_typed(pilot, app)
+        picker = screen.query_one(TagPicker)
+        at_deadline: list[tuple[bool, bool, Any]] = []  # the answer as the send's hold ends, before the wait shows
+        show_wait = screen.reply_wait.on_slow
+
+        def deadline() -> None:
+            at_deadline.append((picker.locked, picker.disabled, screen.focused))
+            show_wait()
+
+        screen.reply_wait.on_slow = deadline
         machine_gate.close()  # the machine takes its time: until the test has seen the wait
         await pilot.press("ctrl+s")
-        picker = screen.query_one(TagPicker)
-        assert picker.locked and not picker.disabled  # held: nothing repainted yet
-        assert screen.focused is None  # off the text field: what is typed now is not edited into the answer
         await pilot.press("1")  # a tag key while the machine answers: not kept, and said so
         assert any("Wait for your turn" in note for note in notifications(app))
         await wait_for(pilot, lambda: picker.disabled, "the wait shown")
+        # held until then: locked, nothing repainted, and off the text field (what is typed is not edited into it)
+        assert at_deadline == [(True, False, None)]
         assert "waiting for the machine" in str(picker.query_one("#picker-head").render())
         machine_gate.open()
         await expert_turn(pilot, app, j=4)

@@ -320,13 +320,16 @@ async def test_the_machine_s_reply_is_painted_before_the_footer_changes_its_keys
     async with app.run_test(size=(160, 48)) as pilot:
         await expert_turn(pilot, app, j=2)
         await pilot.press("2")  # REFUTE: the focus moves to the prediction field
-        await pilot.pause()
+        await settled(pilot)  # the footer's keys for the field (updated a frame after the focus moved)
         events.clear()
         await pilot.press("ctrl+s")
         await expert_turn(pilot, app, j=4)
-        await wait_for(pilot, lambda: "keys changed" in events, "the footer's keys of the next turn")
-    after_reply = events[events.index("message 3") :]
-    assert "frame" in after_reply[: after_reply.index("keys changed")], events
+
+        def after_reply() -> list[str]:
+            return events[events.index("message 3") :] if "message 3" in events else []
+
+        await wait_for(pilot, lambda: "keys changed" in after_reply(), "the footer's keys of the next turn")
+    assert "frame" in after_reply()[: after_reply().index("keys changed")], events
 
 
 @pytest.mark.slow

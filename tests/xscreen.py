@@ -11,7 +11,9 @@ import os
 import shutil
 import struct
 import subprocess
-from collections.abc import Callable, Sequence
+import tempfile
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -55,15 +57,20 @@ class XServer:
         self.size = size
         self.process: subprocess.Popen[bytes] | None = None
         self.display = ""
+        # what Xvfb said, for a failure's message (O_APPEND: reading it moves no write); open as long as this object
+        self.stderr = tempfile.TemporaryFile("a+b")  # noqa: SIM115
 
     def start(self) -> XServer:
         for number in displays():
             if Path(f"/tmp/.X{number}-lock").exists():
                 continue
+            # -noreset: an X server resets when its last client leaves, and closes a client that was still connecting
+            # then (xterm exits 1, "Can't open display"): xdpyinfo's probe below and xdotool's searches while the
+            # terminal starts are such last clients
             process = subprocess.Popen(
-                ["Xvfb", f":{number}", "-screen", "0", f"{self.size[0]}x{self.size[1]}x24", "-nolisten", "tcp"],
+                ["Xvfb", f":{number}", "-screen", "0", f"{self.size[0]}x{self.size[1]}x24", "-nolisten", "tcp", "-noreset"],
                 stdout=subprocess.DEVNULL,
-                stderr=subprocess.DEVNULL,
+                stderr=self.stderr,
             )
             if self._ready(process, number):
                 self.process, self.display = process, f":{number}"
@@ -88,6 +95,10 @@ class XServer:
 
     def env(self) -> dict[str, str]:
         return {"DISPLAY": self.display}
+
+    def said(self) -> str:
+        """What the server has written on its stderr so far."""
+        return _read(self.stderr)
 
     def close(self) -> None:
         if self.process is not None:
@@ -125,19 +136,49 @@ class Terminal:
         else:
             raise ValueError(kind)
         full_env = {**os.environ, **server.env(), "LIBGL_ALWAYS_SOFTWARE": "1"}  # kitty on Mesa's software OpenGL
-        self.process = subprocess.Popen(argv, env=full_env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        self.window = wait_for(self._window, f"the {kind} window", patience=60)
+        self.stderr = tempfile.TemporaryFile("a+b")  # noqa: SIM115  # what the terminal said, as the server's
+        self.process = subprocess.Popen(argv, env=full_env, stdout=subprocess.DEVNULL, stderr=self.stderr)
+        try:
+            self.window = wait_for(self._window, f"the {kind} window", patience=60)
+        except AssertionError as failure:
+            said = self.describe()
+            self.close()
+            raise AssertionError(f"{failure}\n{said}") from failure
 
     def _xdotool(self, *args: str) -> subprocess.CompletedProcess[str]:
         return subprocess.run(
             ["xdotool", *args], capture_output=True, text=True, check=False, env={**os.environ, **self.server.env()}
         )
 
+    def describe(self) -> str:
+        """The terminal, its display, font and geometry, how it ended if it did, and what it and its X server said."""
+        code = self.process.poll()
+        state = "running" if code is None else f"ended (exit code {code})"
+        return (
+            f"{self.kind} {state} on display {self.server.display or '?'} ({self.server.size[0]}x{self.server.size[1]}),"
+            f" font {FONT[0]} {FONT[1]}, {self.size[0]}x{self.size[1]} cells"
+            f"\n{self.kind}'s stderr: {_read(self.stderr) or '(nothing)'}\nXvfb's stderr: {self.server.said() or '(nothing)'}"
+        )
+
     def _window(self) -> str | None:
         if self.process.poll() is not None:
-            raise AssertionError(f"{self.kind} ended (exit code {self.process.returncode})")
+            raise AssertionError(f"{self.kind} ended before its window showed")
         found = self._xdotool("search", "--onlyvisible", "--class", self.window_class).stdout.split()
         return found[0] if found else None
+
+    @contextmanager
+    def explained(self, folder: Path) -> Iterator[None]:
+        """A failure inside also says what :meth:`describe` says, and where a screenshot taken then is (in ``folder``)."""
+        try:
+            yield
+        except AssertionError as failure:
+            shot = folder / f"{self.kind}-at-the-failure.png"
+            try:
+                self.screenshot().save(shot)
+                where = f"the screen then: {shot}"
+            except (OSError, ValueError, subprocess.CalledProcessError) as error:
+                where = f"no screenshot: {error}"
+            raise AssertionError(f"{failure}\n{self.describe()}\n{where}") from failure
 
     def keys(self, *keys: str) -> None:
         """Type ``keys`` (xdotool's names: ``f``, ``plus``, ``Escape``, ``ctrl+s``) into the terminal, focused
@@ -161,6 +202,11 @@ class Terminal:
             except subprocess.TimeoutExpired:
                 self.process.kill()
                 self.process.wait()
+
+
+def _read(file: Any) -> str:
+    file.seek(0)
+    return file.read().decode(errors="replace").strip()
 
 
 def xwd_image(data: bytes) -> Any:
