@@ -170,31 +170,46 @@ def pyproject(files: Iterable[str], tests: Iterable[str]) -> str:
 
 
 def run_mutmut(chosen: Sequence[Group], work: Path, log: Path) -> list[Mutant]:
+    """mutmut over the groups' files in ``work``; when ``work`` holds an earlier run (``--again``), only the mutants
+    that survived it are tested again (with the tests as they are now)."""
     targets = [(g, path, patterns) for g in chosen for path, patterns in mutmut_targets(g)]
     if not targets:
         return []
     tests = [test_file(name) for g in chosen if g.mutate for name in g.tests]
-    for name in ("pxp_tui", "tests"):
-        (work / name).symlink_to(ROOT / name)
+    again = (work / "mutants").is_dir()
+    if not again:
+        for name in ("pxp_tui", "tests"):
+            (work / name).symlink_to(ROOT / name)
     (work / "pyproject.toml").write_text(pyproject([path for _, path, _ in targets], tests), encoding="utf-8")
-    patterns = [p for _, _, ps in targets for p in ps]
+    names = [m.name for m in _results(work, targets) if not m.killed] if again else [p for _, _, ps in targets for p in ps]
     files = len({path for _, path, _ in targets})
     print(f"mutation: mutmut on {files} files, {len(set(tests))} test files (log: {log})", flush=True)
-    with log.open("w") as out:
+    if names:
+        _mutmut(names, work, log)
+    if again:  # a file changed since is mutated anew: its new mutants are tested too
+        unchecked = [m.name for m in _results(work, targets) if m.status == "not checked"]
+        if unchecked:
+            _mutmut(unchecked, work, log)
+    return _results(work, targets)
+
+
+def _mutmut(names: Sequence[str], work: Path, log: Path) -> None:
+    with log.open("a") as out:
         done = subprocess.run(
-            [sys.executable, "-m", "mutmut", "run", "--max-children", "1", *patterns],
-            cwd=work,
-            stdout=out,
-            stderr=subprocess.STDOUT,
+            [sys.executable, "-m", "mutmut", "run", "--max-children", "1", *names], cwd=work, stdout=out, stderr=subprocess.STDOUT
         )
     if done.returncode != 0:
         raise SystemExit(f"mutation: mutmut failed (exit code {done.returncode}); its output: {log}")
+
+
+def _results(work: Path, targets: Sequence[tuple[Group, str, list[str]]]) -> list[Mutant]:
+    """The mutants of ``targets`` mutmut tested in ``work``, from its records."""
     found = []
-    for group, path, patterns_of_file in targets:
+    for group, path, patterns in targets:
         meta = json.loads((work / "mutants" / f"{path}.meta").read_text())
         functions = _functions(work / "mutants" / path)
         for key, code in meta["exit_code_by_key"].items():
-            if not any(fnmatch.fnmatchcase(key, p) for p in patterns_of_file):
+            if not any(fnmatch.fnmatchcase(key, p) for p in patterns):
                 continue
             mutant = key.rpartition(".")[2]
             mangled = mutant.rpartition("__mutmut_")[0]
@@ -217,9 +232,12 @@ def _functions(path: Path) -> dict[str, str]:
 
 def _diff(before: str, after: str) -> tuple[str, str]:
     """The lines a mutant changed: (removed, added), each joined with `` ⏎ ``."""
-    lines = list(difflib.ndiff(before.splitlines(), after.splitlines()))
-    removed = [line[2:].strip() for line in lines if line.startswith("- ")]
-    added = [line[2:].strip() for line in lines if line.startswith("+ ")]
+    old, new = before.splitlines(), after.splitlines()
+    removed, added = [], []
+    for op, i1, i2, j1, j2 in difflib.SequenceMatcher(None, old, new, autojunk=False).get_opcodes():
+        if op != "equal":
+            removed += [line.strip() for line in old[i1:i2]]
+            added += [line.strip() for line in new[j1:j2]]
     return " ⏎ ".join(removed), " ⏎ ".join(added)
 
 
@@ -231,10 +249,14 @@ SCHEMA = (
 
 
 def run_sql(chosen: Sequence[Group], work: Path) -> list[Mutant]:
+    """The SQL mutants of the groups' files, each tested in a copy of the project in ``work``; when ``work`` holds an
+    earlier run (``--again``), a mutant it killed is not tested again."""
     files = [(g, path, tests) for g in chosen for path, tests in g.sql.items()]
     if not files:
         return []
-    copy = work / "sql"
+    copy, record = work / "sql", work / "sql-results.json"
+    earlier = {(r["name"], r["now"]): r["status"] for r in json.loads(record.read_text())} if record.exists() else {}
+    shutil.rmtree(copy, ignore_errors=True)
     copy.mkdir()
     shutil.copytree(ROOT / "pxp_tui", copy / "pxp_tui", ignore=shutil.ignore_patterns("__pycache__"))
     shutil.copytree(ROOT / "tests", copy / "tests", ignore=shutil.ignore_patterns("__pycache__"))
@@ -251,26 +273,35 @@ def run_sql(chosen: Sequence[Group], work: Path) -> list[Mutant]:
         target = copy / path
         original = target.read_text(encoding="utf-8")
         mutants = sql_mutants.mutants(ROOT / path, path, schema)
-        code, cpu = sql_mutants.run_tests(copy, tests, 3600)
-        if code != 0:
-            raise SystemExit(
-                f"mutation: the tests of {path}'s SQL fail with no mutant (pytest exit code {code}): {' '.join(tests)}"
-            )
-        limit = max(60, math.ceil(10 * cpu))
-        print(
-            f"mutation: {len(mutants)} SQL mutants of {path}, {len(tests)} test files ({cpu:.0f} s of CPU unmutated)", flush=True
-        )
+        todo = [m for m in mutants if earlier.get((m.name, m.now)) not in KILLED.values()]
+        retest = {m.name for m in todo}
+        print(f"mutation: {len(mutants)} SQL mutants of {path} ({len(todo)} to test), {len(tests)} test files", flush=True)
+        limit = 3600
+        if todo:
+            code, cpu = sql_mutants.run_tests(copy, tests, limit)
+            if code != 0:
+                raise SystemExit(
+                    f"mutation: the tests of {path}'s SQL fail with no mutant (pytest exit code {code}): {' '.join(tests)}"
+                )
+            limit = max(60, math.ceil(10 * cpu))
         for mutant in mutants:
-            target.write_text(mutant.source, encoding="utf-8")
-            try:
-                code, _ = sql_mutants.run_tests(copy, tests, limit)
-            finally:
-                target.write_text(original, encoding="utf-8")
-            status = {0: "survived", 1: "killed", 3: "killed", 5: "no tests", sql_mutants.TIMEOUT: "timeout"}.get(
-                code, "suspicious"
+            status = earlier.get((mutant.name, mutant.now))
+            if mutant.name in retest:
+                target.write_text(mutant.source, encoding="utf-8")
+                try:
+                    code, _ = sql_mutants.run_tests(copy, tests, limit)
+                finally:
+                    target.write_text(original, encoding="utf-8")
+                status = SQL_STATUS.get(code, "suspicious")
+            found.append(
+                Mutant(mutant.name, group.name, mutant.module, f"{mutant.module}.sql", str(status), mutant.was, mutant.now)
             )
-            found.append(Mutant(mutant.name, group.name, mutant.module, f"{mutant.module}.sql", status, mutant.was, mutant.now))
+        record.write_text(json.dumps([{"name": m.name, "now": m.now, "status": m.status} for m in found], indent=0))
     return found
+
+
+#: pytest's exit code for an SQL mutant, as the score counts it
+SQL_STATUS = {0: "survived", 1: "killed", 3: "killed", 5: "no tests", sql_mutants.TIMEOUT: "timeout"}
 
 
 # -- scoring ---------------------------------------------------------------------------------------------------------------
@@ -348,6 +379,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--group", action="append", metavar="NAME", help="only this group (repeatable)")
     parser.add_argument("--docs", action="store_true", help="write the scores into CONTRIBUTING.md (every group only)")
     parser.add_argument("--keep", metavar="DIR", help="work in DIR (new, kept after) instead of a temporary folder")
+    parser.add_argument(
+        "--again", metavar="DIR", help="in DIR, kept by an earlier --keep, test again only the Python mutants that survived"
+    )
     args = parser.parse_args(argv)
     config = tomllib.loads(CONFIG.read_text(encoding="utf-8"))
     every = groups(config)
@@ -362,7 +396,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         os.environ.setdefault("PXP_SHARED_DATA", str(SHARED_DATA))  # the copy's tests look for it beside the copy
     started = time.process_time(), _children_cpu(), time.monotonic()
     with contextlib.ExitStack() as stack:
-        if args.keep:
+        if args.again:
+            work = Path(args.again).resolve()
+        elif args.keep:
             work = Path(args.keep).resolve()
             work.mkdir(parents=True)
         else:
