@@ -1,4 +1,5 @@
-"""Shared fixtures: the real cases of ../shared/data/interact (skipped where absent), blackboards."""
+"""Shared fixtures: the real cases of ../shared/data/interact and the papers (skipped where absent, failing under CI),
+blackboards."""
 
 from __future__ import annotations
 
@@ -9,6 +10,17 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 SHARED_DATA = Path(os.environ.get("PXP_SHARED_DATA", ROOT.parent / "shared" / "data" / "interact"))
+SHARED_PAPERS = ROOT.parent / "shared" / "papers"
+
+
+def shared(path: Path, what: str) -> Path:
+    """``path`` (beside the checkout, in ../shared), or the test skips, saying so; under CI (``CI`` set, as .ci/run
+    runs) it fails instead: CI has ../shared, so a test that cannot find it is broken, not skipped."""
+    if path.is_dir():
+        return path
+    if os.environ.get("CI", "").lower() not in ("", "0", "false"):
+        pytest.fail(f"{what} not found at {path}, and CI is set: CI has ../shared beside the checkout", pytrace=False)
+    pytest.skip(f"{what} not found at {path}")
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
@@ -46,10 +58,14 @@ def _offline_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
 
 @pytest.fixture
 def shared_data() -> Path:
-    """The papers' published data; tests that need it skip where it is absent."""
-    if not SHARED_DATA.is_dir():
-        pytest.skip(f"real cases not found at {SHARED_DATA}")
-    return SHARED_DATA
+    """The papers' published data; tests that need it skip where it is absent (fail under CI)."""
+    return shared(SHARED_DATA, "real cases")
+
+
+@pytest.fixture
+def shared_papers() -> Path:
+    """The papers' text; tests that need it skip where it is absent (fail under CI)."""
+    return shared(SHARED_PAPERS, "the papers")
 
 
 @pytest.fixture

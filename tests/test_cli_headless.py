@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import sqlite3
@@ -74,7 +75,7 @@ def test_metrics_json_equals_counts_recomputed_from_messages(demo_run: tuple[Pat
     assert result.returncode == 0, result.stderr
     (reported,) = json.loads(result.stdout)
     tags = [[(Sender(s), Tag(t)) for _, s, _, t in session] for session in sessions_of(db)]
-    expected = run_counts(tags).as_dict()
+    expected = dataclasses.asdict(run_counts(tags))
     assert {k: reported[k] for k in expected} == expected
     assert reported["run_id"] == 1
 

@@ -19,7 +19,7 @@ from pxp_tui.tasks.drug.templates import (
     identify,
 )
 
-from .conftest import SHARED_DATA
+from .conftest import SHARED_DATA, shared
 
 PARACETAMOL = "CC(=O)Nc1ccc(O)cc1"
 
@@ -209,8 +209,7 @@ REAL = SHARED_DATA / "retro.csv"
 
 def test_coverage_of_real_reactions():
     """How many of the real single-step reactions does the template library recognise?"""
-    if not REAL.exists():
-        pytest.skip("real DRUG data not available")
+    shared(REAL.parent, "real cases")
     rows = list(csv.DictReader(REAL.open(newline="")))
     found = [identify(r["input"], r["output"]) for r in rows]
     hits = sum(t is not None for t in found)

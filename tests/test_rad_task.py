@@ -79,11 +79,9 @@ def cases(shared_data_module: Path) -> list[Instance]:
 
 @pytest.fixture(scope="module")
 def shared_data_module() -> Path:
-    from .conftest import SHARED_DATA
+    from .conftest import SHARED_DATA, shared
 
-    if not SHARED_DATA.is_dir():
-        pytest.skip(f"real cases not found at {SHARED_DATA}")
-    return SHARED_DATA
+    return shared(SHARED_DATA, "real cases")
 
 
 def decoded(url: str) -> Image.Image:

@@ -97,9 +97,6 @@ class RunCounts:
             values[name] += int(getattr(flags, name))
         return RunCounts(**values)
 
-    def as_dict(self) -> dict[str, int]:
-        return {f.name: getattr(self, f.name) for f in fields(self)}
-
 
 def run_counts(sessions: Iterable[SessionTags]) -> RunCounts:
     """Counts over a run's sessions."""
