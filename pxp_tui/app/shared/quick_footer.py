@@ -1,10 +1,12 @@
-"""A footer that shows, hides, enables and disables its keys in place when the bindings change.
+"""A footer whose keys are those of the frame it is painted in: shown, hidden, enabled and disabled in place.
 
-Textual's ``Footer`` removes and mounts every key whenever the screen's bindings change (a focus
-change, ``refresh_bindings()``): at each turn of a session that is a dozen widgets restyled and laid
-out, the largest cost of the screen's update after the expert's send. This footer keeps the keys it
-has mounted (every key it has shown, those not active now hidden), and composes them again only when
-a key it has never shown appears (or the keys are grouped, where it does as ``Footer`` does).
+Textual's ``Footer`` removes and mounts every key after the frame in which the screen's bindings changed
+(a state's change, a focus change): for a frame, and longer while the new keys mount, it offers the keys
+of the state before (at a session's outcome, the answer's keys over the outcome). This footer keeps the
+keys it has mounted (every key it has shown, those not active now hidden, each in its place from turn to
+turn) and updates them when told (``refresh_bindings()``), at once: the frame that shows a new state
+shows its keys. It composes them again only when a key it has never shown appears (or the keys are
+grouped, where it does as ``Footer`` does).
 """
 
 from __future__ import annotations
@@ -54,7 +56,7 @@ class QuickFooter(FittingFooter):
             return
         items: list[Widget] = []
         # every key shown so far (those not active now hidden), each keeping its place from turn to turn: a new
-        # key goes in after the active key before it (an outcome's n: next instance, after the turn's keys)
+        # key goes in after the active key before it (an outcome's enter: next instance, after the turn's keys)
         entries = self._known | {place: (b, t) for place, (b, _, t) in active.items()}
         self._known = {place: entries[place] for place in _merged(list(self._known), list(active))}
         for place, (binding, tooltip) in self._known.items():
@@ -76,28 +78,13 @@ class QuickFooter(FittingFooter):
         mark_footer_bindings_ready(self)  # as Footer's own does
         if not screen.app.app_focus:
             return
-        if self.is_attached and screen is self.screen and not self._update_due:
-            # once, after the frame that shows what changed them: the keys that come and go at a turn (those a
-            # text field takes, shown again when it loses the focus) cost the screen a layout and the footer's
-            # row a render, about 13 ms at 160x48; the machine's reply is painted first, the keys a frame later
-            self._update_due = True
-            self.call_after_refresh(self._update_keys)
+        if self.is_attached and screen is self.screen:
+            self._update_keys()  # now: in the frame that shows what changed them
 
-    _update_due = False
     _shown: tuple[int, tuple[tuple[tuple[str, str], bool], ...]] | None = None  # what the keys show now
 
-    #: set by the screen while it holds its frames (a send's first moments): the keys are updated when it lets go
-    held = False
-
-    def release(self) -> None:
-        """No longer held: the keys updated (in the footer's own context, after what is being painted)."""
-        if self.held:
-            self.held = False
-            self.call_later(self._update_keys)
-
-    async def _update_keys(self) -> None:
-        self._update_due = False
-        if not self.is_attached or self.held:
+    def _update_keys(self) -> None:
+        if not self.is_attached:
             return
         active = self._active()
         shown = (
@@ -108,7 +95,7 @@ class QuickFooter(FittingFooter):
         self._shown = shown
         keys = {(k.key, k.action): k for k in self.query(FooterKey) if not k.has_class("-command-palette")}
         if active is None or not set(active) <= set(keys):
-            await self.recompose()  # grouped keys, or a key never shown
+            self.refresh(recompose=True)  # grouped keys, or a key never shown
             return
         before = {key: key.description for key in self.query(FooterKey)}
         full: dict[FooterKey, str] = {}

@@ -14,7 +14,6 @@ from typing import Any
 
 from textual.binding import Binding
 from textual.dom import DOMNode
-from textual.widget import Widget
 from textual.widgets import Footer
 
 # Relies on: ``textual.widgets._footer.FooterKey``, the widget of one key in ``Footer``, built as
@@ -28,7 +27,6 @@ __all__ = [
     "FooterKey",
     "declared_bindings",
     "footer_bindings_ready",
-    "has_unhandled_messages",
     "mark_footer_bindings_ready",
     "running_app",
     "set_footer_key_disabled",
@@ -86,12 +84,3 @@ def declared_bindings(node: DOMNode) -> Iterator[Binding]:
     """
     for bindings in node._bindings.key_to_bindings.values():
         yield from bindings
-
-
-def has_unhandled_messages(widget: Widget) -> bool:
-    """Whether ``widget`` has messages queued and not yet handled (a new size, content or style to report).
-
-    Relies on: ``MessagePump._message_queue``, the ``asyncio.Queue`` each widget's messages wait in. The
-    reply's frame waits until the widgets it shows have handled theirs (``session/reply_wait.py``).
-    """
-    return not widget._message_queue.empty()

@@ -17,7 +17,7 @@ from textual_plotext import PlotextPlot
 
 from pxp_tui.app.session.widgets import chart_style
 from pxp_tui.engine import Message
-from pxp_tui.engine.interact import distributions
+from pxp_tui.engine.types import distributions
 from pxp_tui.protocol.evince import RoundInformation, rounds_of
 
 #: (measure, legend) drawn in the chart

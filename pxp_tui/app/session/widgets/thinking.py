@@ -24,7 +24,7 @@ APPEAR_AFTER = 0.15
 
 
 class Thinking(Static):
-    """``⠙ offline is thinking… 2.4 s · escape cancels``; hidden when idle."""
+    """``⠙ offline is thinking… 2.4 s``; hidden when idle."""
 
     DEFAULT_CSS = beside(__file__)
 
