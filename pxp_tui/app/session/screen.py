@@ -460,8 +460,8 @@ class SessionScreen(PictureActions, Screen):
         machine = self.query_one(MachinePane)
         if state is SessionState.MACHINE:
             model = model_label(self.stored_run.config.model) if self.stored_run is not None else "the machine"
-            cancels = " · ctrl+g cancels" if allowed("cancel_call", state, self.seat) else ""
-            machine.thinking(note or f"{model} is thinking…{cancels}")
+            cancels = "ctrl+g cancels" if allowed("cancel_call", state, self.seat) else ""
+            machine.thinking(note or f"{model} is thinking…", cancels)
             self.query_one(TagPicker).wait("waiting for the machine")
         elif state in (SessionState.HUMAN, SessionState.OUTCOME):
             machine.idle()

@@ -78,8 +78,8 @@ class MachinePane(Vertical):
         for selector in ("#machine-prediction", "#machine-explanation", "#machine-meta"):
             self.query_one(selector, Static).update("")
 
-    def thinking(self, label: str) -> None:
-        self.query_one(Thinking).start(label)
+    def thinking(self, label: str, hint: str = "") -> None:
+        self.query_one(Thinking).start(label, hint)
 
     def idle(self) -> None:
         self.query_one(Thinking).stop()
