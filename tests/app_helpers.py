@@ -110,13 +110,16 @@ def footer_current(screen: Any) -> bool:
 
 
 def settled_now(app: PXPApp | Any) -> str | None:
-    """What the screen shown still has to do, or None: a worker (the engine aside: it waits for the expert), the
-    header's title, the footer's keys."""
+    """What the screen shown still has to do, or None: a session's frame held for its widgets, a worker (the engine
+    aside: it waits for the expert), the header's title, the footer's keys."""
     from textual.widgets import Footer, Header
 
     from .internals import HeaderTitle
 
     screen = app.screen
+    session = session_screen(app) if isinstance(app, PXPApp) else None
+    if session is not None and session.frame.held:
+        return "the session's frame, held for its widgets"
     busy = [w.name or w.group for w in app.workers if not w.is_finished and w.group != "engine"]
     if busy:
         return f"the workers {busy}"

@@ -31,6 +31,7 @@ import pytest
 from textual import events
 from textual.app import App, ComposeResult
 from textual.binding import Binding
+from textual.message import Message
 from textual.widget import Widget
 from textual.widgets import Footer, Header, Static
 
@@ -62,6 +63,10 @@ def relied_on(dependency: str, what: str, door: str) -> Iterator[None]:
             f"{dependency} below {release} in pyproject.toml.",
             pytrace=False,
         )
+
+
+class Pinged(Message):
+    """A message for a widget to queue."""
 
 
 class Keyed(App[None]):
@@ -117,6 +122,18 @@ async def test_a_node_s_bindings_are_read_as_textual_merged_them() -> None:
             assert keys["x"] == "bell" and "ctrl+q" in keys  # its own, and App's
             app.bind("z", "bell", description="Bell again")
             assert {b.key: b.action for b in textual_internals.declared_bindings(app)}["z"] == "bell"
+
+
+async def test_a_widget_s_unhandled_messages_are_seen() -> None:
+    with relied_on("textual", "MessagePump._message_queue", TEXTUAL_DOOR):
+        app = Keyed()
+        async with app.run_test() as pilot:
+            text = app.query_one("#text", Static)
+            await pilot.pause()
+            assert not textual_internals.has_unhandled_messages(text)
+            text.post_message(Pinged())
+            assert textual_internals.has_unhandled_messages(text)
+            await _until(pilot, lambda: not textual_internals.has_unhandled_messages(text))
 
 
 # -- textual-image --------------------------------------------------------------------------------------

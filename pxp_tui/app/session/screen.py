@@ -32,6 +32,7 @@ from pxp_tui.app.session.failure import FailureScreen, Recovery
 from pxp_tui.app.session.live_metrics import LiveMetrics
 from pxp_tui.app.session.messages import HumanTurn, MessageRecorded, RunStopped, SessionEnded, SessionStarted, StopOutcome
 from pxp_tui.app.session.outcome import SessionOutcome
+from pxp_tui.app.session.same_frame import SameFrame, in_one_frame
 from pxp_tui.app.session.states import Seat, SessionState, allowed, move_seat, seat_may_move, transition
 from pxp_tui.app.session.widgets.conversation import Conversation
 from pxp_tui.app.session.widgets.machine_pane import MachinePane
@@ -70,8 +71,9 @@ class SessionScreen(PictureActions, Screen):
     allows (:meth:`_set_state`), and who answers the human's turns a :class:`~pxp_tui.app.session.states.Seat`
     (:meth:`action_take_seat`). Its parts: :class:`~pxp_tui.app.session.early_keys.EarlyKeys` (keys pressed
     before the expert's turn), :class:`~pxp_tui.app.shared.session_notes.SessionNotes` (skip, flag, note),
-    :class:`~pxp_tui.app.session.draft_keeper.DraftKeeper` (the unsent answer); the picture's keys are
-    ``PictureActions``.
+    :class:`~pxp_tui.app.session.draft_keeper.DraftKeeper` (the unsent answer),
+    :class:`~pxp_tui.app.session.same_frame.SameFrame` (what an event changes, painted in one frame); the
+    picture's keys are ``PictureActions``.
     """
 
     CSS_PATH = "screen.tcss"
@@ -119,6 +121,7 @@ class SessionScreen(PictureActions, Screen):
         self.early_keys = EarlyKeys(self)
         self.notes = SessionNotes(self)
         self.drafts = DraftKeeper(self)  # the expert's unsent answer, kept as they type
+        self.frame = SameFrame(self)  # what an event changes, painted in one frame
         self.flagged: set[int] = set()  # the run's sessions flagged for later (shown in the header)
 
     @property
@@ -221,6 +224,7 @@ class SessionScreen(PictureActions, Screen):
                 await asyncio.to_thread(_pause, self.board, self.run_id, reason)
 
     # -- what the engine reports (committed before it arrives here) --------------------------------
+    @in_one_frame
     def on_session_started(self, event: SessionStarted) -> None:
         if self._hold(event):
             return
@@ -239,6 +243,7 @@ class SessionScreen(PictureActions, Screen):
         assert self.stored_run is not None  # the engine runs once the run is read
         return self.stored_run.config.n, self.stored_run.config.k
 
+    @in_one_frame
     def on_message_recorded(self, event: MessageRecorded) -> None:
         if self._hold(event):
             return
@@ -277,6 +282,7 @@ class SessionScreen(PictureActions, Screen):
             self.query_one(MachinePane).idle()
         self._title()
 
+    @in_one_frame
     def on_session_ended(self, event: SessionEnded) -> None:
         if self._hold(event):
             return
@@ -324,6 +330,7 @@ class SessionScreen(PictureActions, Screen):
                 self.query_one(InstanceView).draw_ahead(self.pxp_task, started[-1].instance, event.message.prediction)
         return True
 
+    @in_one_frame
     def action_next_instance(self) -> None:
         """Leave the outcome: the next session's view (or the run's end), as the engine reported it meanwhile."""
         if self.state is not SessionState.OUTCOME:
@@ -341,6 +348,7 @@ class SessionScreen(PictureActions, Screen):
         for event in held:
             handlers[type(event)](event)
 
+    @in_one_frame
     def on_human_turn(self, event: HumanTurn) -> None:
         if self._hold(event):
             return
@@ -363,6 +371,7 @@ class SessionScreen(PictureActions, Screen):
             picture = self.query_one("#instance-picture", Picture)
             prefetch_next(picture, self.pxp_task, self.stored_run.plan, self.exchange.order)
 
+    @in_one_frame
     def on_run_stopped(self, event: RunStopped) -> None:
         if self._hold(event):
             return
@@ -442,6 +451,7 @@ class SessionScreen(PictureActions, Screen):
             return
         self._submit(answer)
 
+    @in_one_frame
     def _submit(self, answer: Answer) -> None:
         if self.state is not SessionState.HUMAN or self.driver is None or answer.tag is None:
             return

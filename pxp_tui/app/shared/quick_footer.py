@@ -5,8 +5,10 @@ Textual's ``Footer`` removes and mounts every key after the frame in which the s
 of the state before (at a session's outcome, the answer's keys over the outcome). This footer keeps the
 keys it has mounted (every key it has shown, those not active now hidden, each in its place from turn to
 turn) and updates them when told (``refresh_bindings()``), at once: the frame that shows a new state
-shows its keys. It composes them again only when a key it has never shown appears (or the keys are
-grouped, where it does as ``Footer`` does).
+shows its keys. It mounts, hidden, every key the screen, its widgets and the app declare for the footer
+from the start (a key first shown at a session's outcome would otherwise be mounted then, a frame or
+two late), and composes them again only when a key it does not hold appears (or the keys are grouped,
+where it does as ``Footer`` does).
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from textual.widgets import Footer
 from pxp_tui.app.shared.fitting_footer import FittingFooter
 from pxp_tui.app.shared.textual_internals import (
     FooterKey,
+    declared_bindings,
     footer_bindings_ready,
     mark_footer_bindings_ready,
     set_footer_key_disabled,
@@ -48,12 +51,26 @@ class QuickFooter(FittingFooter):
             shown[(binding.key, binding.action)] = (binding, enabled, tooltip)
         return shown
 
+    def _declared(self) -> dict[tuple[str, str], tuple[Binding, str]]:
+        """Every key the screen's widgets, the screen and the app declare for the footer (the first of each action),
+        in the order Textual's active bindings give them (a widget's before the screen's, the app's last)."""
+        declared: dict[tuple[str, str], tuple[Binding, str]] = {}
+        actions: set[str] = set()
+        for node in (*self.screen.walk_children(), self.screen, self.app):
+            for binding in declared_bindings(node):
+                if binding.show and binding.group is None and binding.action not in actions:
+                    actions.add(binding.action)
+                    declared[(binding.key, binding.action)] = (binding, binding.tooltip)
+        return declared
+
     def compose(self) -> ComposeResult:
         self._shown = None  # composed anew: the next update looks at every key
         active = self._active() if footer_bindings_ready(self) else None
         if active is None:
             yield from super().compose()  # FittingFooter's: Footer's keys, fitted
             return
+        if not self._known:
+            self._known = self._declared()
         items: list[Widget] = []
         # every key shown so far (those not active now hidden), each keeping its place from turn to turn: a new
         # key goes in after the active key before it (an outcome's enter: next instance, after the turn's keys)

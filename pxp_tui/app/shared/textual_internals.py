@@ -14,6 +14,7 @@ from typing import Any
 
 from textual.binding import Binding
 from textual.dom import DOMNode
+from textual.widget import Widget
 from textual.widgets import Footer
 
 # Relies on: ``textual.widgets._footer.FooterKey``, the widget of one key in ``Footer``, built as
@@ -27,6 +28,7 @@ __all__ = [
     "FooterKey",
     "declared_bindings",
     "footer_bindings_ready",
+    "has_unhandled_messages",
     "mark_footer_bindings_ready",
     "running_app",
     "set_footer_key_disabled",
@@ -84,3 +86,12 @@ def declared_bindings(node: DOMNode) -> Iterator[Binding]:
     """
     for bindings in node._bindings.key_to_bindings.values():
         yield from bindings
+
+
+def has_unhandled_messages(widget: Widget) -> bool:
+    """Whether ``widget`` has messages queued and not yet handled (a new size, content or style to report).
+
+    Relies on: ``MessagePump._message_queue``, the ``asyncio.Queue`` each widget's messages wait in. The session
+    screen's frame waits until its widgets have handled theirs (``session/same_frame.py``).
+    """
+    return not widget._message_queue.empty()
