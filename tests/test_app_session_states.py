@@ -22,10 +22,10 @@ async def test_a_new_run_started_over_an_open_session_leaves_it_and_drops_what_i
         await wait_for(pilot, lambda: machine_gate.held, "the machine thinking")
         app.action_new_run()
         await wait_for(pilot, lambda: type(app.screen).__name__ == "StartScreen", "the start screen")
-        machine_gate.open()
         await pilot.press("ctrl+s")  # start the new run
         await wait_for(pilot, lambda: session_screen(app) is not first and session_screen(app) is not None, "the new run")
         assert first.state is SessionState.LEAVING and not first.engine.is_running
+        machine_gate.open()  # the first run's call, cancelled, comes back to nobody
         await pilot.pause()
         assert first.state is SessionState.LEAVING  # its engine's last report (cancelled) was not shown
         assert "Cancelled" not in str(first.query_one("#picker-head").render())
