@@ -203,6 +203,7 @@ async def test_escape_never_cancels_the_machine_and_its_own_key_asks_first(db_pa
         await wait_for(pilot, lambda: machine_gate.held, "the machine's call pending")
         await pilot.press("escape")
         await pilot.pause()
+        assert app.screen is screen  # not even a question
         assert screen.state is SessionState.MACHINE and screen.engine.is_running  # still waiting for the machine
         await pilot.press("ctrl+g")
         await wait_for(pilot, lambda: isinstance(app.screen, ConfirmScreen), "the question")

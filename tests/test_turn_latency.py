@@ -289,11 +289,13 @@ async def test_the_footers_keys_keep_their_places_from_turn_to_turn_across_an_ou
 
 
 @pytest.mark.slow
-async def test_a_turn_does_not_send_the_x_ray_to_the_terminal_again(db_path: Path, monkeypatch) -> None:
-    """The picture does not change between turns: the frames of a REFUTE step leave its cells alone (over
-    ssh each half-cell X-ray is tens of kilobytes; the screen's own repaint, on a focus change or the header's
-    title, used to send every cell again)."""
+async def test_a_turn_does_not_send_the_x_ray_to_the_terminal_again(db_path: Path, monkeypatch, machine_gate) -> None:
+    """The picture does not change between turns: the frames of a REFUTE step, the machine's spinner shown and
+    hidden included, leave its cells alone (over ssh each half-cell X-ray is tens of kilobytes; the screen's own
+    repaint, on a focus change or the header's title, sent every cell again, and so did a spinner that pushed the
+    picture up a row)."""
     from pxp_tui.app.picture.halfcell import HalfcellView
+    from pxp_tui.app.session.widgets.thinking import Thinking
 
     monkeypatch.setenv("PXP_IMAGES", "halfcell")
     monkeypatch.setenv("PXP_OFFLINE_LATENCY", "0")
@@ -313,7 +315,11 @@ async def test_a_turn_does_not_send_the_x_ray_to_the_terminal_again(db_path: Pat
         await pilot.pause()
         picture = screen.query_one(HalfcellView).region
         sent.clear()
+        machine_gate.close()  # the machine thinks long enough for its spinner to show
         await pilot.press("ctrl+s")
+        await wait_for(pilot, lambda: screen.query_one(Thinking).display, "the spinner")
+        await pilot.pause()
+        machine_gate.open()
         await expert_turn(pilot, app, j=4)
         await pilot.pause()
         assert screen.query_one(HalfcellView).region == picture  # the same picture, in the same place
