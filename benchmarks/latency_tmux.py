@@ -208,7 +208,7 @@ def drive(
                 while now() < deadline:
                     screen = control.screen()
                     t = control.shown_at  # that screen had come in by then
-                    # a session's outcome stays until the expert moves on: this expert presses n at once
+                    # a session's outcome stays until the expert moves on: this expert presses enter
                     if last and not moved_on and f"Session {order + 1} ended" in screen:
                         step.outcome = t
                         time.sleep(think)  # the expert reads the outcome, then moves on

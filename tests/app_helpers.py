@@ -8,6 +8,7 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
+from pxp_tui.app.session.states import SessionState
 from pxp_tui.app.shell.pxp_app import PXPApp
 from pxp_tui.blackboard import Blackboard
 from pxp_tui.config import RunConfig, parse_human
@@ -109,9 +110,8 @@ def footer_current(screen: Any) -> bool:
 
 
 def settled_now(app: PXPApp | Any) -> str | None:
-    """What the screen shown still has to do, or None: a session's updates due after the reply's frame, a worker
-    (the engine aside: it waits for the expert), a picture shown whose drawing is due, the header's title, the
-    footer's keys."""
+    """What the screen shown still has to do, or None: a session's frame held for its widgets, a worker (the engine
+    aside: it waits for the expert), a picture shown whose drawing is due, the header's title, the footer's keys."""
     from textual.widgets import Footer, Header
 
     from pxp_tui.app.picture.widget import Picture
@@ -120,8 +120,8 @@ def settled_now(app: PXPApp | Any) -> str | None:
 
     screen = app.screen
     session = session_screen(app) if isinstance(app, PXPApp) else None
-    if session is not None and (session.reply_wait.active or session.reply_wait._after):
-        return "the session's updates after the reply's frame"
+    if session is not None and session.frame.held:
+        return "the session's frame, held for its widgets"
     busy = [w.name or w.group for w in app.workers if not w.is_finished and w.group != "engine"]
     if busy:
         return f"the workers {busy}"
@@ -156,7 +156,7 @@ async def expert_turn(pilot: Any, app: PXPApp, j: int | None = None) -> Any:
 
     def ready() -> Any:
         screen = session_screen(app)
-        if screen is None or screen.state != "human" or screen.exchange is None or app.screen is not screen:
+        if screen is None or screen.state is not SessionState.HUMAN or screen.exchange is None or app.screen is not screen:
             return None
         if j is not None and screen.exchange.next_j != j:
             return None
@@ -164,7 +164,7 @@ async def expert_turn(pilot: Any, app: PXPApp, j: int | None = None) -> Any:
 
     async def moved_on() -> Any:  # past a finished session's outcome, as the expert does (enter)
         screen = session_screen(app)
-        if screen is not None and screen.state == "outcome" and app.screen is screen:
+        if screen is not None and screen.state is SessionState.OUTCOME and app.screen is screen:
             await pilot.press("enter")
         return ready()
 
@@ -186,7 +186,7 @@ async def outcome_shown(pilot: Any, app: PXPApp) -> Any:
 
     def shown() -> Any:
         screen = session_screen(app)
-        return screen if screen is not None and screen.state == "outcome" and app.screen is screen else None
+        return screen if screen is not None and screen.state is SessionState.OUTCOME and app.screen is screen else None
 
     return await wait_for(pilot, shown, "a session's outcome")
 
@@ -195,7 +195,7 @@ async def run_done(pilot: Any, app: PXPApp) -> Any:
     """Move past the last session's outcome and wait for the end of the run; returns the session screen."""
     screen = await outcome_shown(pilot, app)
     await pilot.press("enter")
-    await wait_for(pilot, lambda: screen.state == "done", "the end of the run")
+    await wait_for(pilot, lambda: screen.state is SessionState.DONE, "the end of the run")
     return screen
 
 

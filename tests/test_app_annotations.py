@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from pxp_tui.app.review.review_app import ReviewApp
+from pxp_tui.app.session.states import SessionState
 from pxp_tui.app.session.widgets.tag_choice import TagChoice
 from pxp_tui.blackboard import Blackboard, notes, review
 from pxp_tui.protocol import Tag
@@ -34,12 +35,14 @@ async def test_skipping_an_instance_asks_ends_the_session_without_a_message_and_
         assert "Skip session 1" in str(app.screen.query_one("#confirm-question").render())
         await pilot.press("n")  # not skipped after all: still the expert's turn
         await pilot.pause()
-        assert app.screen is screen and screen.state == "human" and screen.exchange.order == 0
+        assert app.screen is screen and screen.state is SessionState.HUMAN and screen.exchange.order == 0
         await pilot.press("x")
         await wait_for(pilot, lambda: type(app.screen).__name__ == "ConfirmScreen", "the question before skipping")
         await pilot.press("y")
         screen = await wait_for(
-            pilot, lambda: (s := session_screen(app)).exchange.order == 1 and s.state == "human" and s, "the next session"
+            pilot,
+            lambda: (s := session_screen(app)).exchange.order == 1 and s.state is SessionState.HUMAN and s,
+            "the next session",
         )
         assert "0 of 3 sessions done, 2 left, 1 skipped" in sessions_text(app)
         await pilot.press("1", "ctrl+s")  # the next sessions go on as usual
@@ -64,7 +67,9 @@ async def test_reopening_a_run_does_not_offer_a_skipped_instance_again(db_path: 
         await pilot.press("x")
         await wait_for(pilot, lambda: type(app.screen).__name__ == "ConfirmScreen", "the question before skipping")
         await pilot.press("y")
-        await wait_for(pilot, lambda: (s := session_screen(app)).exchange.order == 1 and s.state == "human", "session 2")
+        await wait_for(
+            pilot, lambda: (s := session_screen(app)).exchange.order == 1 and s.state is SessionState.HUMAN, "session 2"
+        )
     from pxp_tui.app.shell.pxp_app import PXPApp
 
     app = PXPApp(db_path, run_id=run_id)
@@ -94,7 +99,7 @@ async def test_flag_and_note_during_a_session_are_stored_and_nothing_is_sent(db_
         app.screen.query_one("#note-text").insert("; fine after all")
         await pilot.press("ctrl+s")
         await wait_for(pilot, lambda: app.screen is screen, "the session again")
-        assert screen.state == "human"  # still the expert's turn: a note sends nothing
+        assert screen.state is SessionState.HUMAN  # still the expert's turn: a note sends nothing
         assert "flagged" not in screen.sub_title
         await pilot.press("n")
         await wait_for(pilot, lambda: type(app.screen).__name__ == "NoteScreen", "the note")
@@ -151,7 +156,9 @@ async def test_the_review_lists_skipped_and_flagged_sessions_and_writes_notes(db
         await pilot.press("x")
         await wait_for(pilot, lambda: type(app.screen).__name__ == "ConfirmScreen", "the question before skipping")
         await pilot.press("y")
-        await wait_for(pilot, lambda: (s := session_screen(app)).exchange.order == 1 and s.state == "human", "session 2")
+        await wait_for(
+            pilot, lambda: (s := session_screen(app)).exchange.order == 1 and s.state is SessionState.HUMAN, "session 2"
+        )
         await pilot.press("1", "ctrl+s")
         await run_done(pilot, app)  # past the last session's outcome
 

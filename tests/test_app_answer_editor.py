@@ -7,6 +7,7 @@ import pytest
 from textual.widgets import Input
 
 from pxp_tui.app.session.early_keys import WAIT
+from pxp_tui.app.session.states import SessionState
 from pxp_tui.app.session.widgets.answer_fields import ExplanationArea, LabelList
 from pxp_tui.app.session.widgets.tag_choice import TagChoice
 from pxp_tui.tasks.rad.labels import LABELS
@@ -36,7 +37,7 @@ async def test_escape_in_a_field_returns_to_the_tags_and_a_4_then_chooses_reject
             after = widget.value if isinstance(widget, Input) else widget.text
             assert after == before, "the 4 did not land in the field"
             choice.select(None)
-        assert session.state == "human"  # escape did not cancel anything
+        assert session.state is SessionState.HUMAN  # escape did not cancel anything
 
 
 async def test_the_explanation_takes_half_the_answer_pane_at_160x48_and_grows_at_80x24(db_path) -> None:
@@ -117,7 +118,7 @@ async def test_keys_pressed_before_your_turn_say_to_wait_and_are_not_kept(db_pat
 
         await wait_for(
             pilot,
-            lambda: (s := session_screen(app)) is not None and s.state == "machine" and machine_gate.held,
+            lambda: (s := session_screen(app)) is not None and s.state is SessionState.MACHINE and machine_gate.held,
             "the machine's first call",
         )
         await pilot.press("1", "ctrl+s")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from pxp_tui.app.session.states import SessionState
 from pxp_tui.app.session.widgets.conversation import Conversation
 from pxp_tui.app.shell.pxp_app import PXPApp
 from pxp_tui.protocol import Tag
@@ -24,13 +25,13 @@ def status(db_path, run_id: int) -> str:
 async def machine_thinking(pilot, app) -> object:
     def thinking():
         screen = session_screen(app)
-        return screen if screen is not None and screen.state == "machine" and screen.engine is not None else None
+        return screen if screen is not None and screen.state is SessionState.MACHINE and screen.engine is not None else None
 
     return await wait_for(pilot, thinking, "the machine to be thinking")
 
 
 @pytest.mark.slow
-async def test_escape_cancels_a_pending_machine_call_and_r_continues(db_path, machine_gate) -> None:
+async def test_a_confirmed_cancel_of_a_pending_machine_call_writes_nothing_and_r_continues(db_path, machine_gate) -> None:
     async with live_app(db_path, limit=1) as (app, pilot, run_id):
         await expert_turn(pilot, app, j=2)
         await pilot.press("2")
@@ -40,8 +41,10 @@ async def test_escape_cancels_a_pending_machine_call_and_r_continues(db_path, ma
         screen = await machine_thinking(pilot, app)
         await wait_for(pilot, lambda: len(messages(db_path, run_id)) == 2, "the expert's message to be committed")
         assert "thinking" in str(screen.query_one("Thinking").render())
-        await pilot.press("escape")
-        await wait_for(pilot, lambda: screen.state == "stopped", "the cancellation")
+        await pilot.press("ctrl+g")  # cancel the call: asks first
+        await wait_for(pilot, lambda: type(app.screen).__name__ == "ConfirmScreen", "the question")
+        await pilot.press("y")
+        await wait_for(pilot, lambda: screen.state is SessionState.STOPPED, "the cancellation")
         assert [m[1] for m in messages(db_path, run_id)] == [1, 2]  # nothing written for message 3
         assert status(db_path, run_id) == "paused"
         assert "nothing pending was written" in str(screen.query_one("#picker-head").render())
@@ -101,7 +104,7 @@ async def test_a_model_failure_shows_its_cause_and_switching_model_continues(db_
 
 async def test_proxy_run_plays_in_the_same_screens(db_path) -> None:
     async with live_app(db_path, human="proxy", limit=3) as (app, pilot, run_id):
-        screen = await wait_for(pilot, lambda: (s := session_screen(app)) and s.state == "done" and s, "the run")
+        screen = await wait_for(pilot, lambda: (s := session_screen(app)) and s.state is SessionState.DONE and s, "the run")
         assert not screen.query_one("TagPicker").display  # nobody to answer for
         assert "3 of 3 sessions done" in str(screen.query_one("#metrics-sessions").render())
         assert screen.query_one(Conversation).entries  # the last session's messages are there
@@ -121,7 +124,7 @@ async def test_smiles_are_checked_as_typed_and_invalid_ones_are_not_sent(db_path
         await pilot.press("ctrl+s")
         refused = lambda: [n for n in notifications(app) if "not valid SMILES: C1CC" in n]  # noqa: E731
         await wait_for(pilot, refused, "the send refused, with the reason")
-        assert screen.state == "human" and screen.driver.human.waiting and len(messages(db_path, run_id)) == 1
+        assert screen.state is SessionState.HUMAN and screen.driver.human.waiting and len(messages(db_path, run_id)) == 1
         await type_answer(pilot, app, prediction="C1CC1.N", keys=True)
         assert "well formed" in str(screen.query_one("#prediction-check").render())
         # the reactants typed are drawn (they differ from the machine's)
@@ -174,7 +177,7 @@ async def test_p_pauses_and_resumes_a_proxy_run(db_path, monkeypatch) -> None:
         await wait_for(pilot, lambda: len(messages(db_path, run_id)) >= 3, "the proxy run to be under way")
         screen = session_screen(app)
         await pilot.press("p")
-        await wait_for(pilot, lambda: screen.state == "stopped", "the pause")
+        await wait_for(pilot, lambda: screen.state is SessionState.STOPPED, "the pause")
         assert status(db_path, run_id) == "paused"
         engines = lambda: [w for w in app.workers if w.group == "engine" and not w.is_finished]  # noqa: E731
         await wait_for(pilot, lambda: not engines(), "every engine to stop")

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from pxp_tui.app.session.states import SessionState
 from pxp_tui.app.shared.distribution_bars import UNSTATED, bar, bars_content
 from pxp_tui.app.shell.pxp_app import PXPApp
 from pxp_tui.blackboard import Blackboard
@@ -32,7 +33,7 @@ async def test_two_offline_machines_are_watched_with_their_distributions_and_mea
         run_id = create_run(board, config)
     app = PXPApp(db_path, run_id=run_id)
     async with app.run_test(size=(160, 48)) as pilot:
-        screen = await wait_for(pilot, lambda: (s := session_screen(app)) and s.state == "done" and s, "the run")
+        screen = await wait_for(pilot, lambda: (s := session_screen(app)) and s.state is SessionState.DONE and s, "the run")
         assert not screen.query_one("TagPicker").display  # the other model answers: the expert watches
         entries = [str(e.render()) for e in screen.query_one("Conversation").entries if e.has_class("entry")]
         assert entries and all("%" in e and "█" in e for e in entries)  # every message has its bars
@@ -69,7 +70,9 @@ async def test_the_expert_steps_in_for_the_other_machine_and_hands_the_seat_back
         await pilot.press("t")  # hand it back before the next turn of the seat
         await wait_for(pilot, lambda: not screen.joined, "the seat handed back")
         machine_gate.open()
-        await wait_for(pilot, lambda: screen.state == "done" or (screen.exchange and screen.exchange.stop), "the session")
+        await wait_for(
+            pilot, lambda: screen.state is SessionState.DONE or (screen.exchange and screen.exchange.stop), "the session"
+        )
         await wait_for(pilot, lambda: type(app.screen).__name__ == "SummaryScreen", "the run's summary")
         await pilot.pause()
     seat = rows(db_path, "SELECT j, tag, prediction, model FROM messages WHERE sender = 'human' ORDER BY j")

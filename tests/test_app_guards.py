@@ -118,16 +118,19 @@ async def test_a_machine_adopting_the_experts_answer_is_proposed_ratify(db_path)
     assert {k: sent[3][k] for k in ("guard_match", "guard_agree", "guard_changed")} == guards_of_the_texts(sent, 4)
 
 
-async def test_ratify_against_the_guards_is_asked_about_and_sent_only_if_confirmed(db_path) -> None:
+async def test_ratify_over_a_prediction_of_ones_own_is_asked_about_and_records_the_guards_of_what_it_sends(db_path) -> None:
+    """RATIFY sends the machine's prediction: the question says that the typed one is not sent, and the guards recorded
+    are those of the texts sent (the machine's: they match)."""
     async with live_app(db_path, limit=1) as (app, pilot, run_id):
         screen = await expert_turn(pilot, app, j=2)
+        machine = screen.exchange.messages[0]
         await pilot.press("g")
         await type_answer(pilot, app, prediction=PARACETAMOL_VIA_CHLORIDE)
         await wait_for(pilot, lambda: not boxes(screen)["match"], "MATCH worked out again")
-        await choose(pilot, app, "1")  # RATIFY, though the helper says the predictions differ
+        await choose(pilot, app, "1")  # RATIFY, though the helper says the typed prediction differs
         await pilot.press("ctrl+s")
         confirm = await wait_for(pilot, lambda: type(app.screen).__name__ == "ConfirmScreen" and app.screen, "the question")
-        assert "the predictions do not match" in str(confirm.query_one("#confirm-question").render())
+        assert "RATIFY sends the machine's prediction" in str(confirm.query_one("#confirm-question").render())
         await pilot.press("n")
         await wait_for(pilot, lambda: app.screen is screen, "the session again")
         assert screen.driver.human.waiting and len(messages(db_path, run_id)) == 1  # nothing sent: the engine still waits
@@ -136,7 +139,7 @@ async def test_ratify_against_the_guards_is_asked_about_and_sent_only_if_confirm
         await pilot.press("y")
         await wait_for(pilot, lambda: len(messages(db_path, run_id)) >= 2, "the expert's RATIFY")
     sent = recorded(db_path, run_id)[1]
-    assert (sent["tag"], sent["prediction"], sent["guard_match"]) == ("RATIFY", PARACETAMOL_VIA_CHLORIDE, 0)
+    assert (sent["tag"], sent["prediction"], sent["guard_match"]) == ("RATIFY", machine.prediction, 1)
 
 
 async def test_revise_with_nothing_changed_says_so_and_waits_for_a_change(db_path) -> None:

@@ -55,7 +55,7 @@ async def test_help_lists_every_key_of_the_session_screen_with_its_id(db_path) -
             for b in type(node).__dict__.get("BINDINGS", [])
             if type(node).__module__.startswith("pxp_tui")
         }
-        assert {"session.send", "session.cancel", "tag.ratify", "tag.reject", "picker.guards", "app.quit"} <= expected
+        assert {"session.send", "session.cancel_call", "tag.ratify", "tag.reject", "picker.guards", "app.quit"} <= expected
         assert expected <= listed
         await pilot.press("escape")
         await wait_for(pilot, lambda: app.screen is session, "the help to close")

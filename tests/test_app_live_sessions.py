@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from pxp_tui.app.session.states import SessionState
 from pxp_tui.app.session.widgets.curve_plot import CurvePlot
 from pxp_tui.protocol import Sender, Tag, session_flags
 
@@ -132,5 +133,5 @@ async def test_declining_the_reject_confirmation_sends_nothing(db_path) -> None:
         await wait_for(pilot, lambda: type(app.screen).__name__ == "ConfirmScreen", "the REJECT confirmation")
         await pilot.press("n")
         await wait_for(pilot, lambda: app.screen is screen, "the session again")
-        assert screen.state == "human" and screen.driver.human.waiting  # the engine still waits: nothing was sent
+        assert screen.state is SessionState.HUMAN and screen.driver.human.waiting  # the engine still waits: nothing was sent
     assert [m[1] for m in messages(db_path, run_id)] == [1]

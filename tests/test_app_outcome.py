@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from pxp_tui.app.session.messages import HumanTurn
+from pxp_tui.app.session.states import SessionState
 from pxp_tui.protocol import Sender, Tag, session_flags
 
 from .app_helpers import expert_turn, live_app, messages, outcome_shown, rows, run_done, session_screen, type_answer, wait_for
@@ -49,7 +50,7 @@ def session_view(db_path, run_id: int, order: int) -> dict:
     return rows(db_path, "SELECT * FROM session_intelligibility WHERE run_id = ? AND ord = ?", (run_id, order))[0]
 
 
-async def test_a_ratified_session_stays_on_screen_until_n_and_the_next_starts_clean(db_path) -> None:
+async def test_a_ratified_session_stays_on_screen_until_enter_and_the_next_starts_clean(db_path) -> None:
     async with live_app(db_path) as (app, pilot, run_id):
         screen = await expert_turn(pilot, app, j=2)
         first_prediction = screen.exchange.messages[0].prediction
@@ -67,7 +68,7 @@ async def test_a_ratified_session_stays_on_screen_until_n_and_the_next_starts_cl
         # ...and its reports reach the screen, up to the expert's next turn, which it keeps for after the outcome
         await wait_for(pilot, lambda: any(isinstance(e, HumanTurn) for e in screen.held), "the next turn, held")
         assert len(messages(db_path, run_id)) == 4  # the next session's INIT
-        assert screen.exchange.order == 0 and screen.state == "outcome"
+        assert screen.exchange.order == 0 and screen.state is SessionState.OUTCOME
         shown = screen.query_one("Conversation").entries
         assert [e.has_class("entry") for e in shown] == [True, True, True, False]  # three messages, the end's note
         assert "INIT_m RATIFY_h RATIFY_m" in text(screen, "#metrics-tags")
@@ -84,12 +85,17 @@ async def test_a_ratified_session_stays_on_screen_until_n_and_the_next_starts_cl
         assert screen.query_one("TagChoice").selected is None  # RATIFY is not still ticked
 
 
-async def test_enter_on_the_outcome_moves_on_too(db_path) -> None:
+async def test_at_the_outcome_n_opens_the_note_and_enter_moves_on(db_path) -> None:
     async with live_app(db_path) as (app, pilot, _run_id):
         await expert_turn(pilot, app, j=2)
         await pilot.press("1", "ctrl+s")
         screen = await outcome_shown(pilot, app)
         assert screen.focused is None  # nothing of the hidden answer takes keys: enter reaches the screen
+        await pilot.press("n")  # the session's note, not the next instance
+        await wait_for(pilot, lambda: type(app.screen).__name__ == "NoteScreen", "the note")
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: app.screen is screen, "the outcome again")
+        assert screen.state is SessionState.OUTCOME and screen.exchange.order == 0
         await pilot.press("enter")
         await wait_for(pilot, lambda: screen.exchange.order == 1, "the second session")
 
@@ -182,4 +188,4 @@ async def test_a_watched_proxy_run_does_not_wait_and_ends_on_its_summary(db_path
         summary = await summary_shown(pilot, app)
         assert "3 of 3 done" in text(summary, "#summary-sessions")
         await wait_for(pilot, lambda: not session_screen(app).engine.is_running, "the engine's end")
-        assert session_screen(app).state == "done"
+        assert session_screen(app).state is SessionState.DONE

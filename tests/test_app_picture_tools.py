@@ -1,6 +1,7 @@
 """The reading tools of the full-screen X-ray: window/level and invert map grey values as the bottom line says,
 1:1 gives the terminal the original's pixels unscaled, fit shows it whole; the keys are the same from the
-session and the replay, in help and the footer; a small X-ray opens full-screen by itself; where pixels cannot
+session and the replay, in help and the footer; a small X-ray opens full-screen by itself once a run, never over
+the machine's message; where pixels cannot
 be drawn (tmux 3.3) the header says so, with what to do instead."""
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from pxp_tui.config import RunConfig
 from pxp_tui.runs.create import create_run
 from pxp_tui.runs.execute import execute
 
-from .app_helpers import expert_turn, live_app, wait_for
+from .app_helpers import expert_turn, live_app, session_screen, wait_for
 from .test_app_picture_viewer import drawn, open_viewer, replay_viewer
 
 TOOL_IDS = {
@@ -133,22 +134,62 @@ async def test_the_tools_keys_are_the_same_from_the_session_and_the_replay_in_he
     assert all(len(bound[key.strip()]) == 1 for _, keys, _ in tools for key in keys.split(","))
 
 
-async def test_a_small_xray_opens_full_screen_by_itself_and_a_large_one_stays_in_the_pane(db_path: Path, monkeypatch) -> None:
+async def test_a_small_xray_opens_full_screen_by_itself_once_and_never_over_the_machines_message(
+    db_path: Path, monkeypatch, machine_gate
+) -> None:
+    from pxp_tui.app.picture.instance_view import BACK_FOR_THE_MESSAGE
+
+    from .internals import notifications
+
     monkeypatch.setenv("PXP_FULL_SCREEN", "auto")
     monkeypatch.setenv("PXP_IMAGES", "halfcell")  # 80x24 in half-cell blocks: the pane gives about 30 pixels
+    machine_gate.close()  # the machine thinks: the X-ray is read full-screen meanwhile
     async with live_app(db_path, (80, 24), task="rad") as (app, pilot, _):
-        viewer = await wait_for(pilot, lambda: app.screen if isinstance(app.screen, PictureScreen) else None, "full-screen")
+        viewer = await wait_for(
+            pilot,
+            lambda: app.screen if isinstance(app.screen, PictureScreen) and app.screen.query(Picture) else None,
+            "full-screen",
+        )
         await drawn(pilot, viewer)
-        await pilot.press("escape")
-        await expert_turn(pilot, app, j=2)  # back in the session, where the expert answers; not opened again
+        machine_gate.open()  # its message: the session is shown again, the message in it, and why
+        screen = await expert_turn(pilot, app, j=2)
         assert isinstance(app.screen, SessionScreen)
-    monkeypatch.setenv("PXP_IMAGES", "sixel")  # 160x48 in Sixel (cells of 10x20 pixels): hundreds of pixels
-    async with live_app(db_path.with_name("large.db"), (160, 48), task="rad") as (app, pilot, _):
+        assert BACK_FOR_THE_MESSAGE in notifications(app)
+        machine_gate.close()  # the next instance's X-ray is drawn before its machine's message, as small
+        await pilot.press("x")  # skip this one: the next session starts at once
+        await wait_for(pilot, lambda: type(app.screen).__name__ == "ConfirmScreen", "the skip's question")
+        await pilot.press("y")
+        picture = screen.query_one("#instance-picture", Picture)
+        await wait_for(pilot, lambda: screen.exchange.order == 1 and machine_gate.held, "the next session, its machine thinking")
+        await wait_for(pilot, lambda: picture.shown_on, "the next X-ray shown")  # shown_on: emptied by the new instance's show
+        await pilot.pause()
+        assert app.screen is screen  # not opened by itself again: the expert's own f opens it
+        machine_gate.open()
         await expert_turn(pilot, app, j=2)
-        picture = app.screen.query_one("#instance-picture", Picture)
+    monkeypatch.setenv("PXP_IMAGES", "sixel")  # 160x48 in Sixel (cells of 10x20 pixels): hundreds of pixels
+    machine_gate.close()
+    async with live_app(db_path.with_name("large.db"), (160, 48), task="rad") as (app, pilot, _):
+        screen = await wait_for(pilot, lambda: session_screen(app), "the session")
+        picture = screen.query_one("#instance-picture", Picture)
         await wait_for(pilot, lambda: picture.image_size is not None and not picture.busy, "the X-ray drawn")
         assert picture.surface is not None and picture.surface.pixels[1] >= 200
         assert isinstance(app.screen, SessionScreen)
+        machine_gate.open()
+        await expert_turn(pilot, app, j=2)
+        assert isinstance(app.screen, SessionScreen)
+
+
+async def test_an_xray_drawn_after_the_machines_message_stays_in_the_pane(db_path: Path, monkeypatch) -> None:
+    """The offline demo's machine answers about as the X-ray is drawn: whichever comes first, the expert's turn shows
+    the session with the machine's message, never the X-ray over it."""
+    monkeypatch.setenv("PXP_FULL_SCREEN", "auto")
+    monkeypatch.setenv("PXP_IMAGES", "halfcell")
+    async with live_app(db_path, (80, 24), task="rad") as (app, pilot, _):
+        screen = await expert_turn(pilot, app, j=2)
+        picture = screen.query_one("#instance-picture", Picture)
+        await wait_for(pilot, lambda: picture.surface is not None and not picture.busy, "the X-ray drawn")
+        await pilot.pause()
+        assert app.screen is screen  # the machine's message in view, the X-ray in its pane
 
 
 @pytest.mark.parametrize(

@@ -1,5 +1,4 @@
-"""The benchmarks keep working: turn_latency.py prints its tables, turn_trace.py its critical path, turn_calls.py its
-counts (no times asserted)."""
+"""The benchmarks keep working: turn_latency.py prints its tables, the others theirs (no times asserted)."""
 
 from __future__ import annotations
 
@@ -77,35 +76,6 @@ def test_turn_latency_in_tmux_sees_each_frame_after_the_app_drew_it(tmp_path) ->
     for step in steps:
         assert step["screen_outcome"] >= step["outcome"] > 0, step
         assert step["screen_ready"] >= step["ready"] > 0, step
-
-
-@pytest.mark.slow
-def test_turn_trace_stamps_every_milestone_of_the_critical_path_in_order(tmp_path) -> None:
-    done = run_benchmark("turn_trace.py", "--steps", "2", "--task", "drug", "--size", "80x24", cwd=tmp_path)
-    assert "RuntimeWarning" not in done.stderr  # no machine call left pending when the app exits
-    lines = done.stdout.splitlines()
-    assert lines[0].startswith("DRUG 80x24, 2 steps")
-    medians = {}
-    for name in ("send handled", "expert's message shown", "machine's reply shown", "turn opened", "frames resumed"):
-        line = next(line for line in lines if line.strip().startswith(name))
-        medians[name] = float(line[len(name) + 2 :].split()[0])
-    for name in ("render starts", "render"):
-        line = next(line for line in lines if line.strip().split("  ")[0] == name)
-        medians[name] = float(line.split()[-2])
-    # the path's order: the send, its commit shown, the reply, the turn, the frames let go, the frame painted
-    assert list(medians.values()) == sorted(medians.values()), medians
-    # the UI thread's CPU time until the reply is painted: some, and never more than the wait (step by step)
-    cpu = float(next(line for line in lines if line.strip().startswith("UI thread's CPU time")).split()[-2])
-    assert 0 < cpu <= medians["render"], (cpu, medians)
-
-
-@pytest.mark.slow
-def test_turn_calls_counts_the_work_before_each_kind_of_reply(tmp_path) -> None:
-    done = run_benchmark("turn_calls.py", "--steps", "2", "--task", "drug", "--size", "80x24", cwd=tmp_path)
-    rows = {line.split()[2]: line.split() for line in done.stdout.splitlines()[1:]}
-    assert set(rows) == {"ratify", "refute", "ratify4", "next"}, done.stdout
-    for row in rows.values():
-        assert row[:2] == ["drug", "80x24"] and int(row[3].replace(",", "")) > 1000  # calls made, counted
 
 
 @pytest.mark.slow

@@ -19,6 +19,7 @@ from textual.widgets import DataTable, Input, TextArea
 
 from pxp_tui.app.review import ReviewApp
 from pxp_tui.app.session.failure import FailureScreen
+from pxp_tui.app.session.states import SessionState
 from pxp_tui.app.shared.note import NoteScreen
 from pxp_tui.app.shell.pxp_app import PXPApp
 from pxp_tui.blackboard import Blackboard
@@ -138,7 +139,9 @@ async def test_a_live_session_shows_the_escapes_as_text_and_sends_what_was_shown
         await outcome_shown(pilot, app)
         assert shown("reply") in clean(app)  # the outcome: the last message as sent
         await pilot.press("enter")
-        await wait_for(pilot, lambda: screen.state == "done" and "The run is finished" in screen_text(app), "the summary")
+        await wait_for(
+            pilot, lambda: screen.state is SessionState.DONE and "The run is finished" in screen_text(app), "the summary"
+        )
         await settle(pilot)
         assert shown("expert") in clean(app)
         app.notify(hostile("notice"), title=hostile("title"))  # every notification, whoever sends it

@@ -82,6 +82,8 @@ def test_every_module_of_the_app_is_in_a_group() -> None:
         ("app/start/screen.py", "from pxp_tui.app.review import ReviewScreen", "app's groups"),  # siblings
         ("app/shared/css.py", "from pxp_tui.app.picture import graphics", "app's groups"),
         ("app/session/summary.py", "from pxp_tui.app.shell.pxp_app import PXPApp", "app's groups"),
+        ("app/session/exchange.py", "from pxp_tui.engine.interact import stop_by_rule", "stop decision"),
+        ("cli/printing.py", "from ..engine.interact import stop_by_rule", "stop decision"),
     ],
 )
 def test_the_contracts_catch_a_forbidden_import(tmp_path: Path, module: str, line: str, contract: str) -> None:

@@ -1,8 +1,8 @@
-"""The session screen's states: every transition the screen makes is allowed, every other one refused; each
-action applies in the states (and with the expert answering or watching) a user expects.
+"""The session screen's states: every transition the screen makes is allowed, every other one refused; who holds
+the human's seat moves only as specified; each action applies in the states (and with the seat) a user expects.
 
 The tables here are the specification, written out pair by pair; ``pxp_tui/app/session/states.py`` must
-agree with them for all 36 transitions and every action in every state.
+agree with them for all 49 transitions, every move of the seat, and every action in every state.
 """
 
 from __future__ import annotations
@@ -15,12 +15,16 @@ from pxp_tui.app.session.states import (
     ACTIONS,
     TRANSITIONS,
     RefusedTransitionError,
+    Seat,
     SessionState,
     allowed,
+    move_seat,
+    seat_may_move,
     transition,
 )
 
-LOADING, MACHINE, HUMAN, OUTCOME, STOPPED, DONE = SessionState
+LOADING, MACHINE, HUMAN, OUTCOME, STOPPED, DONE, LEAVING = SessionState
+EXPERT, WATCHED, JOINED = Seat
 
 #: (from, to) -> what makes the screen go there
 ALLOWED = {
@@ -37,14 +41,15 @@ ALLOWED = {
     (OUTCOME, STOPPED): "the engine fails while the outcome is shown",
     (STOPPED, MACHINE): "retry, resume, or another model",
     (STOPPED, STOPPED): "a stop reported twice",
+    **{(state, LEAVING): "the app closes, or another run takes the blackboard" for state in SessionState if state is not LEAVING},
 }
 
 PAIRS = list(itertools.product(SessionState, SessionState))
 
 
-def test_the_states_are_the_screens_six() -> None:
-    assert [s.value for s in SessionState] == ["loading", "machine", "human", "outcome", "stopped", "done"]
-    assert SessionState.HUMAN == "human"  # what the tests and the screen's callers compare it with
+def test_the_states_are_the_screens_seven() -> None:
+    assert [s.value for s in SessionState] == ["loading", "machine", "human", "outcome", "stopped", "done", "leaving"]
+    assert SessionState.HUMAN != "human"  # compared as the Enum: a string comparison is never true
 
 
 @pytest.mark.parametrize(("current", "new"), PAIRS, ids=[f"{a.value}->{b.value}" for a, b in PAIRS])
@@ -56,30 +61,43 @@ def test_each_transition_is_allowed_or_refused_as_specified(current: SessionStat
             transition(current, new)
 
 
-def test_every_state_is_reached_from_loading_and_every_run_can_still_finish() -> None:
-    reached, frontier = {LOADING}, [LOADING]
+def reachable(start: SessionState) -> set[SessionState]:
+    seen, frontier = {start}, [start]
     while frontier:
         for new in TRANSITIONS[frontier.pop()]:
-            if new not in reached:
-                reached.add(new)
+            if new not in seen:
+                seen.add(new)
                 frontier.append(new)
-    assert reached == set(SessionState)
-    for state in SessionState:  # the run's end is always ahead: nothing is stuck
-        seen, frontier = {state}, [state]
-        while frontier:
-            for new in TRANSITIONS[frontier.pop()]:
-                if new not in seen:
-                    seen.add(new)
-                    frontier.append(new)
-        assert DONE in seen, state
-    assert TRANSITIONS[DONE] == frozenset()  # a finished run stays finished
+    return seen
 
 
-#: action -> the states it applies in, with the expert answering (False) and watching (True)
+def test_every_state_is_reached_from_loading_and_every_run_can_still_finish() -> None:
+    assert reachable(LOADING) == set(SessionState)
+    for state in set(SessionState) - {LEAVING}:  # the run's end is always ahead: nothing is stuck
+        assert DONE in reachable(state), state
+    assert TRANSITIONS[DONE] == frozenset({LEAVING})  # a finished run stays finished
+    assert TRANSITIONS[LEAVING] == frozenset()  # a closing screen stays closing
+
+
+def test_a_second_machines_seat_is_taken_at_any_time_and_handed_back_between_the_experts_turns() -> None:
+    for state in SessionState:
+        assert not seat_may_move(EXPERT, state)  # an expert's own run: nothing to take
+        assert seat_may_move(WATCHED, state) == (state is not LEAVING)
+        assert seat_may_move(JOINED, state) == (state not in (HUMAN, LEAVING))  # their answer is awaited
+    assert move_seat(WATCHED, MACHINE) is JOINED
+    assert move_seat(JOINED, MACHINE) is WATCHED
+    assert move_seat(JOINED, OUTCOME) is WATCHED
+    for seat, state in ((JOINED, HUMAN), (EXPERT, MACHINE), (WATCHED, LEAVING)):
+        with pytest.raises(RefusedTransitionError, match=f"the {seat.value} seat"):
+            move_seat(seat, state)
+
+
+#: action -> the states it applies in, with the expert answering (their own seat, or a second machine's taken)
+#: and watching
 ACTIONS_SPEC = {
     "send": ({HUMAN, MACHINE, LOADING}, set()),  # early: it says to wait; watching: nothing to send
     "early_tag": ({HUMAN, MACHINE, LOADING}, set()),
-    "cancel": ({MACHINE}, set()),  # watching, p pauses instead
+    "cancel_call": ({MACHINE}, set()),  # watching, p pauses instead
     "retry": ({STOPPED}, {STOPPED}),
     "next_instance": ({OUTCOME}, {OUTCOME}),
     "summary": ({DONE}, {DONE}),
@@ -89,14 +107,14 @@ ACTIONS_SPEC = {
 
 
 @pytest.mark.parametrize("action", sorted(ACTIONS_SPEC))
-@pytest.mark.parametrize("watched", [False, True], ids=["answering", "watching"])
-def test_each_action_applies_in_the_states_specified(action: str, watched: bool) -> None:
-    expected = ACTIONS_SPEC[action][watched]
-    assert {state for state in SessionState if allowed(action, state, watched)} == expected
+@pytest.mark.parametrize("seat", list(Seat), ids=[s.value for s in Seat])
+def test_each_action_applies_in_the_states_specified(action: str, seat: Seat) -> None:
+    expected = ACTIONS_SPEC[action][seat is WATCHED]
+    assert {state for state in SessionState if allowed(action, state, seat)} == expected
 
 
 def test_the_states_decide_only_their_actions() -> None:
     assert set(ACTIONS) == set(ACTIONS_SPEC)
     for state in SessionState:
-        assert allowed("annotate", state, False) is None  # decided by the screen (a session on screen)
-        assert allowed("take_seat", state, True) is None
+        assert allowed("annotate", state, EXPERT) is None  # decided by the screen (a session on screen)
+        assert allowed("take_seat", state, WATCHED) is None

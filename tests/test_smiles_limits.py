@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from pxp_tui.app.session.states import SessionState
 from pxp_tui.blackboard import Blackboard
 from pxp_tui.tasks.drug import chem, limits, reader
 from pxp_tui.tasks.drug.task import DrugTask
@@ -171,7 +172,7 @@ async def test_a_huge_smiles_pasted_into_the_field_is_refused_in_one_line_and_th
         await pilot.press("ctrl+s")
         refused = await wait_for(pilot, lambda: [n for n in notifications(app) if "too large" in n])
         assert refused == ["too large for a SMILES: 20,004 characters, over the limit of 5,000"]
-        assert screen.state == "human" and len(messages(db_path, run_id)) == 1  # nothing sent, the session goes on
+        assert screen.state is SessionState.HUMAN and len(messages(db_path, run_id)) == 1  # nothing sent, the session goes on
         field.value = "CCO.CC(=O)Cl"
         await wait_for(pilot, lambda: "well formed" in str(check.render()), "the field's verdict on a real answer")
         assert session_screen(app) is screen

@@ -27,6 +27,7 @@ from pxp_tui.engine.types import (
     SessionRecord,
     Turn,
     distribution_of,
+    distributions,
     round_crit,
 )
 from pxp_tui.protocol import Sender, StopReason, Tag, allowed_tags, sender_at, stop_reason
@@ -160,7 +161,7 @@ async def _session(
         stop = _stop(spec, message, [*history, message], latest)
         await stored(recorder.record, message, update_context(message, instance.id, prior, carried.policy), stop)
         history.append(message)
-        observer.message_recorded(message)
+        observer.message_recorded(message, stop)
         j += 1
     return SessionRecord(session_id, instance, order, tuple(history), stop)
 
@@ -226,12 +227,6 @@ def stop_by_rule(
     crit = [round_crit(by_j[2 * r.round].meta) for r in rounds]
     found = stop_outcome(rounds, tolerance, evince_rule, crit, mi)
     return StopReason(found) if found is not None else None
-
-
-def distributions(messages: Sequence[Message]) -> dict[int, dict[str, float]]:
-    """The messages' distributions by ``j`` (``meta["distribution"]``, JSON text or a mapping)."""
-    found = {m.j: distribution_of(m.meta) for m in messages}
-    return {j: d for j, d in found.items() if d}
 
 
 def describe_error(exc: BaseException) -> str:

@@ -61,6 +61,12 @@ def unstated_rounds(messages: Sequence[Message]) -> list[int]:
     return sorted({(m.j + 1) // 2 for m in messages if unstated(m.meta)})
 
 
+def distributions(messages: Sequence[Message]) -> dict[int, dict[str, float]]:
+    """The messages' distributions by ``j`` (``meta["distribution"]``, JSON text or a mapping)."""
+    found = {m.j: distribution_of(m.meta) for m in messages}
+    return {j: d for j, d in found.items() if d}
+
+
 def crit_of(meta: Mapping[str, Any]) -> dict[str, Any] | None:
     """The CRIT verdict stored with the message that closes a round (``meta["crit"]``: JSON text or a
     mapping: both agents' scores, the round's ``score``, the judge's items and reply), or None."""
@@ -234,8 +240,10 @@ class Observer:
     def session_started(self, session_id: int, instance: Instance, order: int, total: int, history: tuple[Message, ...]) -> None:
         """A session opened; ``history`` holds its messages already recorded (a resumed session's)."""
 
-    def message_recorded(self, message: Message) -> None:
-        """A message was committed."""
+    def message_recorded(self, message: Message, stop: StopReason | None) -> None:
+        """``message`` was committed, with the engine's decision on it: ``stop``, why the session stops after it
+        (the run's stop rule: ``RunSpec.stop``), or None while it goes on. Listeners show this decision; none
+        applies the rule again."""
 
     def session_ended(self, record: SessionRecord, kept: bool) -> None:
         """A session stopped; ``kept``: its context is carried into the next sessions (the LEARN gate's decision)."""

@@ -22,10 +22,12 @@ from pxp_tui.app.picture.graphics import in_browser
 from pxp_tui.app.picture.instance_info import describe, graphics_note, open_outside
 from pxp_tui.app.picture.widget import Picture
 from pxp_tui.app.shared.css import beside
-from pxp_tui.app.shared.parts import KeptParts
 
 #: an X-ray shown in fewer pixels than this in height opens full-screen where the view asks for it (the session)
 SMALL = 200
+
+#: said when the machine's message comes while the X-ray is full-screen by itself: the session is shown again
+BACK_FOR_THE_MESSAGE = "The machine's message is in: back to the session. f shows the picture full-screen again."
 
 
 def opens_full_screen() -> bool:
@@ -41,7 +43,7 @@ def picture_bindings(screen: str) -> list[Binding]:
     ]
 
 
-class InstanceView(KeptParts, Vertical):
+class InstanceView(Vertical):
     """``task``'s picture and metadata of ``instance``, and of ``prediction`` when there is one."""
 
     DEFAULT_CSS = beside(__file__)
@@ -58,9 +60,11 @@ class InstanceView(KeptParts, Vertical):
         classes: str | None = None,
     ) -> None:
         super().__init__(id=id, classes=classes)
-        #: open an X-ray full-screen as it is shown, when the pane gives it fewer than :data:`SMALL` pixels in height
+        #: open an X-ray full-screen as it is shown, when the pane gives it fewer than :data:`SMALL` pixels in height:
+        #: once in the view's life (a run's session screen), and only while the instance has no proposal yet
         self.full_screen_when_small = full_screen_when_small
-        self._opened_for: Any = None  # the instance whose X-ray was opened full-screen so
+        self._opened_by_itself = False  # once: afterwards the picture is full-screen only when the expert asks
+        self._full_by_itself: Any = None  # the full-screen picture opened so, while it may still be on screen
         self.pxp_task = task
         self.instance = instance
         self.prediction = prediction
@@ -79,7 +83,7 @@ class InstanceView(KeptParts, Vertical):
         if self.pxp_task is not None and self.instance is not None:
             self.show(self.pxp_task, self.instance, self.prediction, self._caption)
         else:
-            self.part("#prediction-picture").display = False
+            self.query_one("#prediction-picture").display = False
 
     def show(self, task: Any, instance: Any, prediction: str | None = None, caption: str = "proposed") -> None:
         """Show ``instance`` (redrawn only if it changed) and ``prediction`` (None hides it)."""
@@ -89,21 +93,26 @@ class InstanceView(KeptParts, Vertical):
             meta = describe(task, instance)
             if in_browser() and task.original_picture(instance) is not None:  # drawn in half-cell blocks here
                 meta = Content.assemble(meta, Content.styled(" · v: full size in a new tab", "$text-muted"))
-            self.part("#instance-meta", Static).update(meta)
+            self.query_one("#instance-meta", Static).update(meta)
             note = graphics_note(task, instance)
-            self.part("#instance-note", Static).update(note or "")
-            self.part("#instance-note").display = bool(note)
-            self.part("#instance-picture", Picture).show(
+            self.query_one("#instance-note", Static).update(note or "")
+            self.query_one("#instance-note").display = bool(note)
+            self.query_one("#instance-picture", Picture).show(
                 lambda surface: task.draw_instance(instance, surface), key=instance_key(task, instance)
             )
         self.show_prediction(prediction, caption)
 
     def show_prediction(self, prediction: str | None, caption: str = "proposed") -> None:
-        """Draw ``prediction`` for the current instance (if the task draws predictions), or hide it."""
+        """Draw ``prediction`` for the current instance (if the task draws predictions), or hide it. A picture that
+        opened full-screen by itself goes back to the view, so that what proposed it is seen."""
         task, instance = self.pxp_task, self.instance
         self.prediction = prediction
+        full, self._full_by_itself = self._full_by_itself, None
+        if prediction and full is not None and self.app.screen is full:
+            full.dismiss()
+            self.notify(BACK_FOR_THE_MESSAGE, timeout=6)
         self._caption = caption
-        picture = self.part("#prediction-picture", Picture)
+        picture = self.query_one("#prediction-picture", Picture)
         if not prediction or task is None or not task.draws_predictions:
             picture.display = False
             return
@@ -118,21 +127,23 @@ class InstanceView(KeptParts, Vertical):
         """Draw ``prediction`` of ``instance`` now, in a thread, for when :meth:`show_prediction` shows it
         (the next session's first proposal, while the last session's outcome is read)."""
         if prediction and task is not None and task.draws_predictions:
-            picture = self.part("#prediction-picture", Picture)
+            picture = self.query_one("#prediction-picture", Picture)
             draw_ahead(
                 picture, prediction_key(task, instance, prediction), lambda s: task.draw_prediction(instance, prediction, s)
             )
 
     # -- the picture full-screen, or in the desktop's viewer --------------------------------------
     def on_picture_drawn(self, event: Picture.Drawn) -> None:
-        """An X-ray the pane shows in fewer than :data:`SMALL` pixels in height opens full-screen (once per instance)."""
+        """An X-ray the pane shows in fewer than :data:`SMALL` pixels in height opens full-screen by itself: once, and
+        only before a proposal for it is shown (it would hide it)."""
         event.stop()
         task, instance = self.pxp_task, self.instance
         if (
             not self.full_screen_when_small
             or not opens_full_screen()
             or event.picture.id != "instance-picture"
-            or self._opened_for is instance
+            or self._opened_by_itself
+            or self.prediction
             or task is None
             or task.original_picture(instance) is None
             or self.screen is not self.app.screen
@@ -141,22 +152,25 @@ class InstanceView(KeptParts, Vertical):
             return
         (width, height), (iw, ih) = event.surface.pixels, event.size
         if min(height, ih * width / iw) < SMALL:
-            self._opened_for = instance
-            self.open_full()
+            self._opened_by_itself = True
+            self._full_by_itself = self.open_full()
 
     def on_picture_clicked(self, event: Picture.Clicked) -> None:
         event.stop()
         self.open_full("prediction" if event.picture.id == "prediction-picture" else "instance")
 
-    def open_full(self, which: str = "instance") -> None:
-        """Show the instance's picture (or, with ``which="prediction"``, the prediction's) on the whole screen."""
+    def open_full(self, which: str = "instance") -> Any:
+        """Show the instance's picture (or, with ``which="prediction"``, the prediction's) on the whole screen; returns
+        that screen (None if there is no picture yet)."""
         if self.pxp_task is None or self.instance is None:
             self.notify("No picture yet.", severity="warning")
-            return
+            return None
         from pxp_tui.app.picture.viewer import PictureScreen
 
-        prediction = self.prediction if self.part("#prediction-picture").display else None
-        self.app.push_screen(PictureScreen(self.pxp_task, self.instance, prediction, which=which, caption=self._caption))
+        prediction = self.prediction if self.query_one("#prediction-picture").display else None
+        full = PictureScreen(self.pxp_task, self.instance, prediction, which=which, caption=self._caption)
+        self.app.push_screen(full)
+        return full
 
     def open_outside(self) -> None:
         """Open the instance's picture in the desktop's image viewer (or say where it was written), or a browser tab."""

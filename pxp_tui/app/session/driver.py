@@ -11,6 +11,7 @@ from pxp_tui.agents.live import LiveHuman
 from pxp_tui.app.session.messages import HumanTurn, MessageRecorded, RunStopped, SessionEnded, SessionStarted, StopOutcome
 from pxp_tui.common.instance import Instance
 from pxp_tui.engine import AgentError, Message, Observer, ProtocolViolationError, SessionRecord, Turn
+from pxp_tui.protocol import StopReason
 
 
 class RunDriver(Observer):
@@ -31,8 +32,8 @@ class RunDriver(Observer):
     def session_started(self, session_id: int, instance: Instance, order: int, total: int, history: tuple[Message, ...]) -> None:
         self.target.post_message(SessionStarted(session_id, instance, order, total, history))
 
-    def message_recorded(self, message: Message) -> None:
-        self.target.post_message(MessageRecorded(message))
+    def message_recorded(self, message: Message, stop: StopReason | None) -> None:
+        self.target.post_message(MessageRecorded(message, stop))
 
     def session_ended(self, record: SessionRecord, kept: bool) -> None:
         self.target.post_message(SessionEnded(record))

@@ -6,15 +6,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pxp_tui.engine import Message
-from pxp_tui.engine.interact import stop_by_rule
 from pxp_tui.protocol import Sender, StopReason, Tag, sender_at
-from pxp_tui.protocol.evince import FIG1, NMI, TOLERANCE
-from pxp_tui.protocol.information import SMOOTHING
 
 
 @dataclass
 class Exchange:
-    """One session's messages, with the protocol's stop rule applied as they arrive."""
+    """One session's messages, and whether it stopped: the engine's decision, carried with each message."""
 
     session_id: int
     instance: Any
@@ -24,28 +21,13 @@ class Exchange:
     k: int
     messages: list[Message] = field(default_factory=list)
     stop: StopReason | None = None
-    rule: str = "pxp"  # the run's stop rule (``--stop``: pxp, evince or both)
-    labels: tuple[str, ...] | None = None  # the run's ordered ground metric (EVINCE's Wasserstein distance)
-    evince_rule: str = FIG1  # which of EVINCE's rules --stop evince|both applies, with its tolerance
-    tolerance: float = TOLERANCE
-    smoothing: float = SMOOTHING
-    evince_mi: str = NMI  # which MI the rules compare
 
-    def add(self, message: Message) -> StopReason | None:
-        """Append the message just committed; returns why the session stopped, if it did."""
+    def add(self, message: Message, stop: StopReason | None = None) -> StopReason | None:
+        """Append the message just committed, with why the session stopped after it (the engine's decision, None
+        while it goes on); returns that reason."""
         self.messages.append(message)
-        self.stop = stop_by_rule(
-            self.rule,
-            self.n,
-            self.labels,
-            message,
-            self.messages,
-            evince_rule=self.evince_rule,
-            tolerance=self.tolerance,
-            smoothing=self.smoothing,
-            mi=self.evince_mi,
-        )
-        return self.stop
+        self.stop = stop
+        return stop
 
     @property
     def next_j(self) -> int:

@@ -9,13 +9,14 @@ from textual.message import Message as TextualMessage
 
 from pxp_tui.common.instance import Instance
 from pxp_tui.engine import Message, SessionRecord, Turn
+from pxp_tui.protocol import StopReason
 
 
 class StopOutcome(str, Enum):
     """How the engine stopped driving a run in the app."""
 
     DONE = "done"  # every session finished
-    CANCELLED = "cancelled"  # the worker was cancelled (escape, pause, quitting): nothing pending was written
+    CANCELLED = "cancelled"  # the worker was cancelled (a confirmed cancel, a pause, quitting): nothing pending was written
     FAILED = "failed"  # a model failure or a blackboard problem; ``cause`` says which
 
     def __str__(self) -> str:
@@ -35,9 +36,10 @@ class SessionStarted(TextualMessage):
 
 @dataclass
 class MessageRecorded(TextualMessage):
-    """A PXP message was committed to the blackboard: it may now be shown."""
+    """A PXP message was committed to the blackboard: it may now be shown, with the engine's decision on it."""
 
     message: Message
+    stop_reason: StopReason | None = None  # why the session stops after it (the engine's stop rule), or None: it goes on
 
 
 @dataclass

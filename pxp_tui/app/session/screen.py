@@ -10,7 +10,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import Callable
-from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from textual import work
@@ -25,7 +24,6 @@ from textual.worker import Worker, WorkerState
 from pxp_tui.app.picture.cache import prefetch_next
 from pxp_tui.app.picture.instance_view import InstanceView, PictureActions, picture_bindings
 from pxp_tui.app.picture.widget import Picture
-from pxp_tui.app.session.batch import batched
 from pxp_tui.app.session.draft_keeper import DraftKeeper
 from pxp_tui.app.session.driver import RunDriver
 from pxp_tui.app.session.early_keys import EarlyKeys, early_key_bindings
@@ -34,10 +32,9 @@ from pxp_tui.app.session.failure import FailureScreen, Recovery
 from pxp_tui.app.session.live_metrics import LiveMetrics
 from pxp_tui.app.session.messages import HumanTurn, MessageRecorded, RunStopped, SessionEnded, SessionStarted, StopOutcome
 from pxp_tui.app.session.outcome import SessionOutcome
-from pxp_tui.app.session.reply_wait import ReplyWait
-from pxp_tui.app.session.states import SessionState, allowed, transition
+from pxp_tui.app.session.same_frame import SameFrame, in_one_frame
+from pxp_tui.app.session.states import Seat, SessionState, allowed, move_seat, seat_may_move, transition
 from pxp_tui.app.session.widgets.conversation import Conversation
-from pxp_tui.app.session.widgets.lockable import Locked
 from pxp_tui.app.session.widgets.machine_pane import MachinePane
 from pxp_tui.app.session.widgets.metrics_pane import MetricsPane
 from pxp_tui.app.session.widgets.outcome_banner import OutcomeBanner
@@ -47,7 +44,6 @@ from pxp_tui.app.shared.breakpoints import apply_breakpoints
 from pxp_tui.app.shared.confirm import ConfirmScreen
 from pxp_tui.app.shared.header import header
 from pxp_tui.app.shared.host import host
-from pxp_tui.app.shared.parts import KeptParts
 from pxp_tui.app.shared.quick_footer import QuickFooter
 from pxp_tui.app.shared.session_notes import SessionNotes, note_bindings, skip_binding
 from pxp_tui.common.kinds import HumanKind
@@ -58,15 +54,26 @@ from pxp_tui.protocol import Sender, StopReason, Tag
 if TYPE_CHECKING:
     from pxp_tui.blackboard.records import Run
 
+#: asked before the machine's pending call is cancelled
+CANCEL_QUESTION = (
+    "Cancel the machine's call? Nothing pending is written: the session stays where it is, and r continues it with a new call."
+)
+#: said before a RATIFY is sent over fields the expert edited
+RATIFY_OVER_EDITS = (
+    "RATIFY sends the machine's prediction and explanation as the machine wrote them: what you typed in the fields is not sent."
+)
 
-class SessionScreen(KeptParts, PictureActions, Screen):
+
+class SessionScreen(PictureActions, Screen):
     """One run, session after session, with a live expert or a watched human (the proxy).
 
     Its state is a :class:`~pxp_tui.app.session.states.SessionState`, moved only as ``states.TRANSITIONS``
-    allows (:meth:`_set_state`). Its parts: :class:`~pxp_tui.app.session.early_keys.EarlyKeys` (keys pressed
+    allows (:meth:`_set_state`), and who answers the human's turns a :class:`~pxp_tui.app.session.states.Seat`
+    (:meth:`action_take_seat`). Its parts: :class:`~pxp_tui.app.session.early_keys.EarlyKeys` (keys pressed
     before the expert's turn), :class:`~pxp_tui.app.shared.session_notes.SessionNotes` (skip, flag, note),
-    :class:`~pxp_tui.app.session.reply_wait.ReplyWait` (the frame held over a reply); its widgets are found
-    once (``KeptParts``); the picture's keys are ``PictureActions``.
+    :class:`~pxp_tui.app.session.draft_keeper.DraftKeeper` (the unsent answer),
+    :class:`~pxp_tui.app.session.same_frame.SameFrame` (what an event changes, painted in one frame); the
+    picture's keys are ``PictureActions``.
     """
 
     CSS_PATH = "screen.tcss"
@@ -80,7 +87,8 @@ class SessionScreen(KeptParts, PictureActions, Screen):
     BINDINGS = [
         # not a priority binding: a tag key typed just before ctrl+s is handled first
         Binding("ctrl+s", "send", "Send", id="session.send"),
-        Binding("escape", "cancel", "Cancel machine call", id="session.cancel"),
+        # not escape (it closes and goes back everywhere) and not a key a browser keeps for itself: asks first
+        Binding("ctrl+g", "cancel_call", "Cancel machine call", id="session.cancel_call"),
         Binding("r", "retry", "Retry", id="session.retry"),
         Binding("p", "pause", "Pause / resume", id="session.pause"),
         Binding("t", "take_seat", "Take / hand back the seat", id="session.take"),
@@ -99,6 +107,7 @@ class SessionScreen(KeptParts, PictureActions, Screen):
         super().__init__()
         self.run_id = run_id
         self.state = SessionState.LOADING
+        self.seat = Seat.EXPERT  # who answers the human's turns: set once the run is read
         self.stored_run: Run | None = None  # the run as the blackboard holds it
         self.pxp_task: Any = None
         self.board: Any = None
@@ -106,16 +115,13 @@ class SessionScreen(KeptParts, PictureActions, Screen):
         self.exchange: Exchange | None = None
         self.metrics: LiveMetrics | None = None
         self.engine: Worker | None = None
-        self.leaving = False
-        self.moving_on = False  # the expert left an outcome: the next frame shows the next instance whole
         self.held: list[Any] = []  # what the engine reported while an outcome is on screen, shown after it
-        self.joined = False  # the expert holds a second machine's seat (issue 10; agents/relay.py)
-        self.reply_wait = ReplyWait(self, self._show_waiting)  # after a send: one frame for a fast reply
         #: the expert's answer sent at (session, j) and not yet stored: put back at that turn if the run stops first
         self.unsent: tuple[int, int, Answer] | None = None
         self.early_keys = EarlyKeys(self)
         self.notes = SessionNotes(self)
         self.drafts = DraftKeeper(self)  # the expert's unsent answer, kept as they type
+        self.frame = SameFrame(self)  # what an event changes, painted in one frame
         self.flagged: set[int] = set()  # the run's sessions flagged for later (shown in the header)
 
     @property
@@ -125,8 +131,13 @@ class SessionScreen(KeptParts, PictureActions, Screen):
 
     @property
     def watched(self) -> bool:
-        """Whether the human's seat answers by itself (the proxy): the expert watches."""
-        return self.stored_run is not None and not self.stored_run.config.human_kind.interactive and not self.joined
+        """Whether the human's seat answers by itself (the proxy, a second machine): the expert watches."""
+        return self.seat is Seat.WATCHED
+
+    @property
+    def joined(self) -> bool:
+        """Whether the expert holds a second machine's seat (agents/relay.py)."""
+        return self.seat is Seat.JOINED
 
     def compose(self) -> ComposeResult:
         apply_breakpoints(self)  # its layout from the first frame
@@ -144,7 +155,7 @@ class SessionScreen(KeptParts, PictureActions, Screen):
 
     def on_mount(self) -> None:
         self.sub_title = f"run {self.run_id}"
-        self.part(MachinePane).thinking("loading the machine and RDKit…")
+        self.query_one(MachinePane).thinking("loading the machine and RDKit…")
         self.open_run()
 
     # -- opening and driving the run --------------------------------------------------------------
@@ -158,25 +169,28 @@ class SessionScreen(KeptParts, PictureActions, Screen):
             self.board = await host(self.app).blackboard()
             run, finished, skipped, kept, flagged = await host(self.app).read_board(_run_and_tags, self.run_id)
         except (BlackboardError, ValueError) as exc:  # no such run, not a blackboard: say so, no traceback
-            self.part(MachinePane).idle()
-            self.part(TagPicker).wait(f"Cannot open run {self.run_id}: {exc}")
+            self.query_one(MachinePane).idle()
+            self.query_one(TagPicker).wait(f"Cannot open run {self.run_id}: {exc}")
+            return
+        if self.state is SessionState.LEAVING:  # the app closed while the run was read
             return
         self.stored_run = run
-        self.moving_on = True  # the first turn shown whole (see _release)
+        if not run.config.human_kind.interactive:
+            self.seat = Seat.WATCHED
         self.drafts.stored = kept
         self.flagged = flagged
         self.pxp_task = task_of(run.config, self.board, run.config.dataset or "")  # the run's wording and question
         self.metrics = LiveMetrics(run.config.n, len(run.plan), finished, skipped)
         label = self.pxp_task.prediction_label
         human = run.human
-        self.part(MachinePane).prediction_label = label
-        self.part(Conversation).prediction_label = label
-        self.part(Conversation).human = human
-        self.part(TagPicker).set_prediction_label(label)
-        self.part(OutcomeBanner).prediction_label = label
+        self.query_one(MachinePane).prediction_label = label
+        self.query_one(Conversation).prediction_label = label
+        self.query_one(Conversation).human = human
+        self.query_one(TagPicker).set_prediction_label(label)
+        self.query_one(OutcomeBanner).prediction_label = label
         self.set_class(self.watched, "-watched")
-        self.part(MetricsPane).refresh_metrics(self.metrics)
-        self.part(MetricsPane).show_session([])
+        self.query_one(MetricsPane).refresh_metrics(self.metrics)
+        self.query_one(MetricsPane).show_session([])
         self._title()
         if run.finished:
             self._finished()
@@ -185,7 +199,7 @@ class SessionScreen(KeptParts, PictureActions, Screen):
 
     def drive(self) -> None:
         """Run (or resume) the run in a worker; it continues at the next message."""
-        if self.board is None or (self.engine is not None and self.engine.is_running):
+        if self.board is None or self.state is SessionState.LEAVING or (self.engine is not None and self.engine.is_running):
             return
         human = self.stored_run.human if self.stored_run is not None else "expert"
         self.driver = RunDriver(self.board, self.run_id, self, human)
@@ -198,7 +212,8 @@ class SessionScreen(KeptParts, PictureActions, Screen):
 
         The run is then ``paused``, with ``reason`` (why the app is closing) if given.
         """
-        self.leaving = True
+        if self.state is not SessionState.LEAVING:
+            self._set_state(SessionState.LEAVING)
         await asyncio.to_thread(self.drafts.flush)  # what the expert typed last, before the app goes
         engine = self.engine
         if engine is not None and engine.is_running:
@@ -209,46 +224,36 @@ class SessionScreen(KeptParts, PictureActions, Screen):
                 await asyncio.to_thread(_pause, self.board, self.run_id, reason)
 
     # -- what the engine reports (committed before it arrives here) --------------------------------
-    @batched
+    @in_one_frame
     def on_session_started(self, event: SessionStarted) -> None:
         if self._hold(event):
             return
-        self.reply_wait.flush()  # the last session's panes first: this one replaces them
-        run = self.stored_run
-        assert run is not None  # the engine runs once the run is read
-        self.exchange = Exchange(
-            event.session_id,
-            event.instance,
-            event.order,
-            event.total,
-            run.config.n,
-            run.config.k,
-            rule=run.config.stop,
-            labels=run.label_order,
-            evince_rule=run.config.evince_rule,
-            tolerance=run.config.stop_tolerance,
-            smoothing=run.config.smoothing,
-            evince_mi=run.config.evince_mi,
-        )
-        self.part(Conversation).clear()
-        self.part(MachinePane).clear("waiting for the machine's first message")
-        self.part(InstanceView).show(self.pxp_task, event.instance)
-        self.part(TagPicker).clear()  # nothing of the last session's answer
-        self.part(MetricsPane).show_session([])
-        for message in event.history:  # a resumed session's earlier messages
-            self._show(message)
+        self.exchange = Exchange(event.session_id, event.instance, event.order, event.total, *self._bounds())
+        self.query_one(Conversation).clear()
+        self.query_one(MachinePane).clear("waiting for the machine's first message")
+        self.query_one(InstanceView).show(self.pxp_task, event.instance)
+        self.query_one(TagPicker).clear()  # nothing of the last session's answer
+        self.query_one(MetricsPane).show_session([])
+        for message in event.history:  # a resumed session's earlier messages: an open session, none stopped it
+            self._show(message, None)
         self._after_message()
 
-    @batched
+    def _bounds(self) -> tuple[int, int]:
+        """The run's message bound ``n`` and REJECT's bound ``k``."""
+        assert self.stored_run is not None  # the engine runs once the run is read
+        return self.stored_run.config.n, self.stored_run.config.k
+
+    @in_one_frame
     def on_message_recorded(self, event: MessageRecorded) -> None:
         if self._hold(event):
             return
         if self.exchange is None or event.message.session_id != self.exchange.session_id:
             return
-        self._show(event.message)
+        self._show(event.message, event.stop_reason)
         self._after_message()
 
-    def _show(self, message: Any) -> None:
+    def _show(self, message: Any, stop: StopReason | None) -> None:
+        """``message`` in the panes, and the engine's decision on it (``stop``) in the open session."""
         assert self.exchange is not None
         if self.unsent is not None and self.unsent[:2] == (message.session_id, message.j):
             self.unsent = None  # stored: nothing to put back
@@ -256,17 +261,15 @@ class SessionScreen(KeptParts, PictureActions, Screen):
             self.drafts.turn_over()  # stored: its draft is gone with it
         if message.j <= len(self.exchange.messages):
             return
-        self.exchange.add(message)
-        self.part(Conversation).add(message)
+        self.exchange.add(message, stop)
+        self.query_one(Conversation).add(message)
         if message.sender is Sender.MACHINE:
-            self.part(MachinePane).show(message)
-            self.part(InstanceView).show_prediction(message.prediction, "the machine's proposal")
-        tags, messages = self.exchange.tags(), list(self.exchange.messages)
-        self.reply_wait.after_frame(lambda: self._show_metrics(tags, messages))
-
-    def _show_metrics(self, tags: list[Any], messages: list[Any]) -> None:
-        self.part(MetricsPane).show_session(tags)
-        self.part(MetricsPane).show_information(messages, self.stored_run.label_order if self.stored_run else None)
+            self.query_one(MachinePane).show(message)
+            self.query_one(InstanceView).show_prediction(message.prediction, "the machine's proposal")
+        self.query_one(MetricsPane).show_session(self.exchange.tags())
+        self.query_one(MetricsPane).show_information(
+            self.exchange.messages, self.stored_run.label_order if self.stored_run else None
+        )
 
     def _after_message(self) -> None:
         assert self.exchange is not None
@@ -276,10 +279,10 @@ class SessionScreen(KeptParts, PictureActions, Screen):
         elif nxt is Sender.HUMAN and self.watched and self.stored_run is not None:
             self._set_state(SessionState.MACHINE, f"{self.stored_run.config.human_kind.phrase} is answering…")
         elif nxt is Sender.HUMAN:
-            self.part(MachinePane).idle()
-        self.reply_wait.after_frame(self._title)
+            self.query_one(MachinePane).idle()
+        self._title()
 
-    @batched
+    @in_one_frame
     def on_session_ended(self, event: SessionEnded) -> None:
         if self._hold(event):
             return
@@ -289,9 +292,9 @@ class SessionScreen(KeptParts, PictureActions, Screen):
                 self.metrics.skipped += 1
             else:
                 self.metrics.add([(m.sender, m.tag) for m in record.messages])
-            self.reply_wait.after_frame(partial(self.part(MetricsPane).refresh_metrics, self.metrics))
+            self.query_one(MetricsPane).refresh_metrics(self.metrics)
         stop = record.stop.value if record.stop else "stopped"
-        self.reply_wait.after_frame(partial(self.part(Conversation).note, f"session {record.order + 1} ended: {stop}"))
+        self.query_one(Conversation).note(f"session {record.order + 1} ended: {stop}")
         skipped = record.stop is StopReason.SKIPPED  # the expert chose to move on: no outcome to read
         if not self.watched and not skipped and self.exchange is not None and self.stored_run is not None:
             ex = self.exchange
@@ -301,20 +304,22 @@ class SessionScreen(KeptParts, PictureActions, Screen):
     # -- the outcome of a session, until the expert moves on --------------------------------------
     def _show_outcome(self, outcome: SessionOutcome) -> None:
         """Keep ``outcome`` (and the session's view) on screen; what the engine reports meanwhile waits."""
-        self.part(TagPicker).hold()  # hidden behind the outcome: locked, not restyled as disabled
-        self.part(OutcomeBanner).show(outcome)
+        self.query_one(TagPicker).wait("")  # hidden behind the outcome
+        self.query_one(OutcomeBanner).show(outcome)
         self._outcome_shown(True)
+        self.set_focus(None)  # the answer's keys off (enter moves on)
         self._set_state(SessionState.OUTCOME)
-        self.set_focus(None)  # the answer's keys off (enter and n move on): now, in the outcome's first frame
 
     def _outcome_shown(self, shown: bool) -> None:
         """The outcome in the answer's place, or back. ``display`` on the two widgets, not a class on the screen:
         a screen's class restyles every widget of the screen (hundreds, twice a session)."""
-        self.part(OutcomeBanner).display = shown
-        self.part(TagPicker).display = not shown
+        self.query_one(OutcomeBanner).display = shown
+        self.query_one(TagPicker).display = not shown
 
     def _hold(self, event: Any) -> bool:
         """While an outcome is on screen, keep ``event`` for later (True); else False: handle it now."""
+        if self.state is SessionState.LEAVING:
+            return True  # the app closes: nothing the engine reports is shown
         if self.state is not SessionState.OUTCOME:
             return False
         self.held.append(event)
@@ -322,18 +327,16 @@ class SessionScreen(KeptParts, PictureActions, Screen):
             # the next session's proposal: its picture drawn now, shown at once when the expert moves on
             started = [e for e in self.held if isinstance(e, SessionStarted)]
             if started and started[-1].session_id == event.message.session_id:
-                self.part(InstanceView).draw_ahead(self.pxp_task, started[-1].instance, event.message.prediction)
+                self.query_one(InstanceView).draw_ahead(self.pxp_task, started[-1].instance, event.message.prediction)
         return True
 
+    @in_one_frame
     def action_next_instance(self) -> None:
         """Leave the outcome: the next session's view (or the run's end), as the engine reported it meanwhile."""
         if self.state is not SessionState.OUTCOME:
             return
         self._outcome_shown(False)
-        self.moving_on = True  # see _release
-        # the next session's first turn is usually among the held events: shown with them, in one frame
-        self._set_state(SessionState.MACHINE, shown=False)
-        self._hold_frames()
+        self._set_state(SessionState.MACHINE)  # the expert moved on; what the engine reported meanwhile follows
         held, self.held = self.held, []
         handlers: dict[type, Callable[[Any], None]] = {
             SessionStarted: self.on_session_started,
@@ -345,34 +348,33 @@ class SessionScreen(KeptParts, PictureActions, Screen):
         for event in held:
             handlers[type(event)](event)
 
-    @batched
+    @in_one_frame
     def on_human_turn(self, event: HumanTurn) -> None:
         if self._hold(event):
             return
         turn, machine = event.turn, event.turn.other_last
         if machine is None:  # pragma: no cover - the expert never speaks first
             return
-        if self.moving_on and not self.reply_wait.active:  # the first turn since the run was opened (a resume)
-            self._hold_frames()  # painted with its header and keys (see _release), not the loading state's
-        self._set_state(SessionState.HUMAN)
-        if self.driver is not None:
-            self.driver.human.turn_shown()  # the time per answer counts from here
-        self.part(TagPicker).prepare(self.pxp_task, turn.instance, turn.j, turn.n, turn.k, machine, turn.own_last)
+        picker = self.query_one(TagPicker)
+        picker.prepare(self.pxp_task, turn.instance, turn.j, turn.n, turn.k, machine, turn.own_last)
         self.drafts.turn_over()
         if self.unsent is not None and self.unsent[:2] == (turn.session_id, turn.j):
-            self.part(TagPicker).restore(self.unsent[2])  # sent before the run stopped, never stored: as typed
+            picker.restore(self.unsent[2])  # sent before the run stopped, never stored: as typed
         elif (draft := self.drafts.restore(turn.session_id, turn.j)) is not None:
-            self.part(TagPicker).restore(draft, draft=True)  # typed before the app closed: as the expert left it
+            picker.restore(draft, draft=True)  # typed before the app closed: as the expert left it
             self.notify("Your unsent answer is back as you left it.", timeout=4)
+        self._set_state(SessionState.HUMAN)  # after the focus moved to the answer: the footer shows its keys now
+        if self.driver is not None:
+            self.driver.human.turn_shown()  # the time per answer counts from here
         self._title()
         if self.exchange is not None and self.stored_run is not None:  # the next instance's picture, drawn meanwhile
-            picture = self.part("#instance-picture", Picture)
+            picture = self.query_one("#instance-picture", Picture)
             prefetch_next(picture, self.pxp_task, self.stored_run.plan, self.exchange.order)
 
+    @in_one_frame
     def on_run_stopped(self, event: RunStopped) -> None:
-        if self.leaving or self._hold(event):
+        if self._hold(event):
             return
-        self.reply_wait.flush()  # the session's end noted before the stop
         if event.outcome is StopOutcome.DONE:
             self._finished()  # and its summary
         elif event.outcome is StopOutcome.CANCELLED:
@@ -413,11 +415,6 @@ class SessionScreen(KeptParts, PictureActions, Screen):
         if self.state is SessionState.HUMAN:
             self.drafts.changed(event.answer)
 
-    def on_locked(self, event: Locked) -> None:
-        """A key reached the answer while it is on its way (just sent): say to wait, keep nothing."""
-        event.stop()
-        self.wait_for_turn()
-
     def on_tag_choice_refused(self, event: TagChoice.Refused) -> None:
         self.notify(event.reason, severity="warning")
 
@@ -433,8 +430,12 @@ class SessionScreen(KeptParts, PictureActions, Screen):
         if problem:
             self.notify(problem, severity="error", markup=False)  # it may quote a SMILES
             return
-        # one question for everything that deserves one: REVISE unchanged, a tag the guards contradict, REJECT
-        questions = self.part(TagPicker).doubts(answer)
+        # one question for everything that deserves one: RATIFY over edited fields, REVISE unchanged, a tag the
+        # guards contradict, REJECT
+        picker = self.query_one(TagPicker)
+        questions = picker.doubts(answer)
+        if answer.tag is Tag.RATIFY and picker.edited():
+            questions.insert(0, RATIFY_OVER_EDITS)
         if answer.tag is Tag.REJECT:
             questions.append("Send REJECT? It ends this session without agreement.")
         elif questions:
@@ -450,76 +451,42 @@ class SessionScreen(KeptParts, PictureActions, Screen):
             return
         self._submit(answer)
 
-    @batched
+    @in_one_frame
     def _submit(self, answer: Answer) -> None:
         if self.state is not SessionState.HUMAN or self.driver is None or answer.tag is None:
             return
         self.driver.human.submit(answer.tag, answer.prediction, answer.explanation, answer.guards)
-        self.drafts.sent(self.part(TagPicker).typed())  # kept until the message is stored
+        typed = self.query_one(TagPicker).typed()
+        self.drafts.sent(typed)  # kept until the message is stored
         if self.exchange is not None:
-            self.unsent = (self.exchange.session_id, self.exchange.next_j, answer)
-        self.part(TagPicker).hold()  # no input from now; shown as waiting only if the wait is seen
-        self._set_state(SessionState.MACHINE, "sending…", shown=False)
-        self._hold_frames()
-
-    def _show_waiting(self) -> None:
-        """The machine has not answered within the send's hold: show that the answer waits for it."""
-        self.part(QuickFooter).held = False
-        if self.state is SessionState.MACHINE:
-            self.part(TagPicker).wait("waiting for the machine")
-            self.refresh_bindings()  # escape cancels: the footer says so now
-
-    def _hold_frames(self) -> None:
-        """Hold the screen's frames, and the footer's keys (a focus change would update them meanwhile)."""
-        self.part(QuickFooter).held = True
-        self.reply_wait.begin()
-
-    def _release(self) -> None:
-        # painted once the reply and the expert's turn are all in the frame (an outcome, shown where the answer
-        # was, is painted whole in any frame: what was hidden is drawn as it is now)
-        awaited: tuple[type[Widget], ...] = (MachinePane, Conversation, TagPicker) if self.state is SessionState.HUMAN else ()
-        if self.moving_on or self.state is SessionState.OUTCOME:
-            # an outcome's first frame, and the next instance's after it: their header and keys in that frame too
-            # (a frame later, the previous state's keys and counts stood over them for a moment)
-            # (the metrics and the conversation's note still follow in the next frame: what is read first comes first)
-            self.moving_on = False
-            self.part(QuickFooter).release()
-            self._title()
-            awaited += (QuickFooter,)
-        else:
-            self.reply_wait.after_frame(self.part(QuickFooter).release)  # its keys in the next frame, not the reply's
-        self.reply_wait.end(*(self.part(kind) for kind in awaited))
+            self.unsent = (self.exchange.session_id, self.exchange.next_j, typed)
+        self._set_state(SessionState.MACHINE, "sending…")
 
     # -- states -----------------------------------------------------------------------------------
-    def _set_state(self, state: SessionState, note: str | None = None, *, shown: bool = True) -> None:
-        """Enter ``state`` (``RefusedTransitionError`` if the states do not go there from the current one); for
-        ``MACHINE``, ``shown=False`` leaves the answer as it is (held: see :meth:`_submit`)."""
+    def _set_state(self, state: SessionState, note: str | None = None) -> None:
+        """Enter ``state`` (``RefusedTransitionError`` if the states do not go there from the current one), show
+        it, and the keys it offers (the footer's, in the same frame)."""
         self.state = transition(self.state, state)
-        machine, picker = self.part(MachinePane), self.part(TagPicker)
-        if state is not SessionState.MACHINE:
-            self._release()  # the wait is over: what it brought is painted with this
+        machine = self.query_one(MachinePane)
         if state is SessionState.MACHINE:
             model = model_label(self.stored_run.config.model) if self.stored_run is not None else "the machine"
-            label = note or f"{model} is thinking… escape cancels"
-            machine.thinking(label)
-            if shown and not self.reply_wait.active:
-                picker.wait("waiting for the machine")
+            cancels = "ctrl+g cancels" if allowed("cancel_call", state, self.seat) else ""
+            machine.thinking(note or f"{model} is thinking…", cancels)
+            self.query_one(TagPicker).wait("waiting for the machine")
         elif state in (SessionState.HUMAN, SessionState.OUTCOME):
             machine.idle()
-        if not (state is SessionState.MACHINE and (self.reply_wait.active or not shown)):
-            # held (a send's first moments): the footer keeps the keys painted; they change after the hold's frame
-            self.refresh_bindings()
+        self.refresh_bindings()
 
     def _stopped(self, note: str) -> None:
+        self.query_one(MachinePane).idle()
+        self.query_one(TagPicker).wait(note)
+        self.query_one(Conversation).note(note)
         self._set_state(SessionState.STOPPED)
-        self.part(MachinePane).idle()
-        self.part(TagPicker).wait(note)
-        self.part(Conversation).note(note)
 
     def _finished(self) -> None:
+        self.query_one(MachinePane).idle()
+        self.query_one(TagPicker).wait("The run is finished. s shows its summary; q quits; ctrl+p, New run starts another.")
         self._set_state(SessionState.DONE)
-        self.part(MachinePane).idle()
-        self.part(TagPicker).wait("The run is finished. s shows its summary; q quits; ctrl+p, New run starts another.")
         self._title()
         if self.app.screen is self:
             self.action_summary()
@@ -559,7 +526,7 @@ class SessionScreen(KeptParts, PictureActions, Screen):
 
     # -- keys -------------------------------------------------------------------------------------
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        applies = allowed(action, self.state, self.watched)  # the actions of states.ACTIONS
+        applies = allowed(action, self.state, self.seat)  # the actions of states.ACTIONS
         if action == "send":  # before the expert's turn it says to wait (early_keys)
             return True if applies else None
         if applies is not None:
@@ -568,8 +535,8 @@ class SessionScreen(KeptParts, PictureActions, Screen):
             return self.exchange is not None
         if action == "take_seat":  # a second machine's seat; handed back only between the expert's turns
             machines = self.stored_run is not None and self.stored_run.config.human_kind is HumanKind.MODEL
-            return machines and not (self.joined and self.state is SessionState.HUMAN)
-        return True
+            return machines and seat_may_move(self.seat, self.state)
+        return self.state is not SessionState.LEAVING
 
     def action_early_tag(self, index: int) -> None:
         self.early_keys.tag(index)
@@ -587,7 +554,7 @@ class SessionScreen(KeptParts, PictureActions, Screen):
 
     def action_take_seat(self) -> None:
         """Step in as the human at the next turn of the other machine's seat, or hand the seat back to it."""
-        self.joined = not self.joined
+        self.seat = move_seat(self.seat, self.state)
         if self.driver is not None:
             self.driver.human.joined = self.joined
         self.set_class(self.watched, "-watched")
@@ -596,7 +563,7 @@ class SessionScreen(KeptParts, PictureActions, Screen):
 
     def action_send(self) -> None:
         if self.state is SessionState.HUMAN:
-            self.part(TagPicker).request_send()
+            self.query_one(TagPicker).request_send()
         else:
             self.wait_for_turn()
 
@@ -606,9 +573,25 @@ class SessionScreen(KeptParts, PictureActions, Screen):
 
         self.app.push_screen(SummaryScreen(self.run_id, getattr(self.app, "db_path", "sessions.db")))
 
-    def action_cancel(self) -> None:
-        if self.state is SessionState.MACHINE and self.engine is not None and self.engine.is_running:
-            self.engine.cancel()
+    def action_cancel_call(self) -> None:
+        """Ask, then cancel the machine's pending call: nothing pending is written, r continues."""
+        if not self._calling():
+            return
+
+        def confirmed(yes: bool | None) -> None:
+            if not yes:
+                return
+            if self._calling():
+                assert self.engine is not None
+                self.engine.cancel()
+            else:
+                self.notify("The machine answered meanwhile: nothing was cancelled.", timeout=4)
+
+        self.app.push_screen(ConfirmScreen(CANCEL_QUESTION, yes="Cancel the call", no="Keep waiting"), confirmed)
+
+    def _calling(self) -> bool:
+        """Whether the machine's call is pending (the engine runs, the screen waits for the machine)."""
+        return self.state is SessionState.MACHINE and self.engine is not None and self.engine.is_running
 
     def action_retry(self) -> None:
         if self.state is SessionState.STOPPED:
@@ -622,18 +605,18 @@ class SessionScreen(KeptParts, PictureActions, Screen):
 
     def action_view(self, pane: str) -> None:
         """Show one pane on the whole screen (the metrics, the conversation), or go back."""
-        widget = self.part(f"#{pane}")
+        widget = self.query_one(f"#{pane}")
         if self.maximized is widget:
             self.minimize()
             if self.state is SessionState.HUMAN:
-                self.part(TagChoice).focus()
+                self.query_one(TagChoice).focus()
         else:
             self.maximize(widget, container=False)
             if widget.can_focus:
                 widget.focus()
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
-        if event.worker is self.engine and event.state is WorkerState.ERROR and not self.leaving:
+        if event.worker is self.engine and event.state is WorkerState.ERROR and self.state is not SessionState.LEAVING:
             self._stopped(f"Stopped: {event.worker.error}. Press r to retry.")
 
 

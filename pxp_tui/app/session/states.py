@@ -1,8 +1,11 @@
-"""The session screen's states, the moves between them, and the screen's actions each state allows.
+"""The session screen's states, the moves between them, who holds the human's seat, and the screen's actions each
+state allows.
 
-Pure: no Textual, no clock. The screen (``session/screen.py``) holds one :class:`SessionState` and moves
-it only through :func:`transition`, which refuses a move this table does not allow; its keys are enabled by
-:func:`allowed`. ``docs/ARCHITECTURE.md`` draws the same machine.
+Pure: no Textual, no clock. The screen (``session/screen.py``) holds one :class:`SessionState` and one
+:class:`Seat`, and moves them only through :func:`transition` and :func:`move_seat`, which refuse a move these
+tables do not allow; its keys are enabled by :func:`allowed`. Every state moves for a protocol reason (the
+engine's events, the expert's keys, the app closing), never for how the screen paints. ``docs/ARCHITECTURE.md``
+draws the same machine.
 """
 
 from __future__ import annotations
@@ -10,8 +13,8 @@ from __future__ import annotations
 from enum import Enum
 
 
-class SessionState(str, Enum):
-    """Where the session screen is. A ``str`` (its value): equal to its name in lower case."""
+class SessionState(Enum):
+    """Where the session screen is. Compared as itself (``state is SessionState.HUMAN``): never equal to a string."""
 
     LOADING = "loading"  # the run being read, the modules (litellm, RDKit) loading
     MACHINE = "machine"  # the machine is answering, or a human seat that answers by itself (the proxy) is
@@ -19,25 +22,29 @@ class SessionState(str, Enum):
     OUTCOME = "outcome"  # a session ended: its outcome stays until the expert moves on
     STOPPED = "stopped"  # cancelled, paused or failed: retry continues
     DONE = "done"  # the run is finished
+    LEAVING = "leaving"  # the app closes, or another run takes the blackboard: the engine stopped, its reports dropped
 
 
-LOADING, MACHINE, HUMAN, OUTCOME, STOPPED, DONE = SessionState
+LOADING, MACHINE, HUMAN, OUTCOME, STOPPED, DONE, LEAVING = SessionState
 
 #: state -> the states it may move to (why, in the order of the states)
 TRANSITIONS: dict[SessionState, frozenset[SessionState]] = {
-    # the run is driven; or it was finished already
-    LOADING: frozenset({MACHINE, DONE}),
+    # the run is driven; or it was finished already; the app closes while it loads
+    LOADING: frozenset({MACHINE, DONE, LEAVING}),
     # the machine's (or a watched human's) next message; the expert's turn; a session's end; a cancel, pause
-    # or failure; the run's end
-    MACHINE: frozenset({MACHINE, HUMAN, OUTCOME, STOPPED, DONE}),
-    # the expert sent (or skipped: the next session's machine); the engine failed under the turn
-    HUMAN: frozenset({MACHINE, STOPPED}),
-    # the expert moved on; the engine failed while the outcome was shown
-    OUTCOME: frozenset({MACHINE, STOPPED}),
-    # retry, resume, or another model; a second report of the same stop
-    STOPPED: frozenset({MACHINE, STOPPED}),
-    # nothing: a finished run stays finished
-    DONE: frozenset(),
+    # or failure; the run's end; the app closes
+    MACHINE: frozenset({MACHINE, HUMAN, OUTCOME, STOPPED, DONE, LEAVING}),
+    # the expert sent (or skipped: the next session's machine); the engine failed under the turn; the app closes
+    HUMAN: frozenset({MACHINE, STOPPED, LEAVING}),
+    # the expert moved on (what the engine reported meanwhile follows); the engine failed while the outcome was
+    # shown; the app closes
+    OUTCOME: frozenset({MACHINE, STOPPED, LEAVING}),
+    # retry, resume, or another model; a second report of the same stop; the app closes
+    STOPPED: frozenset({MACHINE, STOPPED, LEAVING}),
+    # the app closes: a finished run stays finished
+    DONE: frozenset({LEAVING}),
+    # nothing: the screen is closing
+    LEAVING: frozenset(),
 }
 
 
@@ -52,23 +59,63 @@ def transition(current: SessionState, new: SessionState) -> SessionState:
     return new
 
 
-#: action -> (the states it applies in, whether only while the expert watches (True) or answers (False), or either (None))
-ACTIONS: dict[str, tuple[frozenset[SessionState], bool | None]] = {
-    "send": (frozenset({HUMAN, MACHINE, LOADING}), False),  # before the expert's turn it says to wait
-    "early_tag": (frozenset({HUMAN, MACHINE, LOADING}), False),
-    "cancel": (frozenset({MACHINE}), False),
-    "retry": (frozenset({STOPPED}), None),
-    "next_instance": (frozenset({OUTCOME}), None),
-    "summary": (frozenset({DONE}), None),
-    "pause": (frozenset({MACHINE, STOPPED}), True),
-    "skip": (frozenset({HUMAN}), False),
+class Seat(Enum):
+    """Who answers the human's turns, as the screen sees it."""
+
+    EXPERT = "expert"  # the expert (a live run)
+    WATCHED = "watched"  # the seat answers by itself (the proxy, a second machine): the expert watches
+    JOINED = "joined"  # the expert took a second machine's seat: they answer its turns until they hand it back
+
+
+EXPERT, WATCHED, JOINED = Seat
+
+#: seat -> the seats it may move to: a second machine's seat is taken (t) and handed back (t again)
+SEAT_MOVES: dict[Seat, frozenset[Seat]] = {
+    EXPERT: frozenset(),
+    WATCHED: frozenset({JOINED}),
+    JOINED: frozenset({WATCHED}),
+}
+
+#: the states in which a seat may not change: at the expert's turn in the seat (its answer is awaited), and once
+#: the screen is leaving
+SEAT_HELD: dict[Seat, frozenset[SessionState]] = {
+    EXPERT: frozenset(SessionState),
+    WATCHED: frozenset({LEAVING}),
+    JOINED: frozenset({HUMAN, LEAVING}),
 }
 
 
-def allowed(action: str, state: SessionState, watched: bool) -> bool | None:
-    """Whether ``action`` applies in ``state`` (``watched``: the human's seat answers by itself); None for an
-    action the states do not decide."""
+def seat_may_move(seat: Seat, state: SessionState) -> bool:
+    """Whether ``seat`` may be taken or handed back in ``state``."""
+    return bool(SEAT_MOVES[seat]) and state not in SEAT_HELD[seat]
+
+
+def move_seat(seat: Seat, state: SessionState) -> Seat:
+    """The other seat (taken, or handed back) if ``seat`` may move in ``state``; else :class:`RefusedTransitionError`."""
+    if not seat_may_move(seat, state):
+        raise RefusedTransitionError(f"the {seat.value} seat does not move while the screen is {state.value}")
+    (new,) = SEAT_MOVES[seat]
+    return new
+
+
+#: action -> (the states it applies in, the seats it applies with)
+ACTIONS: dict[str, tuple[frozenset[SessionState], frozenset[Seat]]] = {
+    # before the expert's turn it says to wait
+    "send": (frozenset({HUMAN, MACHINE, LOADING}), frozenset({EXPERT, JOINED})),
+    "early_tag": (frozenset({HUMAN, MACHINE, LOADING}), frozenset({EXPERT, JOINED})),
+    # the expert's own call to cancel: watching, p pauses instead
+    "cancel_call": (frozenset({MACHINE}), frozenset({EXPERT, JOINED})),
+    "retry": (frozenset({STOPPED}), frozenset(Seat)),
+    "next_instance": (frozenset({OUTCOME}), frozenset(Seat)),
+    "summary": (frozenset({DONE}), frozenset(Seat)),
+    "pause": (frozenset({MACHINE, STOPPED}), frozenset({WATCHED})),
+    "skip": (frozenset({HUMAN}), frozenset({EXPERT, JOINED})),
+}
+
+
+def allowed(action: str, state: SessionState, seat: Seat) -> bool | None:
+    """Whether ``action`` applies in ``state`` with ``seat``; None for an action the states do not decide."""
     if action not in ACTIONS:
         return None
-    states, watching = ACTIONS[action]
-    return state in states and (watching is None or watching == watched)
+    states, seats = ACTIONS[action]
+    return state in states and seat in seats

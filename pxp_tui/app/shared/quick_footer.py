@@ -1,10 +1,14 @@
-"""A footer that shows, hides, enables and disables its keys in place when the bindings change.
+"""A footer whose keys are those of the frame it is painted in: shown, hidden, enabled and disabled in place.
 
-Textual's ``Footer`` removes and mounts every key whenever the screen's bindings change (a focus
-change, ``refresh_bindings()``): at each turn of a session that is a dozen widgets restyled and laid
-out, the largest cost of the screen's update after the expert's send. This footer keeps the keys it
-has mounted (every key it has shown, those not active now hidden), and composes them again only when
-a key it has never shown appears (or the keys are grouped, where it does as ``Footer`` does).
+Textual's ``Footer`` removes and mounts every key after the frame in which the screen's bindings changed
+(a state's change, a focus change): for a frame, and longer while the new keys mount, it offers the keys
+of the state before (at a session's outcome, the answer's keys over the outcome). This footer keeps the
+keys it has mounted (every key it has shown, those not active now hidden, each in its place from turn to
+turn) and updates them when told (``refresh_bindings()``), at once: the frame that shows a new state
+shows its keys. It mounts, hidden, every key the screen, its widgets and the app declare for the footer
+from the start (a key first shown at a session's outcome would otherwise be mounted then, a frame or
+two late), and composes them again only when a key it does not hold appears (or the keys are grouped,
+where it does as ``Footer`` does).
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ from textual.widgets import Footer
 from pxp_tui.app.shared.fitting_footer import FittingFooter
 from pxp_tui.app.shared.textual_internals import (
     FooterKey,
+    declared_bindings,
     footer_bindings_ready,
     mark_footer_bindings_ready,
     set_footer_key_disabled,
@@ -46,15 +51,29 @@ class QuickFooter(FittingFooter):
             shown[(binding.key, binding.action)] = (binding, enabled, tooltip)
         return shown
 
+    def _declared(self) -> dict[tuple[str, str], tuple[Binding, str]]:
+        """Every key the screen's widgets, the screen and the app declare for the footer (the first of each action),
+        in the order Textual's active bindings give them (a widget's before the screen's, the app's last)."""
+        declared: dict[tuple[str, str], tuple[Binding, str]] = {}
+        actions: set[str] = set()
+        for node in (*self.screen.walk_children(), self.screen, self.app):
+            for binding in declared_bindings(node):
+                if binding.show and binding.group is None and binding.action not in actions:
+                    actions.add(binding.action)
+                    declared[(binding.key, binding.action)] = (binding, binding.tooltip)
+        return declared
+
     def compose(self) -> ComposeResult:
         self._shown = None  # composed anew: the next update looks at every key
         active = self._active() if footer_bindings_ready(self) else None
         if active is None:
             yield from super().compose()  # FittingFooter's: Footer's keys, fitted
             return
+        if not self._known:
+            self._known = self._declared()
         items: list[Widget] = []
         # every key shown so far (those not active now hidden), each keeping its place from turn to turn: a new
-        # key goes in after the active key before it (an outcome's n: next instance, after the turn's keys)
+        # key goes in after the active key before it (an outcome's enter: next instance, after the turn's keys)
         entries = self._known | {place: (b, t) for place, (b, _, t) in active.items()}
         self._known = {place: entries[place] for place in _merged(list(self._known), list(active))}
         for place, (binding, tooltip) in self._known.items():
@@ -76,28 +95,13 @@ class QuickFooter(FittingFooter):
         mark_footer_bindings_ready(self)  # as Footer's own does
         if not screen.app.app_focus:
             return
-        if self.is_attached and screen is self.screen and not self._update_due:
-            # once, after the frame that shows what changed them: the keys that come and go at a turn (those a
-            # text field takes, shown again when it loses the focus) cost the screen a layout and the footer's
-            # row a render, about 13 ms at 160x48; the machine's reply is painted first, the keys a frame later
-            self._update_due = True
-            self.call_after_refresh(self._update_keys)
+        if self.is_attached and screen is self.screen:
+            self._update_keys()  # now: in the frame that shows what changed them
 
-    _update_due = False
     _shown: tuple[int, tuple[tuple[tuple[str, str], bool], ...]] | None = None  # what the keys show now
 
-    #: set by the screen while it holds its frames (a send's first moments): the keys are updated when it lets go
-    held = False
-
-    def release(self) -> None:
-        """No longer held: the keys updated (in the footer's own context, after what is being painted)."""
-        if self.held:
-            self.held = False
-            self.call_later(self._update_keys)
-
-    async def _update_keys(self) -> None:
-        self._update_due = False
-        if not self.is_attached or self.held:
+    def _update_keys(self) -> None:
+        if not self.is_attached:
             return
         active = self._active()
         shown = (
@@ -108,7 +112,7 @@ class QuickFooter(FittingFooter):
         self._shown = shown
         keys = {(k.key, k.action): k for k in self.query(FooterKey) if not k.has_class("-command-palette")}
         if active is None or not set(active) <= set(keys):
-            await self.recompose()  # grouped keys, or a key never shown
+            self.refresh(recompose=True)  # grouped keys, or a key never shown
             return
         before = {key: key.description for key in self.query(FooterKey)}
         full: dict[FooterKey, str] = {}

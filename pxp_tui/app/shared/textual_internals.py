@@ -91,7 +91,7 @@ def declared_bindings(node: DOMNode) -> Iterator[Binding]:
 def has_unhandled_messages(widget: Widget) -> bool:
     """Whether ``widget`` has messages queued and not yet handled (a new size, content or style to report).
 
-    Relies on: ``MessagePump._message_queue``, the ``asyncio.Queue`` each widget's messages wait in. The
-    reply's frame waits until the widgets it shows have handled theirs (``session/reply_wait.py``).
+    Relies on: ``MessagePump._message_queue``, the ``asyncio.Queue`` each widget's messages wait in. The session
+    screen's frame waits until its widgets have handled theirs (``session/same_frame.py``).
     """
     return not widget._message_queue.empty()

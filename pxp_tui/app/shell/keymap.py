@@ -21,7 +21,7 @@ from textual.widgets import Input, TextArea
 
 #: keys whose meaning is the focused widget's or the footer's at that moment
 CONTEXTUAL: dict[str, str] = {
-    "escape": "back, close or cancel: the footer says which",
+    "escape": "back or close (never cancels the machine): the footer says which",
     "enter": "open, choose or go on: the footer says which",
     "tab": "the next field (in the picture viewer: target / proposal)",
     "shift+tab": "the previous field",

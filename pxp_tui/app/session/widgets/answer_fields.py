@@ -18,12 +18,11 @@ from textual.widgets import Input, OptionList, TextArea
 from textual.widgets.option_list import Option
 from textual.widgets.text_area import Selection
 
-from pxp_tui.app.session.widgets.lockable import Lockable
 from pxp_tui.app.shared.css import beside
 from pxp_tui.app.shared.visible_text import VisiblePaste
 
 
-class PredictionInput(VisiblePaste, Lockable, Input):
+class PredictionInput(VisiblePaste, Input):
     """The prediction, as text; ``ctrl+a`` selects it all."""
 
     keys_where = "prediction field"  # where the help lists its keys
@@ -51,7 +50,7 @@ class PredictionInput(VisiblePaste, Lockable, Input):
         self.post_message(self.Step(step))
 
 
-class ExplanationArea(VisiblePaste, Lockable, TextArea):
+class ExplanationArea(VisiblePaste, TextArea):
     """The explanation, a paragraph editor that takes the room the answer pane has.
 
     At the first focus of a turn (while it still holds the prefilled text) its text is selected, so
@@ -105,7 +104,7 @@ def _filtered(labels: tuple[str, ...], typed: str) -> list[str]:
     return [label for label in labels if key in label.lower()]
 
 
-class LabelList(Lockable, OptionList):
+class LabelList(OptionList):
     """The task's labels (RAD's five conditions), filtered by what is typed in the prediction field.
 
     Picking one (enter, a click, or up/down from the field and enter) puts it in the field: the

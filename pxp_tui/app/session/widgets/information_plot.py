@@ -18,8 +18,7 @@ from textual_plotext import PlotextPlot
 
 from pxp_tui.app.session.widgets import chart_style
 from pxp_tui.engine import Message
-from pxp_tui.engine.interact import distributions
-from pxp_tui.engine.types import unstated_rounds
+from pxp_tui.engine.types import distributions, unstated_rounds
 from pxp_tui.protocol.evince import RoundInformation, rounds_of
 
 #: (measure, legend) drawn in the chart

@@ -12,7 +12,6 @@ from textual.widgets import Static
 
 from pxp_tui.app.session.widgets.thinking import Thinking
 from pxp_tui.app.shared.css import beside
-from pxp_tui.app.shared.parts import KeptParts
 from pxp_tui.app.shared.tags import tag_content
 from pxp_tui.common.models import model_label
 from pxp_tui.common.visible import visible
@@ -43,7 +42,7 @@ def cost_text(meta: Mapping[str, Any]) -> str:
     return " · ".join(parts)
 
 
-class MachinePane(KeptParts, Vertical):
+class MachinePane(Vertical):
     """What the machine said last, readable while the expert answers."""
 
     DEFAULT_CSS = beside(__file__)
@@ -64,23 +63,23 @@ class MachinePane(KeptParts, Vertical):
 
     def show(self, message: Message) -> None:
         self.message = message
-        self.part(Thinking).stop()
-        self.show_text("#machine-head", Content.assemble(tag_content(message.tag), f"  message {message.j}"))
-        self.show_text(
-            "#machine-prediction", Content.assemble((f"{self.prediction_label}: ", "bold"), visible(message.prediction))
+        self.query_one(Thinking).stop()
+        self.query_one("#machine-head", Static).update(Content.assemble(tag_content(message.tag), f"  message {message.j}"))
+        self.query_one("#machine-prediction", Static).update(
+            Content.assemble((f"{self.prediction_label}: ", "bold"), visible(message.prediction))
         )
-        self.show_text("#machine-explanation", Content(visible(message.explanation)))
-        self.show_text("#machine-meta", Content(visible(cost_text(message.meta), one_line=True)))
-        self.part("#machine-body").scroll_home(animate=False)
+        self.query_one("#machine-explanation", Static).update(Content(visible(message.explanation)))
+        self.query_one("#machine-meta", Static).update(Content(visible(cost_text(message.meta), one_line=True)))
+        self.query_one("#machine-body").scroll_home(animate=False)
 
     def clear(self, note: str) -> None:
         self.message = None
-        self.show_text("#machine-head", Content(visible(note)))
+        self.query_one("#machine-head", Static).update(Content(visible(note)))
         for selector in ("#machine-prediction", "#machine-explanation", "#machine-meta"):
-            self.show_text(selector, "")
+            self.query_one(selector, Static).update("")
 
-    def thinking(self, label: str) -> None:
-        self.part(Thinking).start(label)
+    def thinking(self, label: str, hint: str = "") -> None:
+        self.query_one(Thinking).start(label, hint)
 
     def idle(self) -> None:
-        self.part(Thinking).stop()
+        self.query_one(Thinking).stop()

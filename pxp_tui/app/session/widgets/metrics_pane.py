@@ -13,7 +13,6 @@ from pxp_tui.app.session.live_metrics import LiveMetrics
 from pxp_tui.app.session.widgets.curve_plot import LEGEND, CurvePlot
 from pxp_tui.app.session.widgets.information_plot import InformationPlot
 from pxp_tui.app.shared.css import beside
-from pxp_tui.app.shared.parts import KeptParts
 from pxp_tui.app.shared.tags import tags_content
 from pxp_tui.engine import Message
 from pxp_tui.protocol import RunCounts, Sender, Tag
@@ -40,7 +39,7 @@ def counts_content(counts: RunCounts) -> Content:
     return Content("\n").join(lines)
 
 
-class MetricsPane(KeptParts, Vertical):
+class MetricsPane(Vertical):
     """Follows a :class:`LiveMetrics`; call :meth:`refresh_metrics` after it changes."""
 
     DEFAULT_CSS = beside(__file__)
@@ -56,7 +55,7 @@ class MetricsPane(KeptParts, Vertical):
         yield InformationPlot(id="metrics-information")
 
     def refresh_metrics(self, metrics: LiveMetrics) -> None:
-        self.part("#metrics-sessions", Static).update(
+        self.query_one("#metrics-sessions", Static).update(
             Content.assemble(
                 (f"{metrics.done}", "bold"),
                 f" of {metrics.total} sessions done, ",
@@ -65,7 +64,7 @@ class MetricsPane(KeptParts, Vertical):
                 f", {metrics.skipped} skipped" if metrics.skipped else "",
             )
         )
-        self.part("#metrics-counts", Static).update(counts_content(metrics.counts))
+        self.query_one("#metrics-counts", Static).update(counts_content(metrics.counts))
         if not self._chart_due:  # the chart a frame later: drawing it (plotext) doubled the outcome's frame
             self._chart_due = True
             self.call_after_refresh(self._show_curve, metrics)
@@ -75,12 +74,12 @@ class MetricsPane(KeptParts, Vertical):
     def _show_curve(self, metrics: LiveMetrics) -> None:
         self._chart_due = False
         if self.is_attached:  # not closed meanwhile
-            legend = self.part(CurvePlot).show(metrics.curve)  # the curve as it is now
-            self.part("#metrics-legend", Static).update(legend)
+            legend = self.query_one(CurvePlot).show(metrics.curve)  # the curve as it is now
+            self.query_one("#metrics-legend", Static).update(legend)
 
     def show_session(self, tags: Sequence[tuple[Sender, Tag]]) -> None:
-        self.part("#metrics-tags", Static).update(Content.assemble("This session: ", tags_content(tags)))
+        self.query_one("#metrics-tags", Static).update(Content.assemble("This session: ", tags_content(tags)))
 
     def show_information(self, messages: Sequence[Message], order: Sequence[str] | None = None) -> None:
         """EVINCE's measures of the open session, round by round (shown once it has a round)."""
-        self.part(InformationPlot).show(messages, order)
+        self.query_one(InformationPlot).show(messages, order)

@@ -14,7 +14,6 @@ from textual.widgets import Static
 
 from pxp_tui.app.session.outcome import SessionOutcome
 from pxp_tui.app.shared.css import beside
-from pxp_tui.app.shared.parts import KeptParts
 from pxp_tui.app.shared.tags import tag_content, tags_content
 from pxp_tui.common.visible import visible
 from pxp_tui.protocol import Sender
@@ -70,7 +69,7 @@ def keys_content(outcome: SessionOutcome) -> Content:
     return Content.assemble(("enter", "bold $accent"), f": {nxt}")
 
 
-class OutcomeBanner(KeptParts, Vertical):
+class OutcomeBanner(Vertical):
     """Shows one :class:`SessionOutcome`. Not focusable: enter, the session screen's key, moves on
     (moving the focus here restyled the banner and all it holds in the outcome's first frame)."""
 
@@ -92,7 +91,7 @@ class OutcomeBanner(KeptParts, Vertical):
         self.outcome = outcome
         self.set_class(outcome.agreed, "-agreed")
         self.border_title = f"Session {outcome.order + 1} ended"
-        self.part("#outcome-head", Static).update(Content("\n").join([headline_content(outcome), keys_content(outcome)]))
+        self.query_one("#outcome-head", Static).update(Content("\n").join([headline_content(outcome), keys_content(outcome)]))
         body = Content.assemble(flags_content(outcome), "\n\n", last_message_content(outcome, self.prediction_label))
-        self.part("#outcome-text", Static).update(body)
-        self.part("#outcome-body").scroll_home(animate=False)
+        self.query_one("#outcome-text", Static).update(body)
+        self.query_one("#outcome-body").scroll_home(animate=False)

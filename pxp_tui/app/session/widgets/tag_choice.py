@@ -10,7 +10,6 @@ from textual.message import Message
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
-from pxp_tui.app.session.widgets.lockable import Lockable, Locked
 from pxp_tui.app.shared.css import beside
 from pxp_tui.app.shared.tags import MEANINGS, tag_content
 from pxp_tui.protocol import Tag
@@ -23,7 +22,7 @@ def _prompt(index: int, tag: Tag, note: str, chosen: bool) -> Content:
     return Content.assemble(mark, f" {index + 1} ", tag_content(tag), f"  {note}")
 
 
-class TagChoice(Lockable, OptionList):
+class TagChoice(OptionList):
     """RATIFY, REFUTE, REVISE, REJECT; REJECT is disabled, with the reason in its place, until allowed.
 
     The choice is plain state (:attr:`selected`), set at once by a key: nothing for a fast typist to
@@ -128,7 +127,4 @@ class TagChoice(Lockable, OptionList):
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         event.stop()
-        if self.locked:  # a click while the answer is on its way
-            self.post_message(Locked())
-            return
         self.choose(Tag(event.option.id))

@@ -16,10 +16,8 @@ from pxp_tui.app.picture.widget import Picture
 from pxp_tui.app.session import guards
 from pxp_tui.app.session.widgets.answer_fields import ExplanationArea, LabelList, PredictionInput
 from pxp_tui.app.session.widgets.guard_helper import GuardHelper
-from pxp_tui.app.session.widgets.lockable import Lockable
 from pxp_tui.app.session.widgets.tag_choice import TagChoice
 from pxp_tui.app.shared.css import beside
-from pxp_tui.app.shared.parts import KeptParts
 from pxp_tui.common.instance import Instance
 from pxp_tui.common.visible import visible
 from pxp_tui.engine import Message
@@ -41,11 +39,13 @@ def reject_reason(j: int, k: int) -> str:
     return f"after message {k} (now {j})"
 
 
-class TagPicker(KeptParts, Vertical):
+class TagPicker(Vertical):
     """At the expert's turn: choose a tag (``1``-``4``), edit the prediction and explanation, send.
 
     The fields start from the expert's previous message in the session; at their first message
-    (``j = 2``), from the machine's, so that RATIFY is one key and a send.
+    (``j = 2``), from the machine's. RATIFY agrees with the machine: it sends the machine's prediction and
+    explanation as the machine wrote them, whatever the fields hold (the screen asks first when they were
+    edited), so that RATIFY is one key and a send.
     """
 
     DEFAULT_CSS = beside(__file__)
@@ -80,7 +80,7 @@ class TagPicker(KeptParts, Vertical):
         self._draft_timer: Any = None
         self._guard_timer: Any = None
         self.guards = guards.Guards()  # the expert's AGREE override, while its texts stay the same
-        self.locked = False  # no input: not the expert's turn (see :meth:`hold`)
+        self.prefilled = ("", "")  # the fields as the turn opened (the prediction and the explanation as shown)
 
     def compose(self) -> ComposeResult:
         yield Static("", id="picker-head")
@@ -96,69 +96,47 @@ class TagPicker(KeptParts, Vertical):
             yield Button("Send (ctrl+s)", id="picker-send", variant="primary")
 
     def on_mount(self) -> None:
-        self.part("#answer-picture").display = False
+        self.query_one("#answer-picture").display = False
         self.wait("waiting for the machine")
 
     def set_prediction_label(self, label: str) -> None:
         self.prediction_label = label
-        self.part("#answer-prediction", Input).placeholder = label.lower()
-        self._check_prediction(self.part("#answer-prediction", Input).value)
+        self.query_one("#answer-prediction", Input).placeholder = label.lower()
+        self._check_prediction(self.query_one("#answer-prediction", Input).value)
 
     # -- turns ------------------------------------------------------------------------------------
     def wait(self, note: str) -> None:
-        """Not the expert's turn: show why, and take no input."""
-        self._lock(True)
-        self.part("#picker-head", Static).update(Content.styled(visible(note), "$text-muted"))
+        """Not the expert's turn: show why, and take no input (its keys go on to the screen)."""
+        self.query_one("#picker-head", Static).update(Content.styled(visible(note), "$text-muted"))
         self.disabled = True
-
-    def hold(self) -> None:
-        """The answer is sent: take no input from now, but change little on screen (:meth:`wait` shows it).
-
-        Disabling restyles every field of the answer, twice a turn; a fast reply comes before anyone sees it.
-        The tag list stays focused (locked, its keys pass to the screen); a text field does not (what is
-        typed would be edited into it), as a disabled picker would have it.
-        """
-        self._lock(True)
-        focused = self.screen.focused
-        if focused is not None and focused is not self.part(TagChoice) and self in focused.ancestors:
-            self.screen.set_focus(None)
-
-    def _lock(self, locked: bool) -> None:
-        self.locked = locked
-        if self._lockables is None:  # the answer's fields are composed once: found once (twice a turn otherwise)
-            self._lockables = [field for field in self.query("*") if isinstance(field, Lockable)]
-        for field in self._lockables:
-            field.locked = locked
-
-    _lockables: list[Lockable] | None = None
 
     def clear(self) -> None:
         """Forget the last turn's answer (a new session): no tag chosen, empty fields."""
         self.machine = self.own = None
         self.guards.clear()
-        self.part(TagChoice).select(None)
+        self.query_one(TagChoice).select(None)
         with self.prevent(Input.Changed, TextArea.Changed):
-            self.part("#answer-prediction", Input).value = ""
-            self.part("#answer-explanation", TextArea).text = ""
+            self.query_one("#answer-prediction", Input).value = ""
+            self.query_one("#answer-explanation", TextArea).text = ""
         self._check_prediction("")
 
     def prepare(self, task: Task, instance: Instance, j: int, n: int, k: int, machine: Message, own: Message | None) -> None:
         """Open the expert's turn at message ``j``, replying to ``machine``; ``own`` is their message at ``j-2``."""
         self.pxp_task, self.instance, self.j, self.k, self.machine, self.own = task, instance, j, k, machine, own
         start = own or machine
-        self._lock(False)
         self.disabled = False
         where = "" if self.screen.has_class("-narrow") else f" · message {j} of {n}"  # narrow: in the header
-        self.part("#picker-head", Static).update(
+        self.query_one("#picker-head", Static).update(
             Content.assemble(("Your turn", "bold $accent"), f"{where} · 1-4 tag · ctrl+s send")
         )
-        choice = self.part(TagChoice)
+        choice = self.query_one(TagChoice)
         choice.reset()
         choice.allow_reject(Tag.REJECT in allowed_tags(j, k), reject_reason(j, k))
-        self.part(LabelList).set_labels(task.prediction_choices, start.prediction)
+        self.query_one(LabelList).set_labels(task.prediction_choices, start.prediction)
         with self.prevent(Input.Changed, TextArea.Changed):  # shown as text (a model's escapes are data)
-            self.part("#answer-prediction", Input).value = visible(start.prediction, one_line=True)
-            self.part(ExplanationArea).prefill(visible(start.explanation))
+            self.query_one("#answer-prediction", Input).value = visible(start.prediction, one_line=True)
+            self.query_one(ExplanationArea).prefill(visible(start.explanation))
+        self.prefilled = (visible(start.prediction, one_line=True), visible(start.explanation))
         self._check_prediction(start.prediction)
         self.guards.clear()
         self._refresh_guards()
@@ -169,32 +147,36 @@ class TagPicker(KeptParts, Vertical):
         the answer the expert was typing when the app closed: the tag and the texts as the expert left them, for
         sending again. Call after :meth:`prepare` of the same turn."""
         if answer.tag is not None:
-            self.part(TagChoice).select(answer.tag)
-        self.part(LabelList).show_for(answer.prediction)
+            self.query_one(TagChoice).select(answer.tag)
+        self.query_one(LabelList).show_for(answer.prediction)
         with self.prevent(Input.Changed, TextArea.Changed):
-            self.part("#answer-prediction", Input).value = answer.prediction
-            self.part(ExplanationArea).prefill(answer.explanation)
+            self.query_one("#answer-prediction", Input).value = answer.prediction
+            self.query_one(ExplanationArea).prefill(answer.explanation)
         if draft:  # the expert's own words: a focus does not select them all, for typing to replace
-            self.part(ExplanationArea).fresh = False
+            self.query_one(ExplanationArea).fresh = False
         self._check_prediction(answer.prediction)
         self._refresh_guards()
 
     def answer(self) -> Answer:
-        """What would be sent, with the guards of exactly these texts (worked out again now)."""
-        helper = self.part(GuardHelper)
-        prediction = self._prediction()
-        explanation = self._explanation()
-        values = self._guard_values()
-        return Answer(
-            self.part(TagChoice).selected,
-            prediction,
-            explanation,
-            guards.as_columns(values) if helper.in_use and values is not None else None,
-        )
+        """What would be sent, with the guards of exactly these texts (worked out again now): for RATIFY, the
+        machine's prediction and explanation; else the fields'."""
+        helper = self.query_one(GuardHelper)
+        tag = self.query_one(TagChoice).selected
+        if tag is Tag.RATIFY and self.machine is not None:
+            prediction, explanation = self.machine.prediction, self.machine.explanation
+        else:
+            prediction, explanation = self._prediction(), self._explanation()
+        values = self._guard_values(prediction, explanation)
+        return Answer(tag, prediction, explanation, guards.as_columns(values) if helper.in_use and values is not None else None)
+
+    def edited(self) -> bool:
+        """Whether the expert changed a field since the turn opened (typed, pasted, picked a label, a draft put back)."""
+        shown = (self.query_one("#answer-prediction", Input).value, self.query_one("#answer-explanation", TextArea).text)
+        return shown != self.prefilled
 
     def doubts(self, answer: Answer) -> list[str]:
         """Why ``answer`` deserves a question before it is sent (REVISE unchanged, a tag its guards contradict)."""
-        texts = self._guard_texts()
+        texts = self._guard_texts(answer.prediction, answer.explanation)
         if answer.tag is None or texts is None or self.pxp_task is None:
             return []
         unchanged = not guards.computed(self.pxp_task, texts)["changed"] and not texts.first_reply
@@ -204,13 +186,13 @@ class TagPicker(KeptParts, Vertical):
     def typed(self) -> Answer:
         """The answer as the fields show it (what a draft keeps: the prediction as typed, not the label it names)."""
         return Answer(
-            self.part(TagChoice).selected,
-            self.part("#answer-prediction", Input).value,
-            self.part("#answer-explanation", TextArea).text,
+            self.query_one(TagChoice).selected,
+            self.query_one("#answer-prediction", Input).value,
+            self.query_one("#answer-explanation", TextArea).text,
         )
 
     def _edited(self) -> None:
-        if not self.locked:
+        if not self.disabled:
             self.post_message(self.Edited(self.typed()))
 
     def request_send(self) -> None:
@@ -219,12 +201,12 @@ class TagPicker(KeptParts, Vertical):
     # -- checking as typed ------------------------------------------------------------------------
     def _prediction(self) -> str:
         """The prediction as it will be sent: a label picked from the task's labels ("thor" means Pneumothorax)."""
-        typed = self._as_prefilled(self.part("#answer-prediction", Input).value, "prediction", one_line=True)
-        labels = self.part(LabelList)
+        typed = self._as_prefilled(self.query_one("#answer-prediction", Input).value, "prediction", one_line=True)
+        labels = self.query_one(LabelList)
         return (labels.only or typed) if labels.labels else typed
 
     def _explanation(self) -> str:
-        return self._as_prefilled(self.part("#answer-explanation", TextArea).text, "explanation")
+        return self._as_prefilled(self.query_one("#answer-explanation", TextArea).text, "explanation")
 
     def _as_prefilled(self, text: str, field: str, *, one_line: bool = False) -> str:
         """``text`` as it will be sent: the prefilled message's own text while the field still shows it as prefilled
@@ -236,15 +218,16 @@ class TagPicker(KeptParts, Vertical):
                 return exact
         return text
 
-    def _guard_texts(self) -> guards.GuardTexts | None:
+    def _guard_texts(self, prediction: str | None = None, explanation: str | None = None) -> guards.GuardTexts | None:
+        """What the guards compare, with ``prediction`` and ``explanation`` as sent (default: the fields')."""
         if self.machine is None:
             return None
-        prediction = self._prediction()
-        explanation = self._explanation()
+        prediction = self._prediction() if prediction is None else prediction
+        explanation = self._explanation() if explanation is None else explanation
         return guards.GuardTexts.of(self.j, self.machine, self.own, prediction, explanation)
 
-    def _guard_values(self) -> dict[str, bool] | None:
-        texts = self._guard_texts()
+    def _guard_values(self, prediction: str | None = None, explanation: str | None = None) -> dict[str, bool] | None:
+        texts = self._guard_texts(prediction, explanation)
         if texts is None or self.pxp_task is None:
             return None
         return self.guards.values(self.pxp_task, texts)
@@ -255,7 +238,9 @@ class TagPicker(KeptParts, Vertical):
         if texts is None or values is None:
             return
         overridden = self.guards.overridden("agree", texts)
-        self.part(GuardHelper).prepare(self.j, self.k, values["match"], values["agree"], values["changed"], overridden=overridden)
+        self.query_one(GuardHelper).prepare(
+            self.j, self.k, values["match"], values["agree"], values["changed"], overridden=overridden
+        )
 
     def _check_prediction(self, value: str) -> None:
         """The field's label, with the task's verdict on what is typed (for DRUG: valid SMILES?)."""
@@ -264,7 +249,7 @@ class TagPicker(KeptParts, Vertical):
             verdict = Content.styled(f"✗ {visible(problem, one_line=True)}", "$error")
         else:
             verdict = Content.styled("✓ well formed", "$success") if value.strip() else Content("")
-        self.show_text("#prediction-check", Content.assemble(self.prediction_label, "  ", verdict))
+        self.query_one("#prediction-check", Static).update(Content.assemble(self.prediction_label, "  ", verdict))
         self._schedule_draft(None if problem else value)
 
     def _schedule_draft(self, value: str | None) -> None:
@@ -273,7 +258,7 @@ class TagPicker(KeptParts, Vertical):
         self._draft_timer = self.set_timer(0.3, lambda: self._draw_draft(value))
 
     def _draw_draft(self, value: str | None) -> None:
-        picture = self.part("#answer-picture", Picture)
+        picture = self.query_one("#answer-picture", Picture)
         task, instance = self.pxp_task, self.instance
         if task is None or instance is None or not task.draws_predictions or not value or not value.strip():
             picture.display = False
@@ -283,7 +268,7 @@ class TagPicker(KeptParts, Vertical):
             picture.show(lambda size: task.draw_prediction(instance, value, size))
 
     def on_input_changed(self, event: Input.Changed) -> None:
-        self.part(LabelList).show_for(event.value)
+        self.query_one(LabelList).show_for(event.value)
         self._check_prediction(event.value)
         self._refresh_guards()
         self._edited()
@@ -305,7 +290,7 @@ class TagPicker(KeptParts, Vertical):
 
     def on_guard_helper_proposed(self, event: GuardHelper.Proposed) -> None:
         event.stop()
-        self.part(TagChoice).select(event.tag)
+        self.query_one(TagChoice).select(event.tag)
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         if event.button.id == "picker-send":
@@ -314,18 +299,18 @@ class TagPicker(KeptParts, Vertical):
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         event.stop()
-        picked = self.part(LabelList).highlighted_label
+        picked = self.query_one(LabelList).highlighted_label
         if picked is not None:
             self._pick(picked)
-        self.part(ExplanationArea).focus()
+        self.query_one(ExplanationArea).focus()
 
     def on_prediction_input_step(self, event: PredictionInput.Step) -> None:
         event.stop()
-        self.part(LabelList).move(event.step)
+        self.query_one(LabelList).move(event.step)
 
     def on_label_list_typed(self, event: LabelList.Typed) -> None:
         event.stop()
-        field = self.part("#answer-prediction", PredictionInput)
+        field = self.query_one("#answer-prediction", PredictionInput)
         if field.disabled:
             return
         if not field.has_focus:
@@ -335,29 +320,27 @@ class TagPicker(KeptParts, Vertical):
     def on_label_list_picked(self, event: LabelList.Picked) -> None:
         event.stop()
         self._pick(event.label)
-        self.part(ExplanationArea).focus()
+        self.query_one(ExplanationArea).focus()
 
     def _pick(self, label: str) -> None:
-        self.part("#answer-prediction", Input).value = label
+        self.query_one("#answer-prediction", Input).value = label
 
     def on_tag_choice_chosen(self, event: TagChoice.Chosen) -> None:
         """REFUTE and REVISE come with the expert's own answer: the prediction field takes the focus."""
         event.stop()
         self._edited()
         if event.tag in (Tag.REFUTE, Tag.REVISE):
-            self.part("#answer-prediction", Input).focus()
+            self.query_one("#answer-prediction", Input).focus()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if action == "to_tags":  # only from an answer field (escape goes on to the screen otherwise)
-            if self.locked:  # the answer is sent: escape cancels the machine's call (the screen's)
-                return False
+        if action == "to_tags":  # only from an answer field
             focused = self.screen.focused
-            return focused is not None and focused is not self.part(TagChoice) and self in focused.ancestors
+            return focused is not None and focused is not self.query_one(TagChoice) and self in focused.ancestors
         return True
 
     def action_to_tags(self) -> None:
-        self.part(TagChoice).focus()
+        self.query_one(TagChoice).focus()
 
     def action_toggle_guards(self) -> None:
-        helper = self.part(GuardHelper)
+        helper = self.query_one(GuardHelper)
         helper.collapsed = not helper.collapsed

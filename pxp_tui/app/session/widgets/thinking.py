@@ -24,7 +24,7 @@ APPEAR_AFTER = 0.15
 
 
 class Thinking(Static):
-    """``⠙ offline is thinking… 2.4 s · escape cancels``; hidden when idle."""
+    """``⠙ offline is thinking… 2.4 s · ctrl+g cancels``; hidden when idle."""
 
     DEFAULT_CSS = beside(__file__)
 
@@ -32,6 +32,7 @@ class Thinking(Static):
         super().__init__("", id=id)
         self.clock = clock
         self._label = ""
+        self._hint = ""
         self._started = 0.0
         self._timer: Timer | None = None
         self._appear: Timer | None = None
@@ -44,9 +45,10 @@ class Thinking(Static):
     def active(self) -> bool:
         return self._timer is not None
 
-    def start(self, label: str) -> None:
+    def start(self, label: str, hint: str = "") -> None:
+        """Show ``label`` with the time since now (and ``hint``, what the expert may do, after it)."""
         self.stop()
-        self._label, self._started, self._frame = label, self.clock(), 0
+        self._label, self._hint, self._started, self._frame = label, hint, self.clock(), 0
         self._tick()  # the text is ready (and readable) at once; the widget shows after APPEAR_AFTER
         self._timer = self.set_interval(0.1, self._tick)
         self._appear = self.set_timer(APPEAR_AFTER, self._show)
@@ -65,6 +67,7 @@ class Thinking(Static):
 
     def _tick(self) -> None:
         self._frame = (self._frame + 1) % len(FRAMES)
-        text = visible(f"{FRAMES[self._frame]} {self._label} {self.clock() - self._started:.1f} s", one_line=True)
+        hint = f" · {self._hint}" if self._hint else ""
+        text = visible(f"{FRAMES[self._frame]} {self._label} {self.clock() - self._started:.1f} s{hint}", one_line=True)
         # hidden, or the same length (a spinner's step, a tenth of a second): no layout needed
         self.update(Content(text), layout=self.display and len(text) != len(str(self.content)))
