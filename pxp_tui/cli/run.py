@@ -246,6 +246,7 @@ def _drive(board: Any, run_id: int, args: argparse.Namespace) -> int:
     from pxp_tui.blackboard.metrics import counts_of, run_rows
     from pxp_tui.common.models import model_label
     from pxp_tui.engine import AgentError
+    from pxp_tui.engine.interact import at_once
     from pxp_tui.engine.stopping import StopSignalError, until_stopped
     from pxp_tui.report import table
     from pxp_tui.runs.execute import execute
@@ -259,7 +260,8 @@ def _drive(board: Any, run_id: int, args: argparse.Namespace) -> int:
     _dotenv_notice()
     observer = None if args.quiet else SessionLines()
     resume_hint = f"resume with: {resume_command(run_id, args.db)}"
-    work = execute(board, run_id, observer=observer, on_evaluation=None if args.quiet else evaluation_line)
+    # nothing but the run waits on this loop: each write on its thread, costing a message no more than its commit
+    work = execute(board, run_id, observer=observer, on_evaluation=None if args.quiet else evaluation_line, store=at_once)
     try:
         asyncio.run(until_stopped(work))
     except AgentError as exc:
