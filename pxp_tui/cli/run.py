@@ -132,6 +132,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--temperature", type=float, help="generation temperature (default: the task's)")
     parser.add_argument("--timeout", type=float, help=_default("seconds a model call may take", f"{LLMClient.timeout:g}"))
     parser.add_argument("--retries", type=int, help=_default("retries of a failed model call, with backoff", LLMClient.retries))
+    parser.add_argument(
+        "--max-reply",
+        type=positive,
+        metavar="KB",
+        help=_default("the largest model reply read; a larger one is refused as unparseable", f"{LLMClient.max_reply_kb} KB"),
+    )
     parser.add_argument("--checker-api-base", help="base URL for a checker other than the machine's model")
     parser.add_argument(
         "--checker-max-tokens", type=positive, help=_default("the checker's token limit", CHECKER_SETTINGS["max_tokens"])
