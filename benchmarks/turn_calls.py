@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from docs_section import write_section  # first: it reads the load average as the benchmark starts
 from turn_latency import make_run, until  # this folder's helpers
 
 KEYS = {"ratify": "1", "refute": "2", "ratify4": "1", "next": "1"}
@@ -143,8 +144,6 @@ def main() -> None:
                 print(f"{task:<5} {size:<7} {answer:<7} {statistics.median(calls):>9,.0f}  ({min(calls):,}-{max(calls):,})")
                 cells.setdefault((task, size), []).append(f"{statistics.median(calls):,.0f} ({min(calls):,}-{max(calls):,})")
     if args.docs:
-        from docs_section import write_section
-
         rows = [
             "| task | size | " + " | ".join(COLUMNS[a] for a in args.answer) + " |",
             "|---|---|" + "---:|" * len(args.answer),
