@@ -19,6 +19,10 @@ from pxp_tui.engine import AgentError
 
 #: the key sent to a local OpenAI-compatible server (``--api-base``) when no OPENAI_API_KEY is set
 LOCAL_KEY = "no-key"
+#: the largest reply read, in KB of UTF-8 (``--max-reply``): a larger one is not read, but refused as an unparseable
+#: reply (asked again, then the run pauses). A prediction and its explanation take a few KB; a reply of megabytes is a
+#: broken or hostile server (a ``max_tokens`` ignored), and would be sent back to the models with every later request
+MAX_REPLY_KB = 256
 
 _litellm: Any = None
 
@@ -95,7 +99,9 @@ class Completion:
     cost: float | None = None
     attempts: int = 1
     call_ms: float | None = None  # None: the same as latency_ms
-    empty: str = ""  # why the reply holds no text at all ("no choices"): it is read as an unparseable reply
+    #: why the reply has no text to read ("the reply has no choices", or its size over ``--max-reply``): it is read
+    #: as an unparseable reply
+    unread: str = ""
 
     @property
     def overhead_ms(self) -> float:
@@ -133,6 +139,7 @@ class LLMClient:
     retries: int = 3
     retry_delay: float = field(default_factory=lambda: float(os.environ.get("PXP_RETRY_DELAY", "1.0")))
     params: dict[str, Any] = field(default_factory=dict)
+    max_reply_kb: int = MAX_REPLY_KB  # the largest reply read (a larger one is refused: :data:`MAX_REPLY_KB`)
 
     async def backoff(self, attempt: int) -> None:
         """Wait before retry ``attempt`` (none before the first): ``retry_delay * 2**(attempt - 1)``."""
@@ -177,7 +184,7 @@ class LLMClient:
                     raise AgentError(_cause(self.model, exc), retryable=False) from None
                 continue
             latency = (time.perf_counter() - started) * 1000
-            return _completion(litellm, self.model, response, latency, attempt + 1, messages)
+            return _completion(litellm, self.model, response, latency, attempt + 1, messages, self.max_reply_kb)
         attempts = self.retries + 1
         raise AgentError(f"{_cause(self.model, last)} (after {attempts} attempt{'s' if attempts != 1 else ''})")
 
@@ -240,13 +247,48 @@ def _cause(model: str, exc: BaseException | None) -> str:
     return f"{model}: {kind}" + (f": {detail}" if detail else "")
 
 
+def oversized(text: str, max_kb: int) -> str:
+    """Why ``text`` is too large to read ("the reply is 10.8 MB, over the limit of 256 KB (--max-reply): 'Pathway...'");
+    "" when it is within ``max_kb`` KB of UTF-8."""
+    limit = max_kb * 1024
+    if len(text) * 4 <= limit:  # a character is at most 4 bytes: no need to count them
+        return ""
+    size = utf8_size(text)
+    if size <= limit:
+        return ""
+    start = " ".join(text[:200].split())[:60]
+    return f"the reply is {_size(size)}, over the limit of {max_kb:,} KB (--max-reply), beginning {start!r}"
+
+
+def utf8_size(text: str) -> int:
+    """``len(text.encode())``, without a copy of a large text held at once (a megabyte at a time)."""
+    if text.isascii():
+        return len(text)
+    step = 2**20
+    return sum(len(text[at : at + step].encode("utf-8", "surrogatepass")) for at in range(0, len(text), step))
+
+
+def _size(size: int) -> str:
+    return f"{size / 2**20:.1f} MB" if size >= 2**20 else f"{size / 1024:.0f} KB"
+
+
 def _completion(
-    litellm: Any, model: str, response: Any, latency_ms: float, attempts: int, messages: list[dict[str, Any]]
+    litellm: Any,
+    model: str,
+    response: Any,
+    latency_ms: float,
+    attempts: int,
+    messages: list[dict[str, Any]],
+    max_kb: int = MAX_REPLY_KB,
 ) -> Completion:
     choices = getattr(response, "choices", None) or []
     message = getattr(choices[0], "message", None) if choices else None
     text = getattr(message, "content", None) or ""
-    empty = "" if text else ("the reply has no choices" if not choices else "the reply has no text")
+    unread = oversized(text, max_kb)
+    if unread:
+        text = ""  # refused unread: neither parsed, nor stored, nor shown, nor counted in tokens
+    elif not text:
+        unread = "the reply has no choices" if not choices else "the reply has no text"
     usage = getattr(response, "usage", None)
     prompt = getattr(usage, "prompt_tokens", None)
     completion = getattr(usage, "completion_tokens", None)
@@ -263,8 +305,8 @@ def _completion(
         cost = 0.0
     own = hidden.get(OFFLINE_MODEL_MS)  # the offline provider's own time; other models: the round trip
     if isinstance(own, (int, float)):
-        return Completion(text, model, min(float(own), latency_ms), prompt, completion, cost, attempts, latency_ms, empty)
-    return Completion(text, model, latency_ms, prompt, completion, cost, attempts, latency_ms, empty)
+        return Completion(text, model, min(float(own), latency_ms), prompt, completion, cost, attempts, latency_ms, unread)
+    return Completion(text, model, latency_ms, prompt, completion, cost, attempts, latency_ms, unread)
 
 
 def _count_tokens(litellm: Any, model: str, messages: list[dict[str, Any]], text: str) -> tuple[int | None, int | None]:
