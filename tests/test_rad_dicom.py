@@ -1,6 +1,6 @@
 """DICOM X-rays in RAD: ``pxp import rad`` reads them (pydicom) at full depth, they are shown in the file's own
-window the right way up, and a file pxp cannot read is refused in one line with the blackboard unchanged.
-Every file is written by the test."""
+window the right way up, the full-screen viewer windows them over their full depth in the file's values, and a
+file pxp cannot read is refused in one line with the blackboard unchanged. Every file is written by the test."""
 
 from __future__ import annotations
 
@@ -11,10 +11,14 @@ import numpy
 import pytest
 from PIL import Image
 
+from pxp_tui.app.picture.tone import Tone
+from pxp_tui.app.picture.viewer import PictureScreen
 from pxp_tui.blackboard import Blackboard
 from pxp_tui.common.instance import Instance
 from pxp_tui.tasks import get_task
+from pxp_tui.tasks.grey_levels import TOP_16, Levels, png
 
+from .app_helpers import expert_turn, live_app, wait_for
 from .cli_helpers import digest, pxp
 from .dicom_files import ramp, write_dicom
 
@@ -120,3 +124,39 @@ def test_dicom_files_pxp_cannot_read_are_refused_one_line_each_and_the_blackboar
     assert "line 5: image 'notdicom.dcm' cannot be read: not a DICOM file pydicom can read" in err
     assert "line 6: image 'colour.dcm' cannot be read: photometric interpretation PALETTE COLOR" in err
     assert digest(db_path) == before
+
+
+def test_narrowing_the_window_tells_apart_levels_the_default_window_draws_alike() -> None:
+    # two stored values 40 apart: one grey level of 8 bits cut from the full range, told apart in a narrow window
+    levels = Levels(top=TOP_16, bits=16)
+    image = Image.open(BytesIO(png(numpy.array([[32000, 32040]], dtype=numpy.uint16), levels)))
+    values = image.convert("I").convert("F")
+    wide, narrow = Tone().apply(values, levels), Tone().contrast(30).apply(values, levels)  # the narrowest window
+    assert wide.getpixel((0, 0)) == wide.getpixel((1, 0))
+    assert narrow.getpixel((1, 0)) - narrow.getpixel((0, 0)) >= 4
+    assert Tone().contrast(30).describe(levels) == "W 2056 L 32896"  # 8 of the default window's 255 levels, about its middle
+
+
+async def test_in_a_session_the_viewer_windows_the_dicom_in_the_files_values(
+    capsys, tmp_path: Path, db_path: Path, monkeypatch
+) -> None:
+    monkeypatch.setenv("PXP_IMAGES", "halfcell")
+    files = {
+        key: write_dicom(
+            tmp_path / f"{key}.dcm", ramp(), window=(2 * 32768 - 1024, 2 * 16384), rescale=(2, -1024), spacing=(0.2, 0.25)
+        )
+        for key in ("one", "two")
+    }
+    imported(capsys, db_path, tmp_path, files)
+    async with live_app(db_path, (100, 30), task="rad", dataset="dicom") as (app, pilot, _):
+        await expert_turn(pilot, app, j=2)
+        await pilot.press("f")
+        viewer = await wait_for(pilot, lambda: app.screen if isinstance(app.screen, PictureScreen) else None, "the viewer")
+
+        def status() -> str:
+            return str(viewer.query_one("#viewer-status").render())
+
+        await wait_for(pilot, lambda: "W 32768 L 64512" in status(), lambda: f"the file's window in the status: {status()}")
+        assert "pixel 0.25×0.2 mm" in status()
+        await pilot.press("full_stop")  # more contrast: the window narrowed by 1.25, in the file's values
+        await wait_for(pilot, lambda: "W 26214.4 L " in status(), lambda: f"a narrower window: {status()}")
