@@ -28,6 +28,7 @@ from pxp_tui.app.picture.widget import Picture
 from pxp_tui.app.picture.zoom import View, in_whole_cells
 from pxp_tui.app.shared.fitting_footer import FittingFooter
 from pxp_tui.common.visible import visible
+from pxp_tui.tasks.grey_levels import DEEP_MODES, EIGHT_BIT, Levels, levels_of, spacing_text
 from pxp_tui.tasks.pictures import Surface
 
 
@@ -71,6 +72,7 @@ class PictureScreen(Screen):
         self.view = View()
         self.tone = Tone()
         self._original: Any = None  # the decoded original image (decoded in the drawing thread)
+        self._levels: Levels = EIGHT_BIT  # how its grey values read (a DICOM instance's: more than 8 bits)
         self._drag: tuple[int, int] | None = None
         #: the box of the original last shown and the size it was scaled to (zoomable pictures only), and its view
         self.shown: tuple[tuple[int, int, int, int], tuple[int, int]] | None = None
@@ -122,7 +124,11 @@ class PictureScreen(Screen):
 
             image = Image.open(io.BytesIO(self.pxp_task.original_picture(self.instance)))
             image.load()
-            self._original = image if image.mode in ("L", "RGB") else image.convert("RGB")
+            self._levels = levels_of(image)
+            if image.mode in DEEP_MODES:  # kept at full depth, as 32-bit floats Pillow scales
+                self._original = (image if image.mode in ("I", "F") else image.convert("I")).convert("F")
+            else:
+                self._original = image if image.mode in ("L", "RGB") else image.convert("RGB")
         box, size = view.crop(self._original.size, surface.pixels)
         actual = view.is_actual(self._original.size, surface.pixels) and not surface.coarse
         if actual:
@@ -132,10 +138,11 @@ class PictureScreen(Screen):
         self.app.call_from_thread(self._status)
         crop = self._original.crop(box)
         if actual:  # unscaled; where the image is smaller than whole cells, black around it (as a light box)
-            shown = Image.new(crop.mode, size, 0)
-            shown.paste(tone.apply(crop), ((size[0] - crop.width) // 2, (size[1] - crop.height) // 2))
+            toned = tone.apply(crop, self._levels)
+            shown = Image.new(toned.mode, size, 0)
+            shown.paste(toned, ((size[0] - crop.width) // 2, (size[1] - crop.height) // 2))
             return shown
-        return tone.apply(crop if crop.size == size else crop.resize(size, Image.Resampling.LANCZOS))
+        return tone.apply(crop if crop.size == size else crop.resize(size, Image.Resampling.LANCZOS), self._levels)
 
     def _status(self) -> None:
         note = graphics_note(self.pxp_task, self.instance) if self.zoomable else None
@@ -147,11 +154,14 @@ class PictureScreen(Screen):
         else:
             sizes = self._area()
             scale = "1:1" if sizes and self.view.is_actual(*sizes) else f"zoom {self.view.zoom:.3g}×"
-            text = f"{scale} · {self.tone.describe()}"
+            tone = self.tone.describe(self._levels)
+            if self._levels.spacing is not None:
+                tone += f" · pixel {spacing_text(self._levels.spacing)}"
+            text = f"{scale} · {tone}"
             if self.shown is not None and self._original is not None:
                 (left, top, right, bottom), _ = self.shown
                 width, height = self._original.size
-                text = f"{scale} · x {left}–{right} y {top}–{bottom} of {width}×{height} · {self.tone.describe()} · arrows pan"
+                text = f"{scale} · x {left}–{right} y {top}–{bottom} of {width}×{height} · {tone} · arrows pan"
         self.query_one("#viewer-status", Static).update(Content(text))
 
     def _area(self) -> tuple[tuple[int, int], tuple[int, int]] | None:
