@@ -16,6 +16,7 @@ from textual.binding import Binding
 from textual.screen import Screen
 
 from pxp_tui.app.shared.goodbye import bound_goodbye
+from pxp_tui.app.shared.keys_in_order import KeysInOrder
 from pxp_tui.app.shared.look import Look
 from pxp_tui.app.shared.visible_text import VisibleText
 from pxp_tui.app.shell.keys import key_rows
@@ -29,7 +30,7 @@ T = TypeVar("T")
 OWN_COMMANDS = ("new_run", "open_review", "help")
 
 
-class PXPApp(VisibleText, Look, App[int]):
+class PXPApp(KeysInOrder, VisibleText, Look, App[int]):
     """``PXPApp(db_path)`` opens on the start screen; ``PXPApp(db_path, run_id=ID)`` on that run."""
 
     TITLE = "PXP"

@@ -124,6 +124,11 @@ class StartScreen(Screen):
                     yield Button("Review past runs (ctrl+o)", id="review-button")
         yield FittingFooter()
 
+    def takes_keys(self) -> bool:
+        """Keys typed before the fields are mounted wait for them (``app/shared/keys_in_order.py``): a tab typed
+        at the first frame moves through the fields, and what follows lands in the field it reaches."""
+        return self.fields.mounted.is_set()
+
     def on_mount(self) -> None:
         self.sub_title = "new run"
         self.query_one("#start-form").border_title = "New run"
