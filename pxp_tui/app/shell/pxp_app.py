@@ -110,10 +110,16 @@ class PXPApp(KeysInOrder, VisibleText, Look, App[int]):
                 await stop(reason)
 
     async def loaded(self) -> None:
-        """Wait until litellm, the tasks and the drawing code are loaded (in a thread, after first paint)."""
+        """Wait until the tasks, the run wiring and the drawing code are loaded (in a thread, after first paint;
+        litellm is loaded apart, when a model is named: :meth:`expect_model`)."""
         await self.painted()  # so no run is driven before the stop signals are handled (:meth:`on_ready`)
         self._start_loading()
         await self._loaded.wait()
+
+    def expect_model(self, model: str | None) -> None:
+        from pxp_tui.app.shell import preload
+
+        preload.expect_model(model)
 
     def _start_loading(self) -> None:
         if self._loading is None:

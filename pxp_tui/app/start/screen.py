@@ -159,6 +159,9 @@ class StartScreen(Screen):
             copy = run.run.copy_of is not None
             unfinished.add_option(Option(_run_label(run, skipped), id=None if copy else str(run.run.id), disabled=copy))
         resumable = [i for i, (run, _) in enumerate(runs) if run.run.copy_of is None]
+        for i in resumable:  # resumed, its model's first call waits for litellm no longer than its import
+            host(self.app).expect_model(runs[i][0].run.config.model)
+            host(self.app).expect_model(runs[i][0].run.config.checker)
         if resumable:
             unfinished.highlighted = resumable[0]  # the latest: enter or ctrl+r resumes it without selecting it first
             if self.focused is None or self.focused.id == "start-button":  # not while the expert fills the form
@@ -226,6 +229,10 @@ class StartScreen(Screen):
     def action_start(self) -> None:
         self.start_run()
 
+    def on_input_blurred(self, event: Input.Blurred) -> None:
+        if event.input.id in ("start-model", "start-checker"):
+            host(self.app).expect_model(event.value)  # litellm starts loading, unless it is the offline baseline
+
     @work(group="start", exclusive=True)
     async def start_run(self) -> None:
         error = self.query_one("#start-error", Static)
@@ -235,6 +242,8 @@ class StartScreen(Screen):
         except ValueError as exc:
             error.update(Content.styled(visible(str(exc)), "$error"))
             return
+        host(self.app).expect_model(fields["model"])
+        host(self.app).expect_model(fields["checker"])
         error.update(Content.styled("preparing the run…", "$text-muted"))
         await host(self.app).loaded()
         await host(self.app).stop_engines()  # a run open underneath pauses: one writer at a time
