@@ -43,7 +43,7 @@ def write_settings(**changes: Any) -> None:
     path = settings_path()
     settings = {**read_settings(), **changes}
     path.parent.mkdir(parents=True, exist_ok=True)
-    partial = path.with_suffix(".json.partial")
+    partial = path.with_suffix(f".json.{os.getpid()}.partial")  # apart from another pxp writing it at once
     partial.write_text(json.dumps(settings, indent=2, sort_keys=True) + "\n", encoding="utf-8")
     partial.replace(path)
 

@@ -21,6 +21,7 @@ from pxp_tui.app.shared.fitting_footer import FittingFooter
 from pxp_tui.app.shared.form_fields import FormFields
 from pxp_tui.app.shared.header import header
 from pxp_tui.app.shared.host import host
+from pxp_tui.app.shared.look import read_settings, write_settings
 from pxp_tui.app.start import fields as form_help
 from pxp_tui.common.kinds import HumanKind
 from pxp_tui.common.visible import visible
@@ -47,10 +48,19 @@ def available_tasks() -> list[str]:
 
 
 def default_name() -> str:
+    """The name the form offers: the one this OS user last started a run with (``expert`` in the settings file,
+    ``app/shared/look.py``), else the login name."""
+    kept = read_settings().get(EXPERT_SETTING)
+    if isinstance(kept, str) and kept.strip():
+        return kept
     try:
         return getpass.getuser() or "expert"
     except Exception:  # noqa: BLE001 - no user database (containers)
         return "expert"
+
+
+#: the key of the settings file that keeps the expert's name between launches
+EXPERT_SETTING = "expert"
 
 
 class StartScreen(Screen):
@@ -259,6 +269,17 @@ class StartScreen(Screen):
             return
         error.update("")
         host(self.app).open_run(run_id)
+        if fields["expert"] is not None:
+            await self._keep_name(fields["expert"])
+
+    async def _keep_name(self, name: str) -> None:
+        """Keep the expert's name for the next launch (the form offers it again)."""
+        if read_settings().get(EXPERT_SETTING) == name:
+            return
+        try:
+            await asyncio.to_thread(write_settings, **{EXPERT_SETTING: name})
+        except OSError as exc:
+            self.notify(f"Your name is not kept for next time: {exc}", severity="warning", markup=False)
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         if event.button.id == "start-button":
