@@ -218,7 +218,7 @@ def test_one_to_one_in_xterm_sixel_is_one_image_pixel_per_screen_pixel_and_zoom_
         original = source(first_image(db))
         own = content_box(original)
         terminal.keys("f")
-        _, fitted = shown_picture(terminal, lambda box: height(box) > 600, "the X-ray full-screen, fitted")
+        shown_picture(terminal, lambda box: height(box) > 600, "the X-ray full-screen, fitted")
         for key, scale in (("z", 1), ("plus", 2)):
             terminal.keys(key)
             screen, box = shown_picture(
