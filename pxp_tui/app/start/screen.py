@@ -213,15 +213,13 @@ class StartScreen(Screen):
 
     # -- starting ---------------------------------------------------------------------------------
     def form(self) -> dict[str, Any]:
-        """The form as ``RunConfig`` fields; ValueError with a one-line reason if a number is malformed."""
+        """The form as ``RunConfig`` fields; ValueError with a one-line reason, in the form's words, for a bad value."""
         values: dict[str, Any] = {}
         for field in ("n", "k"):
-            text = self.query_one(f"#start-{field}", Input).value.strip()
-            try:
-                values[field] = int(text)
-            except ValueError:
-                raise ValueError(f"{field} must be a whole number, got {text!r}") from None
+            values[field] = form_help.whole_number(field, self.query_one(f"#start-{field}", Input).value)
         human = self.query_one("#start-human", Select).value
+        if human == HumanKind.LIVE.value and not self.query_one("#start-name", Input).value.strip():
+            raise ValueError("Your name is empty: type the name to store with the run")
         chosen = str(self.query_one("#start-instances", Select).value)
         values.update(form_help.instances(chosen, self.query_one("#start-limit", Input).value))
         return {
