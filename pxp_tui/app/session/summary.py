@@ -159,7 +159,7 @@ class SummaryScreen(ExportsRun, Screen[None]):
                 (f" · {duration_text(time.span)} from the first to the last", "$text-muted"),
             )
         )
-        grid = table.text([f"run {run.id} {run.config.task.upper()}"], [counts])
+        grid = table.text([table.heading(run.id, run.config.task, run.human)], [counts])
         self.query_one("#summary-table", Static).update(Content(grid))
 
     def export_target(self) -> tuple[Any, Path, int]:
