@@ -7,7 +7,19 @@ import pytest
 from pxp_tui.app.session.messages import HumanTurn
 from pxp_tui.protocol import Sender, Tag, session_flags
 
-from .app_helpers import expert_turn, live_app, messages, outcome_shown, rows, run_done, session_screen, type_answer, wait_for
+from .app_helpers import (
+    expert_turn,
+    footer_current,
+    footer_keys,
+    live_app,
+    messages,
+    outcome_shown,
+    rows,
+    run_done,
+    session_screen,
+    type_answer,
+    wait_for,
+)
 from .internals import notifications
 
 PARACETAMOL_VIA_CHLORIDE = "CC(=O)Cl.Nc1ccc(O)cc1"
@@ -90,6 +102,9 @@ async def test_enter_on_the_outcome_moves_on_too(db_path) -> None:
         await pilot.press("1", "ctrl+s")
         screen = await outcome_shown(pilot, app)
         assert screen.focused is None  # nothing of the hidden answer takes keys: enter reaches the screen
+        await wait_for(pilot, lambda: footer_current(screen), "the outcome's keys in the footer")
+        shown, _ = footer_keys(screen)
+        assert ("next_instance", True) in shown and not any(action == "send" for action, _ in shown)  # nothing to send
         await pilot.press("enter")
         await wait_for(pilot, lambda: screen.exchange.order == 1, "the second session")
 
