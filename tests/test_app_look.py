@@ -43,12 +43,16 @@ def colour_of(widget: Widget, text: str) -> str:
 
 
 def footer_fits(screen) -> None:
-    """Every key the footer shows lies inside the screen, with its key."""
+    """Every key the footer shows lies inside the screen, with its key and a word of what it does (``n ? q`` said
+    nothing), the app's keys (the keys' list, quit) among them."""
     keys = [key for key in screen.query(FooterKey) if key.display]  # hidden keys (not active now) are not shown
     assert keys, "the footer shows keys"
     for key in keys:
         assert key.region.width > 0 and key.region.right <= screen.size.width, (key.key_display, key.description)
-        assert key.key_display in str(key.render())
+        assert key.description and str(key.render()).strip() == f"{key.key_display} {key.description}", str(key.render())
+    actions = {key.action.removeprefix("app.") for key in keys}
+    offered = {active.binding.action.removeprefix("app.") for active in screen.active_bindings.values() if active.binding.show}
+    assert {"quit", "help"} & offered <= actions  # the app's keys are the last to go
     placed = sorted(keys, key=lambda key: key.region.x)
     for left, right in itertools.pairwise(placed):  # none drawn over another (the palette's key sits at the right)
         assert left.region.right <= right.region.x, (left.key_display, right.key_display)
@@ -149,6 +153,13 @@ async def test_nothing_is_cut_at_80x24(db_path: Path) -> None:
         await outcome_shown(pilot, app)  # a session's outcome: its keys (n Next, b Flag) fit too
         await settled(pilot)
         footer_fits(session)
+        await pilot.press("enter")
+        await expert_turn(pilot, app, j=2)
+        await pilot.press("1", "ctrl+s")
+        await run_done(pilot, app)
+        await wait_for(pilot, lambda: type(app.screen).__name__ == "SummaryScreen", "the run's summary")
+        await settled(pilot)
+        footer_fits(app.screen)  # the summary's too (it ended "^p palettet")
     app = PXPApp(db_path)  # the start screen
     async with app.run_test(size=(80, 24)) as pilot:
         button = await wait_for(pilot, lambda: app.screen.query("#review-button") and app.screen.query_one("#review-button"))

@@ -160,9 +160,10 @@ async def test_the_run_ends_on_its_summary_with_the_papers_table(db_path) -> Non
         session = await run_done(pilot, app)
         summary = await summary_shown(pilot, app)
         with Blackboard.open(db_path, readonly=True) as board:
-            expected = table.text([f"run {run_id} DRUG"], [counts_of(r) for r in run_rows(board, [run_id])])
+            expected = table.text([f"run {run_id} DRUG alice"], [counts_of(r) for r in run_rows(board, [run_id])])
         assert text(summary, "#summary-table") == expected  # what `pxp metrics` prints
         assert f"The run is finished: run {run_id}" in text(summary, "#summary-title")
+        assert "Expert    alice" in text(summary, "#summary-sessions")  # whose run it is, where it is read
         assert "2 of 2 done: 2 ratified" in text(summary, "#summary-sessions")
         assert " s in sessions" in text(summary, "#summary-sessions")
         steps = text(summary, "#summary-next")
