@@ -255,9 +255,11 @@ def _replayed(start_marker: str) -> str | type[Exception]:
 
 
 def load() -> None:
-    """Import textual-image's widgets once (after the first paint), its questions answered from the probe."""
+    """Import textual-image's widgets once (after the first paint), its questions answered from the probe; where
+    nothing was asked (``PXP_IMAGES=none``), answered "no answer": never asked of the terminal once the app reads the
+    keyboard, where the answer (``\\x1b[?1;2c``) came as keys (``?`` opened the keys' list by itself)."""
     with _loading:
-        if _answers is not None and "textual_image.renderable" not in sys.modules:
+        if "textual_image.renderable" not in sys.modules:
             with internals.answers_replayed(_replayed):
                 import textual_image.renderable  # chooses the renderer from the answers
         import textual_image.widget  # noqa: F401
