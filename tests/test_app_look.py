@@ -182,3 +182,48 @@ async def test_nothing_is_cut_at_80x24(db_path: Path) -> None:
         footer_fits(review.screen)
         status = review.screen.query_one("#replay-status")
         assert "message 1 /" in text_of(status) and "REJECT" in text_of(status)
+
+
+#: the bright red, green and blue of a 16-colour terminal (ANSI 9, 10, 12)
+SATURATED_16 = {9: "bright red", 10: "bright green", 12: "bright blue"}
+
+
+def colours_16(screen) -> dict[int, int]:
+    """Cells drawn in each of the 16 colours (text and background), each colour taken to the nearest of the 16 as
+    Rich does for such a terminal."""
+    from collections import Counter
+
+    from rich.color import ColorSystem
+
+    from .internals import screen_strips
+
+    seen: Counter[int] = Counter()
+    for strip in screen_strips(screen):
+        for segment in strip:
+            for colour in (segment.style.color, segment.style.bgcolor) if segment.style else ():
+                if colour is not None:
+                    seen[colour.downgrade(ColorSystem.STANDARD).number] += len(segment.text)
+    return dict(seen)
+
+
+async def test_a_terminal_of_16_colours_gets_no_bright_red_green_or_blue(db_path: Path, monkeypatch) -> None:
+    """Plain xterm (16 colours): the accent and the errors became bright red, success bright green, on black."""
+    from pxp_tui.app.shared import look
+
+    monkeypatch.setenv("PXP_IMAGES", "none")
+    monkeypatch.setattr(look, "sixteen_colours", lambda app: True)  # as TERM=xterm, without COLORTERM, makes Rich
+    async with live_app(db_path, size=(100, 30)) as (app, pilot, _run_id):
+        session = await expert_turn(pilot, app, j=2)
+        await settled(pilot)
+        shown = colours_16(session)
+        assert not {SATURATED_16[c] for c in shown if c in SATURATED_16}, shown
+        assert {3, 6} <= set(shown)  # the accent in yellow, the primary in cyan
+        await pilot.press("2", "ctrl+s")  # REFUTE: the machine answers, the tags in their colours
+        await wait_for(pilot, lambda: len(session.exchange.messages) >= 3, "the machine's answer")
+        await settled(pilot)
+        assert not {SATURATED_16[c] for c in colours_16(session) if c in SATURATED_16}
+    monkeypatch.setattr(look, "sixteen_colours", lambda app: False)
+    async with live_app(db_path, size=(100, 30)) as (app, pilot, _run_id):
+        session = await expert_turn(pilot, app, j=2)
+        await settled(pilot)
+        assert 9 in colours_16(session)  # a terminal of more colours keeps the theme's own
