@@ -21,11 +21,11 @@ NAME = ("Dr. Zoë O'Brien-Smith, M.D. (radiology) ü 中文 #7 ? " * 5)[:199] + 
 BACKTAB, TAB, ENTER, DOWN, CTRL_S = "\x1b[Z", "\t", "\r", "\x1b[B", "\x13"
 
 
-def burst(name: str, n: str, first: str) -> str:
+def burst(name: str, n: str, first: str, start: str = CTRL_S) -> str:
     """What the expert types, as the terminal sends it: from Start (focused), back to the name (five fields up),
     the name over the one offered, on to n, then up to the instances (five up), "the first N" chosen in its list,
-    on to N, and ctrl+s."""
-    return BACKTAB * 5 + name + TAB + n + BACKTAB * 5 + ENTER + DOWN + ENTER + TAB + first + CTRL_S
+    on to N, and ctrl+s (or ``start``: enter, in N, starts too)."""
+    return BACKTAB * 5 + name + TAB + n + BACKTAB * 5 + ENTER + DOWN + ENTER + TAB + first + start
 
 
 async def test_a_burst_typed_at_the_first_frame_is_stored_exactly(db_path: Path, monkeypatch) -> None:

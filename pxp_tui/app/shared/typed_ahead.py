@@ -29,14 +29,20 @@ _held: tuple[int, list[Any]] | None = None
 
 
 def hold(fd: int) -> bool:
-    """Put the terminal at ``fd`` in cbreak mode (no echo, no line editing) until the app's driver takes it over,
-    keeping its settings for the driver to restore. False where it is no terminal."""
+    """Put the terminal at ``fd`` in the mode Textual reads keys in (no echo, no line editing, no flow control, a
+    return kept a return: ``\\r``, not the ``\\n`` the line discipline makes of it, which Textual reads as ctrl+j) until
+    the app's driver takes it over, keeping its settings for the driver to restore. ctrl+c still interrupts the
+    loading. False where it is no terminal."""
     global _held
     if termios is None or _held is not None:
         return _held is not None
     try:
         before = termios.tcgetattr(fd)
-        tty.setcbreak(fd, termios.TCSANOW)
+        mode = termios.tcgetattr(fd)
+        mode[tty.LFLAG] &= ~(termios.ECHO | termios.ICANON | termios.IEXTEN)
+        mode[tty.IFLAG] &= ~(termios.IXON | termios.IXOFF | termios.ICRNL | termios.INLCR | termios.IGNCR)
+        mode[tty.CC][termios.VMIN], mode[tty.CC][termios.VTIME] = 1, 0
+        termios.tcsetattr(fd, termios.TCSANOW, mode)
     except termios.error:
         return False
     _held = (fd, before)
@@ -65,11 +71,13 @@ def keep(text: str) -> None:
 
 
 def take() -> str:
-    """Everything kept so far, once (the next call returns what was kept since)."""
+    """Everything kept so far, once (the next call returns what was kept since). A newline is taken for the return
+    key: typed before pxp set the terminal's mode (while the shell started it), a return reached it as a newline,
+    which the line discipline made of it then (Textual would read ctrl+j)."""
     with _lock:
         text = "".join(_typed)
         _typed.clear()
-    return text
+    return text.replace("\n", "\r")
 
 
 def driver_class(base: type[Any]) -> type[Any]:
