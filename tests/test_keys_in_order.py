@@ -57,3 +57,21 @@ async def test_keys_typed_after_tab_go_to_the_field_tab_reaches(db_path: Path, m
         field = screen.query_one("#start-name")
         await wait_for(pilot, lambda: field.value == "bob", "the name typed over last")  # shift+tab twice: back
         assert (screen.query_one("#start-n").value, screen.query_one("#start-k").value) == ("7", "2")
+
+
+async def test_a_burst_typed_into_an_app_started_without_the_focus_is_stored_exactly(db_path: Path, monkeypatch) -> None:
+    """As in a browser tab, whose page has no focus yet as the app starts: Textual focuses nothing as the screen is
+    composed in an app without the focus, and on the first key gave back only what had the focus before (nothing), so
+    the keys went to no field: shift+tab to the last one."""
+    monkeypatch.setenv("PXP_IMAGES", "none")
+    app = PXPApp(db_path)
+    app.set_reactive(PXPApp.app_focus, False)  # the app starts blurred, as textual-serve's driver starts it
+    async with app.run_test(size=(160, 48)) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, StartScreen) and app.screen.fields.mounted.is_set())
+        assert app.focused is None and not app.app_focus  # nothing was focused as the screen was composed
+        for event in terminal_events(burst(NAME, "6", "2")):
+            send_to_driver(app, event)
+        await expert_turn(pilot, app, j=2)
+    assert rows(db_path, "SELECT expert, n, k, json_extract(options, '$.limit') AS first FROM runs") == [
+        {"expert": NAME, "n": 6, "k": 3, "first": 2}
+    ]

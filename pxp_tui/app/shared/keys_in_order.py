@@ -128,6 +128,20 @@ class KeysInOrder(_AppBase):
     def on_keys_welcome(self, message: KeysWelcome) -> None:
         self.call_next(self._next)
 
+    def watch_app_focus(self, focus: bool) -> None:
+        """When the app gets the focus with nothing focused, its screen's first field takes it, as when the screen is
+        composed in a focused app: in a browser tab the app starts blurred (the page not focused yet), so Textual focused
+        nothing as the start screen was composed, and gave back on focus (or on the first key) only what had the focus
+        before, nothing: the first keys went to no field (a tab to the last)."""
+        if not focus or not self.screen_stack:
+            return
+        screen = self.screen
+        auto = screen.AUTO_FOCUS if screen.AUTO_FOCUS is not None else self.AUTO_FOCUS
+        if screen.focused is None and auto:
+            found = next((widget for widget in screen.query(auto) if widget.focusable), None)
+            if found is not None:
+                screen.set_focus(found, scroll_visible=False)
+
     async def _next(self) -> None:
         """Hand the waiting events on, in order, until one is a key (or paste) being handled."""
         waiting = self._waiting
