@@ -302,5 +302,5 @@ def _drive(board: Any, run_id: int, args: argparse.Namespace) -> int:
         return 130
     rows = run_rows(board, [run_id])
     print()
-    print(table.text([f"run {run_id} {run.config.task.upper()}"], [counts_of(rows[0])]))
+    print(table.text([table.heading(run_id, run.config.task, run.human)], [counts_of(rows[0])]))
     return 0
