@@ -29,6 +29,7 @@ class Session {
       fontSize: Number(element.dataset.fontSize) || 16,
       fontFamily: FONT,
       scrollback: 0,
+      macOptionIsMeta: true, // Option+s is alt+s (the browser's keys for ctrl+s and the like), not "ß"
     });
     this.fitAddon = new FitAddon();
     this.terminal.loadAddon(this.fitAddon);

@@ -31,6 +31,7 @@ from pxp_tui.app.picture.tmux import (
     tmux_version,
     version_tuple,
 )
+from pxp_tui.app.shared.browser import in_browser
 from pxp_tui.tasks.pictures import Surface
 
 RENDERERS = ("auto", "sixel", "tgp", "halfcell", "unicode", "none")
@@ -65,11 +66,6 @@ _loading = threading.Lock()
 # VT340 cells); with no handler, Python prints it on the terminal, where it stays after the app. A handler of
 # nothing keeps it off the terminal, and lets a program that sets up logging still receive it.
 logging.getLogger("textual_image").addHandler(logging.NullHandler())
-
-
-def in_browser(env: dict[str, str] | None = None) -> bool:
-    """Whether the app runs in a browser tab (``pxp serve``): textual-serve starts it with Textual's web driver."""
-    return "web_driver" in (os.environ if env is None else env).get("TEXTUAL_DRIVER", "")
 
 
 def page_has_sixel(env: dict[str, str] | None = None) -> bool:

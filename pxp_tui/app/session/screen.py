@@ -44,6 +44,7 @@ from pxp_tui.app.session.widgets.outcome_banner import OutcomeBanner
 from pxp_tui.app.session.widgets.tag_choice import TagChoice
 from pxp_tui.app.session.widgets.tag_picker import Answer, TagPicker
 from pxp_tui.app.shared.breakpoints import apply_breakpoints
+from pxp_tui.app.shared.browser import PALETTE, SUBMIT, named_key, served_keys
 from pxp_tui.app.shared.confirm import ConfirmScreen
 from pxp_tui.app.shared.header import header
 from pxp_tui.app.shared.host import host
@@ -79,7 +80,7 @@ class SessionScreen(KeptParts, PictureActions, Screen):
     title: Reactive[str | None] = Reactive(None, compute=False, repaint=False)
     BINDINGS = [
         # not a priority binding: a tag key typed just before ctrl+s is handled first
-        Binding("ctrl+s", "send", "Send", id="session.send"),
+        Binding(served_keys(SUBMIT), "send", "Send", id="session.send"),
         Binding("escape", "cancel", "Cancel machine call", id="session.cancel"),
         Binding("r", "retry", "Retry", id="session.retry"),
         Binding("p", "pause", "Pause / resume", id="session.pause"),
@@ -518,7 +519,9 @@ class SessionScreen(KeptParts, PictureActions, Screen):
     def _finished(self) -> None:
         self._set_state(SessionState.DONE)
         self.part(MachinePane).idle()
-        self.part(TagPicker).wait("The run is finished. s shows its summary; q quits; ctrl+p, New run starts another.")
+        self.part(TagPicker).wait(
+            f"The run is finished. s shows its summary; q quits; {named_key(PALETTE)}, New run starts another."
+        )
         self._title()
         if self.app.screen is self:
             self.action_summary()

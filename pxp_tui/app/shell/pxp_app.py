@@ -15,6 +15,7 @@ from textual.app import App, SystemCommand
 from textual.binding import Binding
 from textual.screen import Screen
 
+from pxp_tui.app.shared.browser import PALETTE, named_key
 from pxp_tui.app.shared.goodbye import bound_goodbye
 from pxp_tui.app.shared.look import Look
 from pxp_tui.app.shared.visible_text import VisibleText
@@ -36,9 +37,13 @@ class PXPApp(VisibleText, Look, App[int]):
     # the screens that can come first are styled from the start (the others load theirs when pushed)
     CSS_PATH = ["pxp_app.tcss", "../start/screen.tcss", "../session/screen.tcss"]
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (120, "-wide")]
+    # the footer shows the command palette's key (ctrl+p, alt+p in a browser tab, where ctrl+p prints); the other
+    # opens it too
+    COMMAND_PALETTE_BINDING = named_key(PALETTE)
     BINDINGS = [
         Binding("question_mark,f1", "help", "Keys", id="app.help"),
         Binding("q", "quit", "Quit", id="app.quit"),
+        Binding(next(k for k in PALETTE if k != named_key(PALETTE)), "palette", "Command palette", system=True, id="app.palette"),
     ]
 
     def __init__(self, db_path: Path, *, run_id: int | None = None, preload: bool = True) -> None:
@@ -179,6 +184,9 @@ class PXPApp(VisibleText, Look, App[int]):
         from pxp_tui.app.review import ReviewScreen
 
         self.push_screen(ReviewScreen(self.db_path))
+
+    def action_palette(self) -> None:
+        self.action_command_palette()
 
     def action_new_run(self) -> None:
         from pxp_tui.app.start.screen import StartScreen
