@@ -8,14 +8,19 @@ import json
 import os
 import subprocess
 import sys
+from pathlib import Path
 
+import pytest
+from textual._xterm_parser import XTermParser
 from textual.app import App
 from textual.binding import Binding
+from textual.widgets import TextArea
 
 from pxp_tui.app.shared.browser import BROWSER_KEYS, PALETTE, reach_the_page
 from pxp_tui.app.shell.keymap import keys
 from pxp_tui.app.shell.pxp_app import PXPApp
 
+from .app_helpers import expert_turn, live_app, rows, type_answer, wait_for
 from .test_app_keys import app_classes
 
 
@@ -67,8 +72,6 @@ print(json.dumps({"first": first, "intro": start.INTRO_RESUME}))
 
 
 def firsts(environment: dict[str, str]) -> dict:
-    from pathlib import Path
-
     root = Path(__file__).resolve().parent.parent
     env = {k: v for k, v in os.environ.items() if k != "TEXTUAL_DRIVER"} | environment
     done = subprocess.run([sys.executable, "-c", SERVED], cwd=root, env=env, capture_output=True, text=True, check=True)
@@ -85,3 +88,23 @@ def test_served_the_footer_and_the_help_show_the_key_that_reaches_the_page_and_i
     assert terminal["first"]["session.send"] == "ctrl+s" and terminal["first"]["textual.palette"] == "ctrl+p"
     assert "ctrl+s to start" in terminal["intro"]
     assert isinstance(App.COMMAND_PALETTE_BINDING, str)
+
+
+@pytest.mark.parametrize("sequence", ["\x1bs", "\x13"], ids=["alt+s", "ctrl+s"])
+async def test_the_send_key_sent_from_inside_the_explanation_sends_it_as_typed(
+    db_path: Path, monkeypatch: pytest.MonkeyPatch, sequence: str
+) -> None:
+    """The bytes the page's terminal sends for alt+s (ESC s, read by Textual's own parser as alt+s carrying an s)
+    while the expert types: the answer is sent, without an s added to it."""
+    monkeypatch.setenv("PXP_IMAGES", "none")
+    async with live_app(db_path) as (app, pilot, run_id):
+        await expert_turn(pilot, app, j=2)
+        await pilot.press("3")  # REVISE: the expert's own words
+        await type_answer(pilot, app, explanation="Two aromatic rings, as in the reaction I know")
+        assert isinstance(app.focused, TextArea)
+        parser = XTermParser()
+        for event in [*parser.feed(sequence), *parser.feed("")]:  # as the driver reads them from the terminal
+            app.post_message(event)
+        sql = "SELECT m.tag, m.explanation FROM messages m JOIN data d USING (session_id) WHERE d.run_id = ? AND m.j = 2"
+        sent = await wait_for(pilot, lambda: rows(db_path, sql, (run_id,)), "the answer sent")
+        assert [(r["tag"], r["explanation"]) for r in sent] == [("REVISE", "Two aromatic rings, as in the reaction I know")]

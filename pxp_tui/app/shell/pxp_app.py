@@ -15,6 +15,7 @@ from textual.app import App, SystemCommand
 from textual.binding import Binding
 from textual.screen import Screen
 
+from pxp_tui.app.shared.alt_keys import AltKeys
 from pxp_tui.app.shared.browser import PALETTE, named_key
 from pxp_tui.app.shared.goodbye import bound_goodbye
 from pxp_tui.app.shared.look import Look
@@ -30,7 +31,7 @@ T = TypeVar("T")
 OWN_COMMANDS = ("new_run", "open_review", "help")
 
 
-class PXPApp(VisibleText, Look, App[int]):
+class PXPApp(AltKeys, VisibleText, Look, App[int]):
     """``PXPApp(db_path)`` opens on the start screen; ``PXPApp(db_path, run_id=ID)`` on that run."""
 
     TITLE = "PXP"
