@@ -24,7 +24,7 @@ def test_loopback_is_served_without_a_warning(host: str) -> None:
 @pytest.mark.parametrize("host", ["0.0.0.0", "192.168.1.20", "::", "pxp.example.org"])
 def test_any_other_address_is_warned_of_with_what_to_do(host: str) -> None:
     caution = serve.warning(host) or ""
-    assert "no authentication" in caution
+    assert "plain http" in caution
     assert "reverse proxy" in caution and "ssh tunnel" in caution and "docs/usage.md" in caution
 
 
@@ -52,7 +52,7 @@ def test_the_command_warns_on_stderr_only_when_bound_beyond_loopback(
     _Recorded.made.clear()
     code, _, err = pxp(capsys, "serve", "--db", db_path, *arguments)
     assert code == 0, err
-    assert ("warning" in err and "no authentication" in err) is warned
+    assert ("warning" in err and "plain http" in err) is warned
     assert _Recorded.made[0]["host"] == (arguments[1] if arguments else "127.0.0.1")
     assert _Recorded.made[0]["port"] == 8470
     assert db_path.exists()  # made before serving: a file that is not a blackboard is said before any tab opens

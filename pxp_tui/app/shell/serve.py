@@ -104,9 +104,10 @@ def warning(host: str) -> str | None:
     if is_loopback(host):
         return None
     return (
-        f"pxp serve: warning: listening on {host}, not on this machine's loopback: textual-serve has no authentication "
-        "of its own, so anyone who can reach this port drives the app and reads the blackboard. Put it behind a reverse "
-        "proxy that authenticates, or bind 127.0.0.1 and reach it through an ssh tunnel (docs/usage.md, 'In a browser')."
+        f"pxp serve: warning: listening on {host}, not on this machine's loopback: the address holds a key, but travels "
+        "in plain http, so anyone on the network path can read it, then drive the app and read the blackboard. Put it "
+        "behind a reverse proxy with TLS that authenticates, or bind 127.0.0.1 and reach it through an ssh tunnel "
+        "(docs/usage.md, 'In a browser')."
     )
 
 
