@@ -8,6 +8,11 @@ from pathlib import Path
 
 import pytest
 
+# The apps run in the tests' process (Pilot, snapshots) draw in 24-bit colours whatever terminal runs pytest: with
+# TERM=xterm and no COLORTERM, Rich would report 16 colours and the theme would give way to its calm 16-colour one
+# (tests/test_app_look.py tests that one on purpose).
+os.environ["TEXTUAL_COLOR_SYSTEM"] = "truecolor"
+
 ROOT = Path(__file__).resolve().parent.parent
 SHARED_DATA = Path(os.environ.get("PXP_SHARED_DATA", ROOT.parent / "shared" / "data" / "interact"))
 SHARED_PAPERS = ROOT.parent / "shared" / "papers"

@@ -116,7 +116,18 @@ class Terminal:
         # set in the terminal, where the terminal sets its own TERM (xterm also drops COLORTERM from its environment)
         # without COLUMNS and LINES, which pytest-xdist's workers have (80 and 24): the app would read its size from
         # them, not from the terminal, and lay out at 80x24 in a window of another size
-        command = ["env", "-u", "COLUMNS", "-u", "LINES", *(f"{k}={v}" for k, v in env.items()), *command]
+        # nor the 24-bit colours the in-process apps are given (conftest.py): the terminal's TERM decides
+        command = [
+            "env",
+            "-u",
+            "COLUMNS",
+            "-u",
+            "LINES",
+            "-u",
+            "TEXTUAL_COLOR_SYSTEM",
+            *(f"{k}={v}" for k, v in env.items()),
+            *command,
+        ]
         colour = "#" + "".join(f"{c:02x}" for c in BACKGROUND)
         if kind == "xterm":
             argv = [

@@ -45,7 +45,14 @@ class PXPApp(AltKeys, KeysInOrder, VisibleText, Look, App[int]):
     BINDINGS = [
         Binding("question_mark,f1", "help", "Keys", id="app.help"),
         Binding("q", "quit", "Quit", id="app.quit"),
-        Binding(next(k for k in PALETTE if k != named_key(PALETTE)), "palette", "Command palette", system=True, id="app.palette"),
+        Binding(
+            next(k for k in PALETTE if k != named_key(PALETTE)),
+            "palette",
+            "Command palette",
+            show=False,
+            system=True,
+            id="app.palette",
+        ),
     ]
 
     def __init__(self, db_path: Path, *, run_id: int | None = None, preload: bool = True) -> None:
