@@ -153,7 +153,7 @@ def _answer(messages: list[dict[str, Any]], reader: Reader) -> str:
     )
 
 
-# -- distributions and debate (issue 10) ---------------------------------------------------------------
+# -- distributions and debate (EVINCE) ------------------------------------------------------------------
 _ASKED = re.compile(r"^" + HEADING + r": ", re.M)
 _ASKED_K = re.compile(r"the (?P<k>\d+) most likely conditions")
 
