@@ -2,10 +2,16 @@
 
 A block is the text between ``<!-- KIND:NAME -->`` and ``<!-- /KIND:NAME -->`` on a page (:func:`markers`):
 :func:`block` reads it and :func:`replace_block` replaces it, touching nothing else on the page, so the
-prose around the blocks is kept by hand and the blocks by the scripts. Each benchmark owns one block of
+prose around the blocks is kept by hand and the blocks by the scripts. ``scripts/docs_reference.py`` writes
+the reference blocks (kind ``reference``: keys, options, states, presets). Each benchmark owns one block of
 ``docs/performance.md`` (kind ``benchmark``); ``write_section`` replaces it (or appends it when the page has
-none) with the figures, the command that measured them and the machine they were measured on.
-``scripts/docs_reference.py`` writes the reference blocks (kind ``reference``: keys, options, states, presets).
+none) with the figures, the command that measured them, the machine they were measured on and its load.
+
+Only figures measured on a quiet machine are written. The load average is read when this module is imported
+(a benchmark imports it at its top, so: when it starts) and again when the block is written, and the block says
+both. When either is over the machine's number of cores, other work shared the cores and the disk, a regression
+would hide in the noise, and ``write_section`` refuses to write docs/performance.md, saying so, leaving it as it
+was (another page, ``PXP_PERFORMANCE_PAGE``, is written whatever the load: the tests use one).
 """
 
 from __future__ import annotations
@@ -19,8 +25,44 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-#: the page the blocks are written to (``PXP_PERFORMANCE_PAGE`` names another, for the tests)
-PAGE = Path(os.environ.get("PXP_PERFORMANCE_PAGE") or ROOT / "docs" / "performance.md")
+#: the project's page of figures, written only from a quiet machine
+DOCS_PAGE = ROOT / "docs" / "performance.md"
+#: the page the blocks are written to (``PXP_PERFORMANCE_PAGE`` names another, for the tests: written whatever the load)
+PAGE = Path(os.environ.get("PXP_PERFORMANCE_PAGE") or DOCS_PAGE)
+
+
+def load_average() -> float:
+    """The machine's load average over the last minute (0.0 where the system does not say)."""
+    try:
+        return os.getloadavg()[0]
+    except (OSError, AttributeError):
+        return 0.0
+
+
+def cores() -> int:
+    return os.cpu_count() or 1
+
+
+#: the load average when the benchmark started (when it imported this module)
+STARTED = load_average()
+
+
+class BusyMachineError(SystemExit):
+    """The machine was busy while the figures were measured: the page is not written (the benchmark exits with 1)."""
+
+
+def check_quiet(started: float | None = None, ended: float | None = None) -> tuple[float, float]:
+    """(the load average at the start, now); :class:`BusyMachineError`, saying why, when either is over the cores."""
+    started = STARTED if started is None else started
+    ended = load_average() if ended is None else ended
+    count = cores()
+    if max(started, ended) > count:
+        raise BusyMachineError(
+            f"docs/performance.md not written: the load average was {started:.1f} at the start and {ended:.1f} at the "
+            f"end, over the {count} cores of this machine, so other work shared its cores and disk and the figures "
+            "would hide a regression in their noise. Measure again on a quiet machine (`uptime` under the core count)."
+        )
+    return started, ended
 
 
 def machine() -> str:
@@ -85,9 +127,26 @@ def replace_block(text: str, kind: str, name: str, body: str, *, append: bool = 
 
 
 def write_section(name: str, title: str, body: str, *, command: str | None = None, page: Path = PAGE) -> Path:
-    """Replace benchmark ``name``'s block of ``page`` with ``title``, the command, the machine and ``body``
-    (Markdown); append the block when the page has none. Returns the page's path."""
-    body = "\n".join([f"### {title}", "", f"Measured with `{command or command_line()}` on {machine()}.", "", body.strip()])
+    """Replace benchmark ``name``'s block of ``page`` with ``title``, the command, the machine, ``body`` (Markdown)
+    and the load average at the start and now; append the block when the page has none. Returns the page's path.
+    :class:`BusyMachineError` (the page untouched) when the page is docs/performance.md and the load was over the
+    core count (:func:`check_quiet`)."""
+    markers("benchmark", name)  # a bad name is refused before anything is measured or written
+    if page.resolve() == DOCS_PAGE.resolve():
+        started, ended = check_quiet()
+    else:
+        started, ended = STARTED, load_average()
+    body = "\n".join(
+        [
+            f"### {title}",
+            "",
+            f"Measured with `{command or command_line()}` on {machine()}.",
+            "",
+            body.strip(),
+            "",
+            f"Load average {started:.1f} at the start, {ended:.1f} at the end ({cores()} cores).",
+        ]
+    )
     text = page.read_text() if page.exists() else "# Performance\n"
     text = replace_block(text, "benchmark", name, body, append=True)
     page.parent.mkdir(parents=True, exist_ok=True)

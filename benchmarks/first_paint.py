@@ -40,6 +40,9 @@ import termios
 import time
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from docs_section import write_section
+
 ANSI = re.compile(rb"\x1b(\[[0-9;?<>=]*[ -/]*[@-~]|\][^\x07\x1b]*(\x07|\x1b\\)|P[^\x1b]*\x1b\\|_[^\x1b]*\x1b\\|[@-Z\\-_])")
 REPLIES = {b"\x1b[c": b"\x1b[?64;1;2;6;9;15;18;21;22c", b"\x1b[16t": b"\x1b[6;20;10t"}
 
@@ -183,7 +186,6 @@ def main() -> int:
         parser.error("--docs measures pxp and its floor: give no COMMAND")
     args.floor = args.floor or args.docs
     floor = [sys.executable, str(Path(__file__).resolve().with_name("bare_textual.py"))]
-    load = os.getloadavg()[0]
     with tempfile.TemporaryDirectory() as tmp:
         pxp = shutil.which("pxp") or str(Path(sys.executable).with_name("pxp"))
         command = args.command or [pxp]
@@ -205,8 +207,6 @@ def main() -> int:
         print(f"floor, bare_textual.py, launched in turn: {' '.join(f'{t:.3f}' for t in floors)} s")
         print(f"{describe(floors)}; pxp / floor = {ratio:.2f} (target: at most 1.25)")
     if args.docs:
-        from docs_section import write_section
-
         body = "\n".join(
             [
                 f"| program, {where} | first paint, median | every launch |",
@@ -215,8 +215,7 @@ def main() -> int:
                 f"| the floor: Textual and one `Static` (`bare_textual.py`) | {statistics.median(floors):.3f} s | "
                 f"{min(floors):.3f}-{max(floors):.3f} s |",
                 "",
-                f"pxp takes **{ratio:.2f} times** the floor (target: at most 1.25), {args.runs} launches of each, in turn. "
-                f"Load average {load:.1f} at the start, {os.getloadavg()[0]:.1f} at the end.",
+                f"pxp takes **{ratio:.2f} times** the floor (target: at most 1.25), {args.runs} launches of each, in turn.",
             ]
         )
         write_section("first_paint", "pxp and its floor, launched in turn", body)

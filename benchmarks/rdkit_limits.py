@@ -19,7 +19,6 @@ from __future__ import annotations
 import argparse
 import itertools
 import json
-import os
 import signal
 import statistics
 import subprocess
@@ -171,8 +170,6 @@ def main() -> int:
             f"Reading one SMILES through RDKit's worker process: {through:.3f} ms a molecule, against {here:.3f} ms in "
             f"the calling process ({through - here:.3f} ms for the round trip). The expert's live check of a new "
             f"two-molecule answer (each key typed): {check:.3f} ms (median).",
-            "",
-            f"Load average when it ended: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores.",
         ]
     )
     print(body)

@@ -87,7 +87,7 @@ def main() -> int:
                 for name, times in (("with the watcher", guarded), ("without", unguarded))
             ),
             "",
-            f"{args.runs} runs each, in turns; load average when it ended: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores.",
+            f"{args.runs} runs each, in turns.",
         ]
     )
     print(body)

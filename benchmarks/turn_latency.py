@@ -64,6 +64,8 @@ ROOT = HERE.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(HERE))
 
+from docs_section import write_section  # noqa: E402 - first: it reads the load average as the benchmark starts
+
 now = time.perf_counter
 TAGS = {"1": "RATIFY", "2": "REFUTE"}
 ANSWERS = {"ratify": ["1"], "refute": ["2", "1"]}
@@ -867,8 +869,6 @@ def main(argv: list[str] | None = None) -> int:
     print()
     print(summary(results))
     if args.docs:
-        from docs_section import write_section
-
         answers = ", then ".join(f"{TAGS[k]} at message {2 * (i + 1)}" for i, k in enumerate(ANSWERS[args.answer]))
         note = (
             f"Medians in ms from ctrl+s, {answers} in each session; after a session's last answer (b) is its outcome "

@@ -53,6 +53,7 @@ class RunConfig:
     evaluate: bool = False  # measure the machine on the test split (start, after kept sessions, end)
     timeout: float | None = None  # seconds per model call (None: the client's default)
     retries: int | None = None  # retries of a failed model call (None: the client's default)
+    max_reply: int | None = None  # KB a model's reply may hold, larger ones refused unread (None: the client's default)
     checker_api_base: str | None = None
     checker_max_tokens: int | None = None  # None: the checker's default
     checker_temperature: float | None = None  # None: the checker's default
@@ -156,6 +157,8 @@ class RunConfig:
             raise ValueError(f"--timeout must be more than 0 seconds, got {self.timeout}")
         if self.retries is not None and self.retries < 0:
             raise ValueError(f"--retries must be 0 or more, got {self.retries}")
+        if self.max_reply is not None and self.max_reply < 1:
+            raise ValueError(f"--max-reply must be at least 1 KB, got {self.max_reply}")
 
     def rules(self) -> list[str]:
         """The rules of reading and comparing answers that differ from the papers' defaults, as run settings show them

@@ -193,13 +193,20 @@ def run_mutmut(chosen: Sequence[Group], work: Path, log: Path) -> list[Mutant]:
     return _results(work, targets)
 
 
+#: lines of mutmut's output shown when it fails (its first run fails when a test fails without a mutant)
+LOG_LINES = 30
+
+
 def _mutmut(names: Sequence[str], work: Path, log: Path) -> None:
     with log.open("a") as out:
         done = subprocess.run(
             [sys.executable, "-m", "mutmut", "run", "--max-children", "1", *names], cwd=work, stdout=out, stderr=subprocess.STDOUT
         )
     if done.returncode != 0:
-        raise SystemExit(f"mutation: mutmut failed (exit code {done.returncode}); its output: {log}")
+        # the work folder may be a temporary one, gone once this exits: what mutmut said ends the message
+        said = [line for line in log.read_text(errors="replace").splitlines() if line.strip()]
+        tail = "\n".join(said[-LOG_LINES:])
+        raise SystemExit(f"mutation: mutmut failed (exit code {done.returncode}); the end of its output ({log}):\n{tail}")
 
 
 def _results(work: Path, targets: Sequence[tuple[Group, str, list[str]]]) -> list[Mutant]:

@@ -90,12 +90,14 @@ def session_screen(app: PXPApp) -> Any:
 
 
 def footer_keys(screen: Any) -> tuple[set[tuple[str, bool]], set[tuple[str, bool]]]:
-    """(shown, offered): (action, enabled) of each key the footer shows, and of each key the screen's bindings
-    offer now (the first binding of each action, as Textual's footer takes them)."""
+    """(shown, offered): (action, enabled) of each key the footer shows (or hides for want of room: ``?`` lists it),
+    and of each key the screen's bindings offer now (the first binding of each action, as Textual's footer takes them)."""
+    from pxp_tui.app.shared.fitting_footer import NO_ROOM
+
     from .internals import FooterKey
 
     keys = [k for k in screen.query(FooterKey) if not k.has_class("-command-palette")]
-    shown = {(k.action, not k.has_class("-disabled")) for k in keys if k.display}
+    shown = {(k.action, not k.has_class("-disabled")) for k in keys if k.display or k.has_class(NO_ROOM)}
     offered: dict[str, bool] = {}
     for _, binding, enabled, _ in screen.active_bindings.values():
         if binding.show and binding.action not in offered:

@@ -1,4 +1,5 @@
-"""Import hygiene: the first screen loads without litellm or RDKit; they load after first paint, off the UI loop."""
+"""Import hygiene: the first screen loads without litellm or RDKit; what a session needs loads after first paint,
+off the UI loop, and litellm only once a model other than the offline baseline is named, in a thread of its own."""
 
 from __future__ import annotations
 
@@ -42,10 +43,16 @@ async def headless(db_path):
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause()
         seen["screen"] = type(app.screen).__name__
-        if sys.argv[2] == "preload":
+        if sys.argv[2] in ("preload", "model"):
             await asyncio.wait_for(app.loaded(), 240)  # a bound against hanging: on a loaded machine 60 s was passed
             await app.blackboard()
         seen["later"] = dict(imported)
+        if sys.argv[2] == "model":
+            from pxp_tui.agents.llm import litellm_ready
+
+            app.expect_model("gpt-4o-mini")  # typed into the machine's field
+            await asyncio.wait_for(litellm_ready(), 240)
+            seen["model"] = dict(imported)
     return 0
 
 launch.run_app = lambda db_path, run_id=None: asyncio.run(headless(db_path))  # headless, same path otherwise
@@ -79,5 +86,12 @@ def test_the_first_screen_imports_neither_litellm_nor_rdkit_nor_sqlite_utils_nor
 def test_heavy_modules_load_after_first_paint_in_other_threads(tmp_path) -> None:
     seen = probe(tmp_path, "preload")
     heavy = {name: thread for name, thread in seen["later"].items() if not name.startswith("pxp_tui")}
-    assert set(heavy) == {"litellm", "sqlite_utils"}  # RDKit loads in its worker processes, never in the app's
+    assert set(heavy) == {"sqlite_utils"}  # RDKit loads in its worker processes; litellm, for an offline run, never
     assert "MainThread" not in heavy.values()
+
+
+@pytest.mark.slow
+def test_litellm_loads_in_a_thread_of_its_own_once_a_model_is_named(tmp_path) -> None:
+    seen = probe(tmp_path, "model")
+    assert "litellm" not in seen["later"]
+    assert seen["model"]["litellm"] == "pxp-litellm-import"

@@ -43,12 +43,16 @@ def colour_of(widget: Widget, text: str) -> str:
 
 
 def footer_fits(screen) -> None:
-    """Every key the footer shows lies inside the screen, with its key."""
+    """Every key the footer shows lies inside the screen, with its key and a word of what it does (``n ? q`` said
+    nothing), the app's keys (the keys' list, quit) among them."""
     keys = [key for key in screen.query(FooterKey) if key.display]  # hidden keys (not active now) are not shown
     assert keys, "the footer shows keys"
     for key in keys:
         assert key.region.width > 0 and key.region.right <= screen.size.width, (key.key_display, key.description)
-        assert key.key_display in str(key.render())
+        assert key.description and str(key.render()).strip() == f"{key.key_display} {key.description}", str(key.render())
+    actions = {key.action.removeprefix("app.") for key in keys}
+    offered = {active.binding.action.removeprefix("app.") for active in screen.active_bindings.values() if active.binding.show}
+    assert {"quit", "help"} & offered <= actions  # the app's keys are the last to go
     placed = sorted(keys, key=lambda key: key.region.x)
     for left, right in itertools.pairwise(placed):  # none drawn over another (the palette's key sits at the right)
         assert left.region.right <= right.region.x, (left.key_display, right.key_display)
@@ -149,6 +153,13 @@ async def test_nothing_is_cut_at_80x24(db_path: Path) -> None:
         await outcome_shown(pilot, app)  # a session's outcome: its keys (n Next, b Flag) fit too
         await settled(pilot)
         footer_fits(session)
+        await pilot.press("enter")
+        await expert_turn(pilot, app, j=2)
+        await pilot.press("1", "ctrl+s")
+        await run_done(pilot, app)
+        await wait_for(pilot, lambda: type(app.screen).__name__ == "SummaryScreen", "the run's summary")
+        await settled(pilot)
+        footer_fits(app.screen)  # the summary's too (it ended "^p palettet")
     app = PXPApp(db_path)  # the start screen
     async with app.run_test(size=(80, 24)) as pilot:
         button = await wait_for(pilot, lambda: app.screen.query("#review-button") and app.screen.query_one("#review-button"))
@@ -171,3 +182,48 @@ async def test_nothing_is_cut_at_80x24(db_path: Path) -> None:
         footer_fits(review.screen)
         status = review.screen.query_one("#replay-status")
         assert "message 1 /" in text_of(status) and "REJECT" in text_of(status)
+
+
+#: the bright red, green and blue of a 16-colour terminal (ANSI 9, 10, 12)
+SATURATED_16 = {9: "bright red", 10: "bright green", 12: "bright blue"}
+
+
+def colours_16(screen) -> dict[int, int]:
+    """Cells drawn in each of the 16 colours (text and background), each colour taken to the nearest of the 16 as
+    Rich does for such a terminal."""
+    from collections import Counter
+
+    from rich.color import ColorSystem
+
+    from .internals import screen_strips
+
+    seen: Counter[int] = Counter()
+    for strip in screen_strips(screen):
+        for segment in strip:
+            for colour in (segment.style.color, segment.style.bgcolor) if segment.style else ():
+                if colour is not None:
+                    seen[colour.downgrade(ColorSystem.STANDARD).number] += len(segment.text)
+    return dict(seen)
+
+
+async def test_a_terminal_of_16_colours_gets_no_bright_red_green_or_blue(db_path: Path, monkeypatch) -> None:
+    """Plain xterm (16 colours): the accent and the errors became bright red, success bright green, on black."""
+    from pxp_tui.app.shared import look
+
+    monkeypatch.setenv("PXP_IMAGES", "none")
+    monkeypatch.setattr(look, "sixteen_colours", lambda app: True)  # as TERM=xterm, without COLORTERM, makes Rich
+    async with live_app(db_path, size=(100, 30)) as (app, pilot, _run_id):
+        session = await expert_turn(pilot, app, j=2)
+        await settled(pilot)
+        shown = colours_16(session)
+        assert not {SATURATED_16[c] for c in shown if c in SATURATED_16}, shown
+        assert {3, 6} <= set(shown)  # the accent in yellow, the primary in cyan
+        await pilot.press("2", "ctrl+s")  # REFUTE: the machine answers, the tags in their colours
+        await wait_for(pilot, lambda: len(session.exchange.messages) >= 3, "the machine's answer")
+        await settled(pilot)
+        assert not {SATURATED_16[c] for c in colours_16(session) if c in SATURATED_16}
+    monkeypatch.setattr(look, "sixteen_colours", lambda app: False)
+    async with live_app(db_path, size=(100, 30)) as (app, pilot, _run_id):
+        session = await expert_turn(pilot, app, j=2)
+        await settled(pilot)
+        assert 9 in colours_16(session)  # a terminal of more colours keeps the theme's own

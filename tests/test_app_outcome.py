@@ -8,7 +8,19 @@ from pxp_tui.app.session.messages import HumanTurn
 from pxp_tui.app.session.states import SessionState
 from pxp_tui.protocol import Sender, Tag, session_flags
 
-from .app_helpers import expert_turn, live_app, messages, outcome_shown, rows, run_done, session_screen, type_answer, wait_for
+from .app_helpers import (
+    expert_turn,
+    footer_current,
+    footer_keys,
+    live_app,
+    messages,
+    outcome_shown,
+    rows,
+    run_done,
+    session_screen,
+    type_answer,
+    wait_for,
+)
 from .internals import notifications
 
 PARACETAMOL_VIA_CHLORIDE = "CC(=O)Cl.Nc1ccc(O)cc1"
@@ -96,6 +108,9 @@ async def test_at_the_outcome_n_opens_the_note_and_enter_moves_on(db_path) -> No
         await pilot.press("escape")
         await wait_for(pilot, lambda: app.screen is screen, "the outcome again")
         assert screen.state is SessionState.OUTCOME and screen.exchange.order == 0
+        await wait_for(pilot, lambda: footer_current(screen), "the outcome's keys in the footer")
+        shown, _ = footer_keys(screen)
+        assert ("next_instance", True) in shown and not any(action == "send" for action, _ in shown)  # nothing to send
         await pilot.press("enter")
         await wait_for(pilot, lambda: screen.exchange.order == 1, "the second session")
 
@@ -151,9 +166,10 @@ async def test_the_run_ends_on_its_summary_with_the_papers_table(db_path) -> Non
         session = await run_done(pilot, app)
         summary = await summary_shown(pilot, app)
         with Blackboard.open(db_path, readonly=True) as board:
-            expected = table.text([f"run {run_id} DRUG"], [counts_of(r) for r in run_rows(board, [run_id])])
+            expected = table.text([f"run {run_id} DRUG alice"], [counts_of(r) for r in run_rows(board, [run_id])])
         assert text(summary, "#summary-table") == expected  # what `pxp metrics` prints
         assert f"The run is finished: run {run_id}" in text(summary, "#summary-title")
+        assert "Expert    alice" in text(summary, "#summary-sessions")  # whose run it is, where it is read
         assert "2 of 2 done: 2 ratified" in text(summary, "#summary-sessions")
         assert " s in sessions" in text(summary, "#summary-sessions")
         steps = text(summary, "#summary-next")

@@ -103,12 +103,22 @@ async def test_one_to_one_gives_the_terminal_the_originals_pixels_unscaled_in_wh
         assert (actual[dy : dy + bottom - top, dx : dx + right - left] == source).all()  # the original's own pixels
         assert (right - left, bottom - top) == original.size  # the whole phantom fits at 1:1 here
 
-        await pilot.press("plus")
+        # the widget is given the image's own size in cells (textual-image fits an image of auto size to its frame:
+        # the 256-pixel phantom filled the frame, 2.5 times its size, under a status line saying 1:1)
+        shown = viewer.query_one("#viewer-picture .picture-image")
+        assert (shown.size.width * cell[0], shown.size.height * cell[1]) == (cols, rows)
+
+        await pilot.press("plus")  # the next step: 2:1, each of the original's pixels two by two
         zoomed, status = await sent(pilot, viewer)
-        assert zoomed.shape[0] > actual.shape[0] and "zoom" in status
+        assert status.startswith("2:1")
+        (left, top, right, bottom), _ = viewer.shown
+        rows, cols = zoomed.shape
+        dy, dx = (rows - 2 * (bottom - top)) // 2, (cols - 2 * (right - left)) // 2
+        twice = numpy.asarray(original.crop((left, top, right, bottom)).resize((2 * (right - left), 2 * (bottom - top)), 0))
+        assert (zoomed[dy : dy + 2 * (bottom - top), dx : dx + 2 * (right - left)] == twice).all()
         await pilot.press("0")
         again, status = await sent(pilot, viewer)
-        assert again.shape == fitted.shape and "zoom 1×" in status
+        assert again.shape == fitted.shape and status.startswith("fit")
 
 
 async def test_the_tools_keys_are_the_same_from_the_session_and_the_replay_in_help_and_footer(db_path: Path, monkeypatch) -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from textual.widgets import Input
+from textual.widgets import Input, Select
 
 from pxp_tui.app.shell.pxp_app import PXPApp
 from pxp_tui.app.start import screen as start
@@ -68,16 +68,26 @@ async def test_the_start_screen_paints_before_its_fields_and_nothing_moves_when_
 
 @pytest.mark.parametrize(
     ("field", "value", "message"),
-    [("n", "0", "--n must be at least 1"), ("k", "", "k must be a whole number"), ("name", "  ", "name is empty")],
+    [
+        ("n", "0", "n (messages per session at most) must be 1 or more, got 0"),
+        ("k", "-3", "k (REJECT allowed after message k) must be 1 or more, got -3"),
+        ("k", "", "k (REJECT allowed after message k) must be a whole number"),
+        ("name", "  ", "Your name is empty"),
+        ("limit", "0", "N (the first N instances) must be 1 or more, got 0"),
+    ],
 )
 async def test_bad_settings_are_refused_with_a_reason_and_nothing_is_written(db_path, field, value, message) -> None:
     app = PXPApp(db_path)
     async with app.run_test(size=(160, 48)) as pilot:
         screen = await start_screen(pilot, app)
+        if field == "limit":
+            screen.query_one("#start-instances", Select).value = "first"
+            await wait_for(pilot, lambda: not screen.query_one("#start-limit", Input).disabled, "N to be enabled")
         screen.query_one(f"#start-{field}", Input).value = value
         await pilot.press("ctrl+s")
         error = screen.query_one("#start-error")
         await wait_for(pilot, lambda: message in str(error.render()), f"the message {message!r}")
+        assert "--" not in str(error.render())  # the form's words, not the command line's
         assert app.screen is screen
     assert rows(db_path, "SELECT COUNT(*) AS n FROM runs")[0]["n"] == 0
 

@@ -108,3 +108,8 @@ def test_many_writers_runs_writer_processes_on_one_file_and_counts_every_message
     for row in rows:
         writers, messages, failed = int(row[1]), int(row[2]), int(row[-1])
         assert failed == 0 and messages >= 2 * writers  # every writer's session: at least two messages
+
+
+def test_first_message_presses_enter_at_pxp_s_first_frame_and_prints_its_table(tmp_path) -> None:
+    text = run_benchmark("first_message.py", "--runs", "1", cwd=tmp_path).stdout
+    assert "runs: " in text and "median" in text and "target: at most 1.0 s (median)" in text

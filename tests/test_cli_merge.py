@@ -33,12 +33,14 @@ def metrics(capsys, db: Path) -> list[dict]:
     return json.loads(out)
 
 
-def test_a_merged_blackboard_reports_both_runs_with_unchanged_counts(tmp_path: Path, capsys) -> None:
+@pytest.mark.parametrize("how", ["positional", "--out first", "--out last"])
+def test_a_merged_blackboard_reports_both_runs_with_unchanged_counts(tmp_path: Path, capsys, how: str) -> None:
     a, b, out = tmp_path / "alice.db", tmp_path / "bob.db", tmp_path / "all.db"
     offline_run(capsys, a, "--limit", "4")
     offline_run(capsys, b, "--limit", "6", "--seed", "3")
     before = [metrics(capsys, a)[0], metrics(capsys, b)[0]]
-    code, _printed, err = pxp(capsys, "merge", out, a, b)
+    args = {"positional": (out, a, b), "--out first": ("--out", out, a, b), "--out last": (a, b, "--out", out)}[how]
+    code, _printed, err = pxp(capsys, "merge", *args)
     assert code == 0, err
     after = metrics(capsys, out)
     assert [r["run_id"] for r in after] == [1, 2]  # both files had a run 1: no clash
@@ -124,3 +126,10 @@ def test_bad_input_is_one_line_exit_2_and_out_unchanged(tmp_path: Path, capsys, 
     code, _, err = pxp(capsys, "merge", out, *inputs)
     assert code == 2 and len(err.strip().splitlines()) == 1
     assert (digest(out) if out.exists() else None) == before  # twice: OUT is not even created
+
+
+def test_merge_without_an_input_is_refused_in_one_line(tmp_path: Path, capsys) -> None:
+    for args in ([tmp_path / "all.db"], ["--out", tmp_path / "all.db"]):
+        code, _, err = pxp(capsys, "merge", *args)
+        assert code == 2 and len(err.strip().splitlines()) == 1 and "input" in err, err
+    assert not (tmp_path / "all.db").exists()

@@ -3,6 +3,7 @@ the prose around it kept."""
 
 from __future__ import annotations
 
+import ast
 import importlib.util
 import os
 import subprocess
@@ -40,6 +41,64 @@ def test_the_command_is_written_without_the_docs_flag() -> None:
     assert line == "python benchmarks/million.py --runs 2"
 
 
+def quiet_or_busy(monkeypatch, docs, started: float, ended: float, page) -> None:
+    """``docs`` (the module) seeing these loads on a machine of 2 cores, ``page`` standing for docs/performance.md."""
+    monkeypatch.setattr(docs, "STARTED", started)
+    monkeypatch.setattr(docs, "load_average", lambda: ended)
+    monkeypatch.setattr(docs, "cores", lambda: 2)
+    monkeypatch.setattr(docs, "DOCS_PAGE", page)
+
+
+@pytest.mark.parametrize(("started", "ended"), [(2.6, 0.4), (0.4, 2.1)], ids=["busy at the start", "busy at the end"])
+def test_the_page_is_not_written_when_the_load_was_over_the_cores(tmp_path, monkeypatch, started, ended) -> None:
+    docs = load()
+    page = tmp_path / "performance.md"
+    page.write_text("# Performance\n\n<!-- benchmark:engine -->\nquiet figures\n<!-- /benchmark:engine -->\n")
+    quiet_or_busy(monkeypatch, docs, started, ended, page)
+    with pytest.raises(SystemExit) as refused:
+        docs.write_section("engine", "Engine", "| noisy | figures |", command="python e.py", page=page)
+    said = str(refused.value)
+    assert "not written" in said and f"{started:.1f} at the start and {ended:.1f} at the end" in said and "2 cores" in said
+    assert page.read_text() == "# Performance\n\n<!-- benchmark:engine -->\nquiet figures\n<!-- /benchmark:engine -->\n"
+
+
+def test_figures_from_a_quiet_machine_are_written_with_the_load_at_the_start_and_the_end(tmp_path, monkeypatch) -> None:
+    docs = load()
+    page = tmp_path / "performance.md"
+    quiet_or_busy(monkeypatch, docs, 1.5, 2.0, page)  # at most the core count: quiet enough
+    docs.write_section("engine", "Engine", "| quiet | figures |", command="python e.py", page=page)
+    assert "| quiet | figures |\n\nLoad average 1.5 at the start, 2.0 at the end (2 cores).\n<!-- /benchmark:engine -->" in (
+        page.read_text()
+    )
+
+
+def test_another_page_is_written_whatever_the_load_saying_it(tmp_path, monkeypatch) -> None:
+    """The tests' pages (PXP_PERFORMANCE_PAGE) are no published figures: written, the load stated."""
+    docs = load()
+    quiet_or_busy(monkeypatch, docs, 9.0, 7.5, tmp_path / "performance.md")
+    other = tmp_path / "other.md"
+    docs.write_section("engine", "Engine", "x", command="python e.py", page=other)
+    assert "Load average 9.0 at the start, 7.5 at the end (2 cores)." in other.read_text()
+
+
+def test_every_benchmark_that_writes_the_page_reads_the_load_as_it_starts() -> None:
+    """The load at the start is read when docs_section is imported: each benchmark that writes a block imports it
+    at its top, not where it writes (after its measurements)."""
+    late = []
+    for script in sorted((ROOT / "benchmarks").glob("*.py")):
+        tree = ast.parse(script.read_text())
+        if script.name == "docs_section.py" or "write_section" not in script.read_text():
+            continue
+        top = [
+            node
+            for node in tree.body
+            if isinstance(node, ast.ImportFrom) and node.module in ("docs_section", "benchmarks.docs_section")
+        ]
+        if not top:
+            late.append(script.name)
+    assert late == [], f"import docs_section at the top of: {', '.join(late)}"
+
+
 def test_a_block_name_is_checked(tmp_path) -> None:
     with pytest.raises(ValueError, match="block name"):
         load().write_section("Bad Name", "t", "b", page=tmp_path / "p.md")
@@ -60,4 +119,4 @@ def test_a_benchmark_run_with_docs_writes_its_figures_command_and_machine_into_t
     block = text[text.index("<!-- benchmark:million -->") : text.index("<!-- /benchmark:million -->")]
     assert "### 2 runs of 20 sessions" in block
     assert "Measured with `python benchmarks/million.py --runs 2 --sessions 20` on " in block
-    assert "| metrics: one run |" in block and "load average" in block
+    assert "| metrics: one run |" in block and "Load average " in block and " at the end (" in block

@@ -158,14 +158,8 @@ async def test_context_rows_name_the_message_and_the_carried_sessions() -> None:
     rows = [json.loads(r[0]) for r in board.db.execute("SELECT context FROM context ORDER BY session_id, j")]
     assert len(rows) == 6
     assert rows[0]["prior"]["sessions"] == 0 and rows[3]["prior"]["sessions"] == 1
-    assert rows[1]["entry"] == {
-        "role": "user",
-        "sender": "human",
-        "tag": "RATIFY",
-        "prediction": "y2",
-        "explanation": "e2",
-        "instance": instances[0].id,
-    }
+    # the message's text is its row of messages (same session and j), never copied into C
+    assert rows[1]["entry"] == {"role": "user", "sender": "human", "tag": "RATIFY", "instance": instances[0].id}
 
 
 def test_progress_of_a_fresh_run_is_empty() -> None:

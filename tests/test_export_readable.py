@@ -43,16 +43,17 @@ def test_one_run_alone_as_a_flat_messages_table(two_runs: Path, tmp_path: Path, 
     assert header[: len(FLAT)] == FLAT and set(CLASSES) <= set(header)
     expected = stored(
         two_runs,
-        "SELECT d.ord, i.key, m.j, m.sender, m.tag, m.prediction, m.explanation FROM messages m JOIN data d USING (session_id)"
+        "SELECT d.ord + 1, i.key, m.j, m.sender, m.tag, m.prediction, m.explanation FROM messages m JOIN data d USING (session_id)"
         " JOIN instances i ON i.id = d.instance_id WHERE d.run_id = 2 ORDER BY d.ord, m.j",
     )
     assert [(int(m["session"]), m["instance_key"], int(m["j"]), m["sender"], m["tag"], m["prediction"], m["explanation"])
             for m in messages] == expected  # fmt: skip
     assert {m["run_id"] for m in messages} == {"2"} and {m["expert"] for m in messages} == {"proxy"}
-    flags = {(r[0], r[1]) for r in stored(two_runs, "SELECT ord, two_way FROM session_intelligibility WHERE run_id = 2")}
+    flags = {(r[0] + 1, r[1]) for r in stored(two_runs, "SELECT ord, two_way FROM session_intelligibility WHERE run_id = 2")}
     assert {(int(m["session"]), int(m["two_way"])) for m in messages} == flags
     sessions = rows(tmp_path / "out" / "sessions.csv")
-    assert [int(s["session"]) for s in sessions] == [0, 1, 2] and {s["run_id"] for s in sessions} == {"2"}
+    # counted from 1, as the screen says "session 1 of 3"
+    assert [int(s["session"]) for s in sessions] == [1, 2, 3] and {s["run_id"] for s in sessions} == {"2"}
     assert [r["id"] for r in rows(tmp_path / "out" / "runs.csv")] == ["2"]
 
 
@@ -90,5 +91,7 @@ def test_the_spreadsheet_opens_with_every_message_as_text(two_runs: Path, tmp_pa
     assert [unescape(r[column]) for r in body] == [e[0] for e in expected]
     assert unescape(body[0][column]) == HOSTILE  # every character kept
     assert sheet.cell(row=2, column=column + 1).data_type == "s"  # text: "=HYPERLINK(...)" is not a formula
+    assert sheet.freeze_panes == "A2"  # the header stays in view
+    assert sheet.auto_filter.ref == f"A1:{sheet.cell(row=1, column=len(header)).column_letter}{len(table)}"  # a filter on each
     for name in ("runs", "sessions", "instances"):
         assert (tmp_path / "x" / f"{name}.xlsx").exists()

@@ -20,7 +20,9 @@ from .conftest import ROOT
 
 DA1 = b"\x1b[c"
 VERSION = b"\x1b[>0q"
-QUESTION = re.compile(rb"\x1b_G([^;\x1b]*);AAAA\x1b\\|\x1b\[c|\x1b\[>0q")  # kitty's graphics query, DA1 or XTVERSION
+CELL = b"\x1b[16t"
+#: kitty's graphics query, DA1, XTVERSION or the cell's size in pixels
+QUESTION = re.compile(rb"\x1b_G([^;\x1b]*);AAAA\x1b\\|\x1b\[c|\x1b\[>0q|\x1b\[16t")
 DONE = b"#probed"
 
 #: what each kind of terminal answers: Device Attributes (4 is Sixel), the kitty graphics query, and XTVERSION
@@ -59,13 +61,14 @@ print("#drawn-by", kind, flush=True)
 
 
 def in_terminal(
-    script: str, answers: dict, *, pixels: bool = True, env: dict | None = None, late: float = 0.0
+    script: str, answers: dict, *, pixels: bool = True, env: dict | None = None, late: float = 0.0, typed: bytes = b""
 ) -> tuple[str, list[bytes]]:
     """Run ``script`` in a pseudo-terminal that answers as ``answers`` says until the script prints #probed
     (then, as under Textual, nothing more answers); what it printed, and every question it asked, in order.
     ``pixels=False``: the terminal gives its size in cells only (mosh, a serial line), and never answers the
     question of its cell size either. ``env``: more of the script's environment (TMUX, STY: in a multiplexer).
-    ``late``: seconds before the first answers (a terminal over ssh, or one still starting)."""
+    ``late``: seconds before the first answers (a terminal over ssh, or one still starting); ``typed``: keys the user
+    types then, before the answers come."""
     pid, fd = pty.fork()
     if pid == 0:  # 80 x 24 cells of 8 x 16 pixels
         fcntl.ioctl(0, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 80, 80 * 8 if pixels else 0, 24 * 16 if pixels else 0))
@@ -87,6 +90,8 @@ def in_terminal(
                 break
             seen += chunk
             if late and QUESTION.search(chunk):
+                if typed:
+                    os.write(fd, typed)
                 time.sleep(late)
                 late = 0.0
             for query in QUESTION.finditer(chunk):  # answered in the order asked, as terminals do
@@ -94,6 +99,10 @@ def in_terminal(
                     asked.append(DA1)
                     if answering and answers["da1"] is not None:
                         os.write(fd, answers["da1"])
+                elif query.group(0) == CELL:
+                    asked.append(CELL)
+                    if answering and answers.get("cell") is not None:
+                        os.write(fd, answers["cell"])
                 elif query.group(0) == VERSION:
                     asked.append(VERSION)
                     if answering and answers["version"] is not None:
@@ -172,7 +181,13 @@ def test_a_terminal_that_does_not_tell_its_cell_size_gets_no_traceback() -> None
     ours, asked = in_terminal(PXP, TERMINALS["sixel"], pixels=False)
     assert "#drawn-by sixel (100, 100)" in ours, ours[-2000:]  # textual-image's default cells, 10 x 20 pixels
     assert "Traceback" not in ours and "cell size" not in ours, ours[-2000:]
-    assert asked == [b"kitty", DA1, DONE]
+    assert asked == [b"kitty", CELL, DA1, DONE]  # asked with the others: not read from the keyboard later
+
+
+def test_a_terminal_that_tells_its_cell_size_only_when_asked_is_asked_with_the_others() -> None:
+    ours, asked = in_terminal(PXP, {**TERMINALS["sixel"], "cell": b"\x1b[6;16;8t"}, pixels=False)
+    assert "#drawn-by sixel (80, 80)" in ours, ours[-2000:]  # 10 x 5 cells of 8 x 16 pixels, as it said
+    assert asked == [b"kitty", CELL, DA1, DONE]
 
 
 def test_without_a_terminal_nothing_is_asked_and_pictures_are_drawn_as_text() -> None:
@@ -269,3 +284,52 @@ def test_the_terminal_s_size_is_read_right_while_textual_image_asks_its_question
     ours, asked = in_terminal(SIZE_DURING_QUESTION, TERMINALS["xterm"])
     assert "#size-during-question 80 24" in ours, ours[-2000:]
     assert asked == [*ASKED["xterm"], DONE]  # the question inside is sent nowhere
+
+
+#: pictures off: nothing probed; then textual-image loaded after the first paint, as the app's preload does
+PICTURES_OFF = f"""
+import sys
+from pxp_tui.app.picture import graphics
+print("#probe", graphics.probe(), flush=True)
+graphics.load()
+print("#loaded", "textual_image.widget" in sys.modules, flush=True)
+sys.__stdout__.write("{DONE.decode()}\\n"); sys.__stdout__.flush()
+"""
+
+
+def test_with_pictures_off_textual_image_asks_the_terminal_nothing_once_the_app_reads_the_keyboard() -> None:
+    """With PXP_IMAGES=none nothing is probed, and textual-image, loaded after the first paint, asked DA1 itself: the
+    answer, ``\\x1b[?1;2c``, reached the app as keys, and its ``?`` opened the keys' list as the session began."""
+    ours, asked = in_terminal(PICTURES_OFF, TERMINALS["xterm"], env={"PXP_IMAGES": "none"})
+    assert "#probe None" in ours and "#loaded True" in ours, ours[-2000:]
+    assert asked == [DONE]
+
+
+#: the probe, then what it kept for the app and what is left on the keyboard
+TYPED_AHEAD = f"""
+import os, select, sys, termios, time
+from pxp_tui.app.picture import graphics
+from pxp_tui.app.shared import typed_ahead
+graphics.probe().join(graphics.LIMIT)
+print("#drawn-by", graphics.drawn_by(), flush=True)
+print("#kept", repr(typed_ahead.take()), flush=True)
+print("#echo", bool(termios.tcgetattr(0)[3] & termios.ECHO), flush=True)  # what is typed is not echoed meanwhile
+keys, end = b"", time.monotonic() + 1.0
+while time.monotonic() < end:
+    if select.select([0], [], [], 0.1)[0]:
+        keys += os.read(0, 1024)
+print("#left", repr(keys), flush=True)
+sys.__stdout__.write("{DONE.decode()}\\n"); sys.__stdout__.flush()
+"""
+
+
+@pytest.mark.parametrize("terminal", ["kitty", "sixel", "xterm"])
+def test_keys_typed_while_the_terminal_is_asked_are_kept_for_the_app_in_order(terminal) -> None:
+    """The probe read a key typed before the terminal's answer as a bad answer and dropped it, and the answer then
+    reached the app as keys (names stored as ``1¡``, a first tab lost)."""
+    typed = "dr-smith o.k\x1b[Zé\t5"
+    ours, asked = in_terminal(TYPED_AHEAD, TERMINALS[terminal], late=0.5, typed=typed.encode())
+    assert f"#kept {typed!r}" in ours, ours[-2000:]
+    assert "#echo False" in ours and "#left b''" in ours, ours[-2000:]
+    assert drawn_by(ours) == DRAWN[terminal]
+    assert asked == [*ASKED[terminal], DONE]

@@ -17,7 +17,6 @@ from __future__ import annotations
 import ast
 import asyncio
 import io
-import os
 import platform
 import re
 import sys
@@ -136,6 +135,13 @@ async def test_a_widget_s_unhandled_messages_are_seen() -> None:
             await _until(pilot, lambda: not textual_internals.has_unhandled_messages(text))
 
 
+def test_keys_read_from_the_terminal_become_the_events_the_driver_makes() -> None:
+    with relied_on("textual", "textual._xterm_parser.XTermParser().feed(text), and feed('') at the end", TEXTUAL_DOOR):
+        events_made = textual_internals.terminal_events("aé\x1b[Z\t\x1b")
+        assert [e.key for e in events_made] == ["a", "é", "shift+tab", "tab", "escape"]
+        assert textual_internals.terminal_events("") == []
+
+
 # -- textual-image --------------------------------------------------------------------------------------
 def test_the_terminal_reader_is_light() -> None:
     script = (
@@ -144,27 +150,6 @@ def test_the_terminal_reader_is_light() -> None:
     )
     with relied_on("textual-image", "textual_image._terminal, importable without numpy or Pillow", IMAGE_DOOR):
         assert python_output(script) == "[]"
-
-
-def test_the_terminal_reader_reads_and_times_out() -> None:
-    with relied_on("textual-image", "textual_image._terminal.read(fd, length, timeout) and TerminalError", IMAGE_DOOR):
-        assert issubclass(image_internals.terminal_error(), Exception)
-        reading, writing = os.pipe()
-        try:
-            os.write(writing, b"\x1b[?62;4c")
-            assert image_internals.read(reading, 4, 0.5) == "\x1b[?6"
-            assert image_internals.read(reading, 16, 0.5) == "2;4c"
-            with pytest.raises(TimeoutError):
-                image_internals.read(reading, 1, 0.01)
-        finally:
-            os.close(reading)
-            os.close(writing)
-
-
-def test_the_terminal_s_mode_is_a_context_manager() -> None:
-    with relied_on("textual-image", "textual_image._terminal.capture_mode()", IMAGE_DOOR):
-        mode = image_internals.raw_terminal()
-        assert hasattr(mode, "__enter__") and hasattr(mode, "__exit__")  # not entered: no terminal here
 
 
 def test_the_cell_size_is_asked_once_and_kept() -> None:

@@ -1,6 +1,11 @@
-"""The offline baseline goes through litellm like an LLM, and learns from the chemist's replies."""
+"""The offline baseline goes the way of an LLM (prompt, call, parse), through litellm once litellm is loaded and
+straight to its answer before (the same answer either way), and learns from the chemist's replies."""
 
 from __future__ import annotations
+
+import json
+
+import pytest
 
 from pxp_tui.agents import tfidf
 from pxp_tui.agents.checker import Checker, agree_prompt, offline_checker
@@ -12,6 +17,8 @@ from pxp_tui.protocol import Sender, StopReason, Tag
 from pxp_tui.runs.seats import register_offline_models
 from pxp_tui.tasks import get_task
 from pxp_tui.tasks.drug import templates
+
+from .outside import python_output
 
 TASK = get_task("drug")
 register_offline_models(TASK)  # pxp-offline/drug, as a run registers it
@@ -102,3 +109,38 @@ def test_tfidf_similarity_bounds() -> None:
     assert tfidf.similarity("", "anything") == 0.0
     assert 0.0 <= tfidf.similarity("amide bond from acid and amine", "ester from acid and alcohol") < 1.0
     assert tfidf.agree("the amide bond forms from the acid and the amine", "amide bond: acid plus amine")
+
+
+#: in a fresh interpreter: the offline machine asked before litellm is loaded, then through litellm, the same prompt
+BOTH_WAYS = """
+import asyncio, json, sys
+from pxp_tui.agents.llm import LLMClient, load_litellm
+from pxp_tui.runs.seats import register_offline_models
+from pxp_tui.tasks import get_task
+
+register_offline_models(get_task("drug"))
+prompt = [{"role": "system", "content": "You plan syntheses."}, {"role": "user", "content": "Target: CCN(CC)CC(=O)Nc1c(C)cccc1C"}]
+
+def seen(completion):
+    return [completion.text, completion.model, completion.prompt_tokens, completion.completion_tokens, completion.cost]
+
+async def main():
+    client = LLMClient("pxp-offline/drug")
+    before = await client.complete(prompt)
+    loaded = "litellm" in sys.modules
+    load_litellm()
+    after = await client.complete(prompt)
+    print(json.dumps({"before": seen(before), "litellm imported before": loaded, "after": seen(after)}))
+
+asyncio.run(main())
+"""
+
+
+@pytest.mark.slow
+def test_the_offline_machine_answers_the_same_before_litellm_is_loaded_and_through_it() -> None:
+    seen = json.loads(python_output(BOTH_WAYS).splitlines()[-1])
+    assert seen["litellm imported before"] is False  # an offline run never waits for litellm's import
+    assert seen["before"] == seen["after"]
+    text, model, prompt_tokens, completion_tokens, cost = seen["before"]
+    assert text.startswith("Pathway:") and model == "pxp-offline/drug" and prompt_tokens > 0 and completion_tokens > 0
+    assert cost == 0.0

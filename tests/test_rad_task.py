@@ -151,6 +151,24 @@ def test_the_baseline_names_the_nearest_labelled_case(cases: list[Instance]) -> 
     assert "3 labelled cases compared" in explanation and twin.reference_explanation in explanation
 
 
+def test_the_baseline_quotes_the_nearest_case_s_report_once_however_many_cases_ratified_its_quotes(
+    cases: list[Instance],
+) -> None:
+    """A radiologist who ratifies the baseline's explanation sends it back as their report, quote and all: the next
+    case's explanation quoted that, whose quote quoted the one before, growing case by case."""
+    by_key = {c.key: c for c in cases}
+    first, twin, again = by_key["case_1"], by_key["case_20#2"], by_key["case_20"]  # case_20#2: case_20's image
+    own = first.reference_explanation
+    prior = [session(1, first, "Pneumonia", first.reference_prediction, own)]
+    _, quoting = TASK.parse(baseline.answer(machine().prompt(turn(twin, prior))))
+    assert quoting.endswith(f"The radiologist's report of that case: {own}")
+    prior.append(session(2, twin, "Pneumonia", first.reference_prediction, quoting))  # ratified, word for word
+    _, explanation = TASK.parse(baseline.answer(machine().prompt(turn(again, prior))))
+    assert explanation.startswith("Nearest earlier case: case_20#2")
+    assert explanation.count("The radiologist's report of that case:") == 1 and explanation.count("Nearest earlier case") == 1
+    assert explanation.endswith(f"The radiologist's report of that case: {own}")
+
+
 def test_the_baseline_takes_the_radiologists_answer_over_after_a_refutation(cases: list[Instance]) -> None:
     case = cases[3]
     history = (

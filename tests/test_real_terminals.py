@@ -192,3 +192,40 @@ def test_in_a_kitty_too_old_for_placeholders_the_xray_is_drawn_in_half_cells_not
     for x in (shown.shape[1] // 3, shown.shape[1] // 2):  # half-cell blocks: at most one change per half cell
         changes = int((numpy.diff(shown[:, x]) != 0).sum())
         assert changes <= shown.shape[0] / (cell_height / 2) + 2, f"{changes} changes in {shown.shape[0]} rows"
+
+
+def content_box(image, box: tuple[int, int, int, int] | None = None, dark: int = 24) -> tuple[int, int]:
+    """Width and height of what is not black (a grey level above ``dark``) in ``image`` (or its ``box``): the X-ray's
+    own extent, without the black a picture is framed with to fill whole cells."""
+    import numpy
+
+    grey = numpy.asarray((image.crop(box) if box else image).convert("L")).astype(int)
+    rows, cols = numpy.nonzero(grey > dark)
+    return int(cols.max() - cols.min() + 1), int(rows.max() - rows.min() + 1)
+
+
+def test_one_to_one_in_xterm_sixel_is_one_image_pixel_per_screen_pixel_and_zoom_steps_are_exact_multiples(
+    xserver: XServer, tmp_path: Path
+) -> None:
+    """The 256x256 phantom filled 640x640 screen pixels under a status line saying 1:1 (textual-image fitted the
+    image, of auto size, to its frame); xterm draws a Sixel image at its own size."""
+    db = tmp_path / "sessions.db"
+    run = [str(PXP), "run", "--task", "rad", "--human", "live", "--limit", "1", "--db", str(db)]
+    terminal = Terminal(xserver, "xterm", run, SIZE, app_env(tmp_path))
+    try:
+        shown_picture(terminal, lambda box: height(box) >= 100, "the X-ray in the session pane")
+        original = source(first_image(db))
+        own = content_box(original)
+        terminal.keys("f")
+        shown_picture(terminal, lambda box: height(box) > 600, "the X-ray full-screen, fitted")
+        for key, scale in (("z", 1), ("plus", 2)):
+            terminal.keys(key)
+            screen, box = shown_picture(
+                terminal, lambda box, s=scale: abs(height(box) - s * original.height) < 40, f"the X-ray at {scale}:1"
+            )
+            screen.save(tmp_path / f"xterm-{scale}-to-1.png")
+            width, tall = content_box(screen, box)
+            assert abs(width / own[0] - scale) <= 0.02 * scale, f"{scale}:1 shows {width} screen pixels for {own[0]}"
+            assert abs(tall / own[1] - scale) <= 0.02 * scale, f"{scale}:1 shows {tall} screen pixels for {own[1]}"
+    finally:
+        terminal.close()

@@ -263,18 +263,23 @@ async def test_the_agreement_table_is_the_experts_first_replies_counted_here(db_
             await add_run(board, sessions, expert=expert)
     with sqlite3.connect(db_path) as con:
         rows = con.execute(
-            "SELECT r.expert, d.instance_id, m.tag, m.prediction FROM messages m JOIN data d ON d.session_id = m.session_id "
-            "JOIN runs r ON r.id = d.run_id WHERE m.j = 2 ORDER BY d.run_id, d.ord"
+            "SELECT r.expert, d.instance_id, m.tag, m.prediction, o.prediction, o.explanation FROM messages m "
+            "JOIN data d ON d.session_id = m.session_id JOIN runs r ON r.id = d.run_id "
+            "JOIN messages o ON o.session_id = m.session_id AND o.j = 1 WHERE m.j = 2 ORDER BY d.run_id, d.ord"
         ).fetchall()
-    first: dict[str, dict[int, tuple[str, str]]] = {}
-    for expert, instance, tag, prediction in rows:
-        first.setdefault(expert, {}).setdefault(instance, (tag, Chem.CanonSmiles(prediction)))
+    first: dict[str, dict[int, tuple[str, str, tuple[str, str]]]] = {}
+    for expert, instance, tag, prediction, opened, why in rows:
+        answer = (tag, Chem.CanonSmiles(prediction), (Chem.CanonSmiles(opened), why.strip()))
+        first.setdefault(expert, {}).setdefault(instance, answer)
     shared = sorted(set(first["h1"]) & set(first["h2"]))
-    mine = {}
+    same = [i for i in shared if first["h1"][i][2] == first["h2"][i][2]]
+    mine: dict[tuple[str, int], tuple[float, float]] = {}
     for index, measure in enumerate(("tag", "prediction")):
-        a, b = [first["h1"][i][index] for i in shared], [first["h2"][i][index] for i in shared]
-        mine[measure] = (kappa(a, b), sum(x == y for x, y in zip(a, b, strict=True)) / len(shared))
-    assert mine["prediction"][1] not in (0, 1) and mine["tag"][1] not in (0, 1)
+        for instances in (same, shared):
+            a, b = [first["h1"][i][index] for i in instances], [first["h2"][i][index] for i in instances]
+            share = sum(x == y for x, y in zip(a, b, strict=True)) / len(instances)
+            mine[(measure, len(instances))] = (kappa(a, b), share)
+    assert mine[("prediction", len(shared))][1] not in (0, 1) and mine[("tag", len(shared))][1] not in (0, 1)
     code, out, _ = pxp(capsys, "report", "--db", db_path, "--out", tmp_path / "report")
     assert code == 0
     section = out.split("## Agreement between experts\n", 1)[1].split("\n## ", 1)[0]
@@ -283,9 +288,11 @@ async def test_the_agreement_table_is_the_experts_first_replies_counted_here(db_
     with (tmp_path / "report" / "agreement.csv").open(newline="") as f:
         written = list(csv.reader(f))[1:]
     for table in (printed, written):
-        assert sorted(row[4] for row in table) == ["prediction", "tag"]
-        for task, one, other, count, measure, value, share in table:
-            assert (task, one, other, int(count)) == ("DRUG", "h1", "h2", len(shared))
-            expected_kappa, expected_share = mine[measure]
-            assert float(value) == pytest.approx(expected_kappa, abs=0.005)
-            assert float(share) == pytest.approx(expected_share, abs=0.005)
+        assert sorted(row[3] for row in table) == ["prediction", "tag"]
+        for task, one, other, measure, *groups in table:
+            assert (task, one, other) == ("DRUG", "h1", "h2")
+            assert [int(groups[0]), int(groups[3])] == [len(same), len(shared)]
+            for count, value, share in (groups[:3], groups[3:]):
+                expected_kappa, expected_share = mine[(measure, int(count))]
+                assert float(value) == pytest.approx(expected_kappa, abs=0.005)
+                assert float(share) == pytest.approx(expected_share, abs=0.005)

@@ -65,5 +65,5 @@ class Checker:
         excerpt = reply.text.strip().replace("\n", " ")[:80]
         raise AgentError(
             f"checker {self.client.model}: answered neither Yes nor No after {self.attempts} attempts"
-            f"{unclear(reply.text)}: {f'({reply.empty})' if reply.empty else repr(excerpt)}"
+            f"{unclear(reply.text)}: {f'({reply.unread})' if reply.unread else repr(excerpt)}"
         )

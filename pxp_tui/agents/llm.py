@@ -6,41 +6,77 @@ import asyncio
 import logging
 import os
 import re
+import threading
 import time
 from collections.abc import Coroutine, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from pxp_tui.agents import litellm_internals
+from pxp_tui.agents import litellm_internals, offline
 from pxp_tui.agents.offline import MODEL_MS as OFFLINE_MODEL_MS
-from pxp_tui.common.models import is_offline
+from pxp_tui.common.models import OFFLINE_PROVIDER, is_offline
 from pxp_tui.common.redaction import redact
 from pxp_tui.engine import AgentError
 
 #: the key sent to a local OpenAI-compatible server (``--api-base``) when no OPENAI_API_KEY is set
 LOCAL_KEY = "no-key"
+#: the largest reply read, in KB of UTF-8 (``--max-reply``): a larger one is not read, but refused as an unparseable
+#: reply (asked again, then the run pauses). A prediction and its explanation take a few KB; a reply of megabytes is a
+#: broken or hostile server (a ``max_tokens`` ignored), and would be sent back to the models with every later request
+MAX_REPLY_KB = 256
 
 _litellm: Any = None
+_loading = threading.Lock()  # held for the import
+_starting = threading.Lock()  # held for a moment: whether the import's thread is started
+_started: list[threading.Thread] = []
 
 
 def load_litellm() -> Any:
-    """Import litellm once, with the local price list (no download, no warnings at import)."""
+    """Import litellm once, with the local price list (no download, no warnings at import). Several threads may
+    ask at once: one imports, the others wait for it."""
     global _litellm
-    if _litellm is None:
-        os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
-        load_dotenv()
-        import litellm
+    with _loading:
+        if _litellm is None:
+            os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+            load_dotenv()
+            import litellm
 
-        for name in ("LiteLLM", "LiteLLM Router", "LiteLLM Proxy"):
-            logging.getLogger(name).setLevel(logging.ERROR)  # its warnings would land in the terminal
-        litellm.suppress_debug_info = True
-        litellm.telemetry = False
-        litellm.drop_params = True  # e.g. temperature for models that refuse it
-        from pxp_tui.agents import offline
-
-        offline.install(litellm)
-        _litellm = litellm
+            for name in ("LiteLLM", "LiteLLM Router", "LiteLLM Proxy"):
+                logging.getLogger(name).setLevel(logging.ERROR)  # its warnings would land in the terminal
+            litellm.suppress_debug_info = True
+            litellm.telemetry = False
+            litellm.drop_params = True  # e.g. temperature for models that refuse it
+            offline.install(litellm)
+            _litellm = litellm
     return _litellm
+
+
+def litellm_loaded() -> bool:
+    """Whether litellm has been imported (by :func:`load_litellm`) in this process."""
+    return _litellm is not None
+
+
+def start_loading_litellm() -> None:
+    """Import litellm in a thread of its own from now (once; several seconds): a model's first call then waits for
+    what is left of the import, not for all of it."""
+    with _starting:
+        if _litellm is not None or _started:
+            return
+        thread = threading.Thread(target=_load_and_warm_up, name="pxp-litellm-import", daemon=True)
+        _started.append(thread)
+    thread.start()
+
+
+def _load_and_warm_up() -> None:
+    # litellm builds much of what a call needs on its first one (about 0.25 s): made here, not in the first message
+    offline.warm_up(load_litellm())
+
+
+async def litellm_ready() -> Any:
+    """litellm, imported in a thread if it is not yet (never on the caller's event loop)."""
+    if _litellm is not None:
+        return _litellm
+    return await asyncio.to_thread(load_litellm)
 
 
 #: the variables of a ``.env`` file that are read: providers' keys (a base URL there is not: it would send the key elsewhere)
@@ -95,7 +131,9 @@ class Completion:
     cost: float | None = None
     attempts: int = 1
     call_ms: float | None = None  # None: the same as latency_ms
-    empty: str = ""  # why the reply holds no text at all ("no choices"): it is read as an unparseable reply
+    #: why the reply has no text to read ("the reply has no choices", or its size over ``--max-reply``): it is read
+    #: as an unparseable reply
+    unread: str = ""
 
     @property
     def overhead_ms(self) -> float:
@@ -133,6 +171,11 @@ class LLMClient:
     retries: int = 3
     retry_delay: float = field(default_factory=lambda: float(os.environ.get("PXP_RETRY_DELAY", "1.0")))
     params: dict[str, Any] = field(default_factory=dict)
+    max_reply_kb: int = MAX_REPLY_KB  # the largest reply read (a larger one is refused: :data:`MAX_REPLY_KB`)
+
+    def __post_init__(self) -> None:
+        if not is_offline(self.model):
+            start_loading_litellm()  # its first call waits for what is left of the import, not all of it
 
     async def backoff(self, attempt: int) -> None:
         """Wait before retry ``attempt`` (none before the first): ``retry_delay * 2**(attempt - 1)``."""
@@ -152,7 +195,9 @@ class LLMClient:
             return await reply
 
     async def complete(self, messages: list[dict[str, Any]], **params: Any) -> Completion:
-        litellm = load_litellm()
+        if is_offline(self.model) and not litellm_loaded():
+            return await self._offline(messages)  # the same answer as through litellm, without waiting for its import
+        litellm = await litellm_ready()
         kwargs = {**self.params, **params, "timeout": self.timeout}
         if self.api_base and not is_offline(self.model):
             kwargs["api_base"] = self.api_base
@@ -177,9 +222,28 @@ class LLMClient:
                     raise AgentError(_cause(self.model, exc), retryable=False) from None
                 continue
             latency = (time.perf_counter() - started) * 1000
-            return _completion(litellm, self.model, response, latency, attempt + 1, messages)
+            return _completion(litellm, self.model, response, latency, attempt + 1, messages, self.max_reply_kb)
         attempts = self.retries + 1
         raise AgentError(f"{_cause(self.model, last)} (after {attempts} attempt{'s' if attempts != 1 else ''})")
+
+    async def _offline(self, messages: list[dict[str, Any]]) -> Completion:
+        """The offline model's reply, asked of it directly (``agents/offline.py``): what the same call through
+        litellm gives (its text, tokens, time, no cost), as a model answers whatever the parameters."""
+        name = self.model.removeprefix(f"{OFFLINE_PROVIDER}/")
+        started = time.perf_counter()
+        try:
+            reply = await self._whole(offline.answered(name, messages))
+        except asyncio.CancelledError:
+            raise
+        except asyncio.TimeoutError:
+            raise AgentError(_cause(self.model, ReplyTimeoutError(f"no whole reply within {self.timeout:g} s"))) from None
+        except Exception as exc:  # noqa: BLE001 - a model not registered, a fault of the baseline: it would not go away
+            raise AgentError(f"{self.model}: {redact(str(exc))}", retryable=False) from None
+        wall = (time.perf_counter() - started) * 1000
+        empty = "" if reply.text else "the reply has no text"
+        return Completion(
+            reply.text, self.model, min(reply.own_ms, wall), reply.prompt_tokens, reply.completion_tokens, 0.0, 1, wall, empty
+        )
 
 
 def _missing_key(exc: BaseException) -> bool:
@@ -240,13 +304,48 @@ def _cause(model: str, exc: BaseException | None) -> str:
     return f"{model}: {kind}" + (f": {detail}" if detail else "")
 
 
+def oversized(text: str, max_kb: int) -> str:
+    """Why ``text`` is too large to read ("the reply is 10.8 MB, over the limit of 256 KB (--max-reply): 'Pathway...'");
+    "" when it is within ``max_kb`` KB of UTF-8."""
+    limit = max_kb * 1024
+    if len(text) * 4 <= limit:  # a character is at most 4 bytes: no need to count them
+        return ""
+    size = utf8_size(text)
+    if size <= limit:
+        return ""
+    start = " ".join(text[:200].split())[:60]
+    return f"the reply is {_size(size)}, over the limit of {max_kb:,} KB (--max-reply), beginning {start!r}"
+
+
+def utf8_size(text: str) -> int:
+    """``len(text.encode())``, without a copy of a large text held at once (a megabyte at a time)."""
+    if text.isascii():
+        return len(text)
+    step = 2**20
+    return sum(len(text[at : at + step].encode("utf-8", "surrogatepass")) for at in range(0, len(text), step))
+
+
+def _size(size: int) -> str:
+    return f"{size / 2**20:.1f} MB" if size >= 2**20 else f"{size / 1024:.0f} KB"
+
+
 def _completion(
-    litellm: Any, model: str, response: Any, latency_ms: float, attempts: int, messages: list[dict[str, Any]]
+    litellm: Any,
+    model: str,
+    response: Any,
+    latency_ms: float,
+    attempts: int,
+    messages: list[dict[str, Any]],
+    max_kb: int = MAX_REPLY_KB,
 ) -> Completion:
     choices = getattr(response, "choices", None) or []
     message = getattr(choices[0], "message", None) if choices else None
     text = getattr(message, "content", None) or ""
-    empty = "" if text else ("the reply has no choices" if not choices else "the reply has no text")
+    unread = oversized(text, max_kb)
+    if unread:
+        text = ""  # refused unread: neither parsed, nor stored, nor shown, nor counted in tokens
+    elif not text:
+        unread = "the reply has no choices" if not choices else "the reply has no text"
     usage = getattr(response, "usage", None)
     prompt = getattr(usage, "prompt_tokens", None)
     completion = getattr(usage, "completion_tokens", None)
@@ -263,8 +362,8 @@ def _completion(
         cost = 0.0
     own = hidden.get(OFFLINE_MODEL_MS)  # the offline provider's own time; other models: the round trip
     if isinstance(own, (int, float)):
-        return Completion(text, model, min(float(own), latency_ms), prompt, completion, cost, attempts, latency_ms, empty)
-    return Completion(text, model, latency_ms, prompt, completion, cost, attempts, latency_ms, empty)
+        return Completion(text, model, min(float(own), latency_ms), prompt, completion, cost, attempts, latency_ms, unread)
+    return Completion(text, model, latency_ms, prompt, completion, cost, attempts, latency_ms, unread)
 
 
 def _count_tokens(litellm: Any, model: str, messages: list[dict[str, Any]], text: str) -> tuple[int | None, int | None]:

@@ -127,9 +127,10 @@ class MachineAgent:
                 return self.task.parse(completion.text, turn.instance), completion, failures
             except ParseError as exc:
                 failures.append(completion)
-                reason = completion.empty or str(exc)
+                reason = completion.unread or str(exc)
         excerpt = completion.text.strip().replace("\n", " ")[:120]
-        raise AgentError(f"{self.client.model}: unparseable reply after {self.parse_attempts} attempts ({reason}): {excerpt!r}")
+        said = f": {excerpt!r}" if excerpt or not completion.unread else ""  # an unread reply's cause says what it was
+        raise AgentError(f"{self.client.model}: unparseable reply after {self.parse_attempts} attempts ({reason}){said}")
 
     async def respond(self, turn: Turn) -> Reply:
         agree = EarlyAgree(self.checker.agree, turn)  # the checker's first question asked beside the model's

@@ -1,10 +1,13 @@
-"""The offline baseline as a litellm custom provider: ``pxp-offline/<name>``.
+"""The offline baseline, ``pxp-offline/<name>``: a model that answers chat messages with a deterministic function of
+the prompt, and a litellm custom provider of it.
 
-The offline machine goes through the same path as an LLM: its prompt is assembled by the task,
-sent through ``litellm.acompletion``, answered here by a deterministic function of the prompt
-(registered by a task, or the offline checker), and the reply text is parsed by the task. It needs
-no key and no network. ``PXP_OFFLINE_LATENCY`` (seconds per call, default 0) simulates a model's
-latency for tests and benchmarks.
+The offline machine goes through the same path as an LLM: its prompt is assembled by the task, answered here
+by the function registered for it (by a task, or the offline checker), and the reply text is parsed by the
+task. The client (``agents/llm.py``) asks :func:`answered` directly while litellm is not loaded in the
+process (so an offline run never waits for litellm's import of several seconds), and through
+``litellm.acompletion`` and the provider :func:`install` registers once it is: the same answer, tokens and
+time either way. It needs no key and no network. ``PXP_OFFLINE_LATENCY`` (seconds per call, default 0)
+simulates a model's latency for tests and benchmarks.
 
 The model's own time (the simulated latency plus ``answer()``'s CPU time in its thread) is reported in
 the response's hidden parameters as :data:`MODEL_MS`: what a remote model's round trip is to an LLM,
@@ -18,6 +21,7 @@ import math
 import os
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from pxp_tui.agents import litellm_internals
@@ -96,6 +100,28 @@ def estimate_tokens(messages: list[dict[str, Any]]) -> int:
     return math.ceil(chars / 4) + 85 * images
 
 
+@dataclass(frozen=True)
+class Answered:
+    """An offline model's reply: its text, its own time (ms: the latency it simulates and the answer's CPU time)
+    and its tokens (estimated, as for a model that reports none)."""
+
+    text: str
+    own_ms: float
+    prompt_tokens: int
+    completion_tokens: int
+
+
+async def answered(name: str, messages: list[dict[str, Any]]) -> Answered:
+    """``pxp-offline/<name>``'s reply to ``messages``, after the simulated latency; the answer in a thread (a
+    picture's features, a molecule's templates). ValueError for a model not registered."""
+    delay = latency()
+    if delay:
+        await asyncio.sleep(delay)
+    # the model's own time: the latency it simulates and its answer, not the waits for the loop or a thread
+    text, took = await asyncio.to_thread(timed_answer, name, messages)
+    return Answered(text, delay * 1000 + took, estimate_tokens(messages), math.ceil(len(text) / 4))
+
+
 #: the model of :func:`warm_up`: it answers nothing, and is registered only for that call
 WARM_UP = "warm-up"
 
@@ -118,29 +144,25 @@ def install(litellm: Any) -> None:
     from litellm import CustomLLM
 
     class OfflineLLM(CustomLLM):
-        def _reply(self, model: str, messages: list, model_response: Any, text: str, own_ms: float) -> Any:
-            model_response.choices[0].message.content = text
-            litellm_internals.set_hidden_param(model_response, MODEL_MS, own_ms)
+        def _reply(self, model: str, model_response: Any, reply: Answered) -> Any:
+            model_response.choices[0].message.content = reply.text
+            litellm_internals.set_hidden_param(model_response, MODEL_MS, reply.own_ms)
             model_response.model = f"{PROVIDER}/{model}"
-            prompt = estimate_tokens(messages)
-            completion = math.ceil(len(text) / 4)
             model_response.usage = litellm.Usage(
-                prompt_tokens=prompt, completion_tokens=completion, total_tokens=prompt + completion
+                prompt_tokens=reply.prompt_tokens,
+                completion_tokens=reply.completion_tokens,
+                total_tokens=reply.prompt_tokens + reply.completion_tokens,
             )
             return model_response
 
         def completion(self, model: str, messages: list, *args: Any, **kwargs: Any) -> Any:
             text, took = timed_answer(model, messages)
-            return self._reply(model, messages, litellm_internals.provider_response(kwargs), text, took)
+            reply = Answered(text, took, estimate_tokens(messages), math.ceil(len(text) / 4))
+            return self._reply(model, litellm_internals.provider_response(kwargs), reply)
 
         async def acompletion(self, model: str, messages: list, *args: Any, **kwargs: Any) -> Any:
-            delay = latency()
-            if delay:
-                await asyncio.sleep(delay)
-            # the model's own time: the latency it simulates and its answer, not the waits for the loop or a thread
-            text, took = await asyncio.to_thread(timed_answer, model, messages)
-            response = litellm_internals.provider_response(kwargs)
-            return self._reply(model, messages, response, text, delay * 1000 + took)
+            reply = await answered(model, messages)
+            return self._reply(model, litellm_internals.provider_response(kwargs), reply)
 
     entries = [e for e in (litellm.custom_provider_map or []) if e.get("provider") != PROVIDER]
     entries.append({"provider": PROVIDER, "custom_handler": OfflineLLM()})

@@ -17,7 +17,6 @@ Inside a transaction already open (a run's demo, imported with the run) the data
 
 from __future__ import annotations
 
-import hashlib
 import json
 import sqlite3
 from collections.abc import Iterator, Sequence
@@ -108,7 +107,7 @@ def _chunks(rows: Sequence[DatasetRow], shas: dict[int, str]) -> Iterator[tuple[
         data = row.image_bytes()
         if data is None:
             continue
-        sha = shas[done - 1] = row.image_sha256 or hashlib.sha256(data).hexdigest()  # checked by image_bytes()
+        sha = shas[done - 1] = row.stored_sha256(data)  # the file's, checked by image_bytes(), unless converted
         width, height = image_size(data)
         chunk.append((sha, row.image_mime, width, height, data))
         size += len(data)

@@ -115,7 +115,8 @@ def _ooxml(text: str) -> str:
 
 
 def _xlsx(headers: list[str], rows: Iterator[tuple], path: Path, title: str) -> int:
-    """One sheet; a text cell is always text (never run as a formula, whatever it starts with), as stored.
+    """One sheet, its header frozen and a filter on every column; a text cell is always text (never run as a formula,
+    whatever it starts with), as stored.
 
     A character that an xlsx file cannot hold (a control character, forbidden by XML) is written as
     Excel's ``_xHHHH_`` escape, which a spreadsheet reads back as the character.
@@ -123,6 +124,7 @@ def _xlsx(headers: list[str], rows: Iterator[tuple], path: Path, title: str) -> 
     from openpyxl import Workbook
     from openpyxl.cell import WriteOnlyCell
     from openpyxl.styles import Font
+    from openpyxl.utils import get_column_letter
 
     book = Workbook(write_only=True)
     sheet = book.create_sheet(title[:31])
@@ -139,11 +141,14 @@ def _xlsx(headers: list[str], rows: Iterator[tuple], path: Path, title: str) -> 
             made.font = bold
         return made
 
+    sheet.freeze_panes = "A2"  # the header stays in view as the rows scroll
     sheet.append([cell(h, header=True) for h in headers])
     count = 0
     for row in rows:
         sheet.append([cell(v) for v in row])
         count += 1
+    if headers:  # a filter on every column, over the header and the rows
+        sheet.auto_filter.ref = f"A1:{get_column_letter(len(headers))}{count + 1}"
     book.save(path)
     return count
 

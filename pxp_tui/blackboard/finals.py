@@ -75,8 +75,11 @@ class FinalWeights:
 
 
 def latest(db: sqlite_utils.Database, session_id: int) -> dict[str, dict[str, Any]]:
-    """Each sender's latest message with a distribution as stated in session ``session_id``, as rows by sender."""
-    return {row["sender"]: row for row in db.query(_LATEST, [session_id])}
+    """Each sender's latest message with a distribution as stated in session ``session_id``, as rows by sender. (A plain
+    cursor: sqlite-utils' ``query`` puts a savepoint around it, at every session's end.)"""
+    cursor = db.execute(_LATEST, [session_id])
+    names = [column[0] for column in cursor.description]
+    return {row["sender"]: row for row in (dict(zip(names, values, strict=True)) for values in cursor.fetchall())}
 
 
 def store(

@@ -4,7 +4,8 @@ The blackboard's own tables are normalised (``messages`` knows its session only 
 table is ``data``); an export for a person flattens them: ``messages`` carries the run, the session's
 position in it, the instance's key, the expert, how long the answer took and the session's
 intelligibility flags, so that one file answers "who said what, when, and how did it end". Each
-readable table holds every column of the table it flattens, so nothing is lost by reading it instead.
+readable table holds every column of the table it flattens, so nothing is lost by reading it instead. The session's
+position, ``session``, counts from 1 as the screen does ("session 1 of 3"); the blackboard's ``data.ord``, from 0.
 
 Every query takes the runs to keep (``None``: all) as SQL parameters.
 """
@@ -63,7 +64,7 @@ def sessions(board: Blackboard, runs: Sequence[int] | None) -> Query:
     annotated, join = _annotations(board)
     where, params = _in("d.run_id", runs)
     sql = f"""
-SELECT d.run_id, d.ord AS session, d.session_id, i.dataset, i.key AS instance_key, {_EXPERT} AS expert, r.model,
+SELECT d.run_id, d.ord + 1 AS session, d.session_id, i.dataset, i.key AS instance_key, {_EXPERT} AS expert, r.model,
   d.started_at, d.ended_at,
   ROUND((julianday(d.ended_at) - julianday(d.started_at)) * 86400, 1) AS seconds,
   d.stop_reason, d.n_messages, s.finished, s.skipped, {_FLAGS}, {annotated},
@@ -82,7 +83,7 @@ def messages(board: Blackboard, runs: Sequence[int] | None) -> Query:
     shown = ("session_id", "j", "sender", "receiver", "tag", "prediction", "explanation", "created_at")
     where, params = _in("d.run_id", runs)
     sql = f"""
-SELECT d.run_id, d.ord AS session, d.session_id, i.key AS instance_key, {_EXPERT} AS expert,
+SELECT d.run_id, d.ord + 1 AS session, d.session_id, i.key AS instance_key, {_EXPERT} AS expert,
   m.j, m.sender, m.receiver, m.tag, m.prediction, m.explanation, m.created_at,
   ROUND(COALESCE(m.answer_ms, m.latency_ms) / 1000.0, 1) AS seconds,
   i.reference_prediction, d.stop_reason, {_FLAGS}{_rest(board, "messages", "m", shown)}

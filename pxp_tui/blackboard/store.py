@@ -68,11 +68,12 @@ class Blackboard:
         #: the schema the file is at: SCHEMA_VERSION, or older when it was opened read-only
         self.schema_version = schema.SCHEMA_VERSION
         self._attached = False
+        self._writer = db.writer if isinstance(db, WriterDatabase) else None
 
     @property
     def writer(self) -> Writer | None:
         """The file's writer in this process (None for a read-only blackboard)."""
-        return self.db.writer if isinstance(self.db, WriterDatabase) else None
+        return self._writer
 
     # -- opening ----------------------------------------------------------------------------------
     @classmethod
@@ -190,11 +191,6 @@ class Blackboard:
         """Several writes as one transaction (nested: a savepoint): all are kept, or none. It begins as the
         writer (``BEGIN IMMEDIATE``), waiting its turn while another connection writes."""
         return self.db.atomic()
-
-    def _table(self, name: str) -> sqlite_utils.db.Table:
-        """Table ``name`` of the schema: unlike ``db.table()``, no query to check that it is not a view
-        (the engine writes two rows per message)."""
-        return sqlite_utils.db.Table(self.db, name)
 
     # -- datasets ---------------------------------------------------------------------------------
     def has_dataset(self, name: str) -> bool:
@@ -352,10 +348,11 @@ class Blackboard:
                 [status.value, None if error is None else redact(error), stamp, finished, run_id],
             )
 
-    def _writing(self, *, limit: float | None = None) -> AbstractContextManager[Any]:
-        """A write transaction waiting at most ``limit`` seconds for another program's lock (see :meth:`transaction`)."""
-        writer = self.writer
-        return self.db.atomic() if writer is None else writer.transaction(self.db.conn, limit)
+    def _writing(self, *, limit: float | None = None, durable: bool = True) -> AbstractContextManager[Any]:
+        """A write transaction waiting at most ``limit`` seconds for another program's lock (see :meth:`transaction`);
+        ``durable=False``: its commit is not synced to the disk (``Writer.transaction``)."""
+        writer = self._writer
+        return self.db.atomic() if writer is None else writer.transaction(self.db.conn, limit, durable=durable)
 
     def pause_after_failed_write(self, run_id: int, why: str) -> None:
         """Mark run ``run_id`` paused with ``why`` after SQLite refused one of its writes, if the file takes that much.
@@ -383,39 +380,50 @@ class Blackboard:
 
     # -- the engine's Recorder --------------------------------------------------------------------
     def start_session(self, run_id: int, instance_id: int, order: int) -> int:
-        row = {"run_id": run_id, "instance_id": instance_id, "ord": order, "started_at": now(), "n_messages": 0}
-        with self.db.atomic():
-            return insert_id(self._table("data"), row)
+        """Open a session; its id. Its commit is not synced to the disk: a session without messages holds nothing to
+        lose, and the first message's commit makes it durable with it (see ``Writer.transaction``)."""
+        with self._writing(durable=False):  # the writer's lock held: the statement is run as it is
+            key = self.db.conn.execute(_START_SESSION, [run_id, instance_id, order, now()]).lastrowid
+        if not isinstance(key, int):  # pragma: no cover - an INSERT into a rowid table always gives one
+            raise BlackboardError("data: no key for the new session")
+        return key
 
     def record(self, message: Message, context: Mapping[str, Any], stop: StopReason | None) -> None:
-        """Commit one message, its context entry and (if it ends the session) the session's end."""
+        """Commit one message, its context entry and (if it ends the session) the session's end.
+
+        The engine's one write per message, pinned by ``tests/test_engine_cost.py``: three statements in one
+        transaction, run as they are under the writer's lock; each statement's text is made once per set of columns
+        (the message's own, and those of ``meta`` that ``messages`` has), and none of sqlite-utils' table work (a
+        table's existence, its columns, a savepoint per insert) is repeated for every message.
+        """
         stamp = now()
-        row = {
-            "session_id": message.session_id,
-            "j": message.j,
-            "sender": message.sender.value,
-            "receiver": message.receiver.value,
-            "tag": message.tag.value,
-            "prediction": message.prediction,
-            "explanation": message.explanation,
-            "created_at": stamp,
-            **{k: v for k, v in message.meta.items() if k in schema.TABLES["messages"]["columns"]},
-        }
-        if isinstance(row.get("distribution"), Mapping):
-            row["distribution"] = json.dumps(row["distribution"], ensure_ascii=False)
-        with self.db.atomic():
-            self._table("messages").insert(row)
-            self._table("context").insert(
-                {"session_id": message.session_id, "j": message.j, "context": json.dumps(context, ensure_ascii=False)}
-            )
+        session, j, meta = message.session_id, message.j, message.meta
+        sender = message.sender  # the enums' text as ``_value_``: the member itself would go through sqlite3's adapters
+        values = [
+            session,
+            j,
+            sender._value_,
+            sender.other._value_,
+            message.tag._value_,
+            message.prediction,
+            message.explanation,
+            stamp,
+        ]
+        extra = tuple(key for key in meta if key in _MESSAGE_COLUMNS) if meta else ()
+        if extra:
+            values.extend(_column_value(meta[key]) for key in extra)
+        execute = self.db.conn.execute
+        with self._writing():
+            execute(_insert_message(extra), values)
+            execute(_INSERT_CONTEXT, [session, j, _JSON.encode(context)])
             if stop is None:
-                self.db.execute("UPDATE data SET n_messages = ? WHERE session_id = ?", [message.j, message.session_id])
+                execute("UPDATE data SET n_messages = ? WHERE session_id = ?", [j, session])
             else:
-                self.db.execute(
+                execute(
                     "UPDATE data SET n_messages = ?, ended_at = ?, stop_reason = ? WHERE session_id = ?",
-                    [message.j, stamp, stop.value, message.session_id],
+                    [j, stamp, stop._value_, session],
                 )
-                finals.store_unjudged(self.db, message.session_id)  # weighed by the run wiring next
+                finals.store_unjudged(self.db, session)  # weighed by the run wiring next
 
     def final_arguments(self, session_id: int) -> dict[Sender, Message]:
         """Each agent's latest message with a distribution as stated in session ``session_id`` (what EVINCE's final
@@ -497,6 +505,30 @@ class Blackboard:
 
 
 _MESSAGE_CORE = {"session_id", "j", "sender", "receiver", "tag", "prediction", "explanation"}
+#: the columns of ``messages`` a message's ``meta`` may fill
+_MESSAGE_COLUMNS = frozenset(schema.TABLES["messages"]["columns"]) - _MESSAGE_CORE - {"created_at"}
+_START_SESSION = "INSERT INTO data (run_id, instance_id, ord, started_at, n_messages) VALUES (?, ?, ?, ?, 0)"
+_INSERT_CONTEXT = "INSERT INTO context (session_id, j, context) VALUES (?, ?, ?)"
+_JSON = json.JSONEncoder(ensure_ascii=False)
+#: the INSERT of a message with these columns of ``meta``, by those columns
+_MESSAGE_INSERTS: dict[tuple[str, ...], str] = {}
+
+
+def _insert_message(extra: tuple[str, ...]) -> str:
+    """The INSERT of a message whose ``meta`` fills the columns ``extra`` (after the message's own), made once."""
+    sql = _MESSAGE_INSERTS.get(extra)
+    if sql is None:
+        columns = ("session_id", "j", "sender", "receiver", "tag", "prediction", "explanation", "created_at", *extra)
+        names = ", ".join(f'"{name}"' for name in columns)
+        sql = _MESSAGE_INSERTS[extra] = f"INSERT INTO messages ({names}) VALUES ({', '.join('?' * len(columns))})"
+    return sql
+
+
+def _column_value(value: Any) -> Any:
+    """A ``meta`` value as its column keeps it: a mapping or a list as JSON text (a distribution), others as they are."""
+    if isinstance(value, (Mapping, list, tuple)):
+        return json.dumps(value, ensure_ascii=False, default=repr)
+    return value
 
 
 def _message(row: Mapping[str, Any]) -> Message:

@@ -139,37 +139,70 @@ class Writer:
         finally:
             self.release()
 
-    @contextmanager
-    def transaction(self, conn: sqlite3.Connection, limit: float | None = None) -> Iterator[None]:
+    def transaction(self, conn: sqlite3.Connection, limit: float | None = None, *, durable: bool = True) -> Transaction:
         """A write transaction on ``conn``, begun ``IMMEDIATE`` (a savepoint inside one already open): all of it is
         committed, or none. The lock is held throughout. ``limit``: seconds to wait in all for another program's lock
-        (default :func:`wait_limit`; 0: one attempt of :data:`ATTEMPT_MS`)."""
+        (default :func:`wait_limit`; 0: one attempt of :data:`ATTEMPT_MS`). ``durable=False``: its commit is not
+        synced to the disk (``synchronous = NORMAL``); it becomes durable with the next durable commit, which syncs
+        the write-ahead log it follows in, and a crash of the process (not of the machine) keeps it anyway."""
+        return Transaction(self, conn, limit, durable)
+
+
+class Transaction:
+    """:meth:`Writer.transaction`'s context manager (a class, not a generator: the engine opens one per message)."""
+
+    __slots__ = ("conn", "durable", "limit", "savepoint", "writer")
+
+    def __init__(self, writer: Writer, conn: sqlite3.Connection, limit: float | None, durable: bool) -> None:
+        self.writer, self.conn, self.limit, self.durable = writer, conn, limit, durable
+        self.savepoint: str | None = None
+
+    def __enter__(self) -> None:
         asked = time.monotonic()
-        self.acquire()
+        writer, conn = self.writer, self.conn
+        writer.acquire()
         try:
             if conn.in_transaction:
-                name = f"pxp_{threading.get_ident()}_{time.monotonic_ns()}"
-                conn.execute(f'SAVEPOINT "{name}"')
-                try:
-                    yield
-                except BaseException:
-                    if conn.in_transaction:  # an error such as a trigger's RAISE(ROLLBACK) may have ended it already
-                        conn.execute(f'ROLLBACK TO "{name}"')
-                        conn.execute(f'RELEASE "{name}"')
-                    raise
-                conn.execute(f'RELEASE "{name}"')
+                self.savepoint = f"pxp_{threading.get_ident()}_{time.monotonic_ns()}"
+                conn.execute(f'SAVEPOINT "{self.savepoint}"')
                 return
-            begin(conn, asked, limit)
-            self.waits.append(time.monotonic() - asked)
+            if not self.durable:
+                conn.execute("PRAGMA synchronous = NORMAL")
             try:
-                yield
-                conn.execute("COMMIT")
+                begin(conn, asked, self.limit)
             except BaseException:
-                if conn.in_transaction:
+                if not self.durable:
+                    conn.execute("PRAGMA synchronous = FULL")
+                raise
+            writer.waits.append(time.monotonic() - asked)
+        except BaseException:
+            writer.release()
+            raise
+
+    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None, trace: Any) -> None:
+        conn = self.conn
+        try:
+            if self.savepoint is not None:
+                if kind is None:
+                    conn.execute(f'RELEASE "{self.savepoint}"')
+                elif conn.in_transaction:  # an error such as a trigger's RAISE(ROLLBACK) may have ended it already
+                    conn.execute(f'ROLLBACK TO "{self.savepoint}"')
+                    conn.execute(f'RELEASE "{self.savepoint}"')
+                return
+            try:
+                if kind is None:
+                    conn.execute("COMMIT")
+                elif conn.in_transaction:
+                    conn.execute("ROLLBACK")
+            except BaseException:
+                if conn.in_transaction:  # the commit failed (the disk full, say): none of it is kept
                     conn.execute("ROLLBACK")
                 raise
+            finally:
+                if not self.durable:
+                    conn.execute("PRAGMA synchronous = FULL")
         finally:
-            self.release()
+            self.writer.release()
 
 
 def begin(conn: sqlite3.Connection, asked: float | None = None, limit: float | None = None) -> None:

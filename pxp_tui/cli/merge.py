@@ -1,4 +1,5 @@
-"""``pxp merge OUT.db IN.db...``: combine blackboards of several experts or machines into one."""
+"""``pxp merge OUT.db IN.db...`` (or ``pxp merge --out OUT.db IN.db...``): combine blackboards of several experts or
+machines into one."""
 
 from __future__ import annotations
 
@@ -11,15 +12,30 @@ if TYPE_CHECKING:
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("out", metavar="OUT.db", help="the merged blackboard (created if missing)")
-    parser.add_argument("inputs", nargs="+", metavar="IN.db", help="blackboards to copy runs from")
+    parser.add_argument(
+        "paths",
+        nargs="*",
+        metavar="DB",
+        help="the merged blackboard (created if missing), then the blackboards to copy runs from",
+    )
+    parser.add_argument("--out", metavar="OUT.db", help="the merged blackboard; then every DB given is an input")
+
+
+def files(args: argparse.Namespace) -> tuple[Path, list[Path]]:
+    """The merged blackboard and the inputs: ``--out`` and every path, or the first path and the others."""
+    paths = [Path(p) for p in args.paths]
+    if args.out is not None and paths:
+        return Path(args.out), paths
+    if args.out is not None or len(paths) < 2:
+        raise ValueError("merge needs the merged blackboard and at least one input: pxp merge OUT.db IN.db... (or --out OUT.db)")
+    return paths[0], paths[1:]
 
 
 def main(args: argparse.Namespace) -> int:
     from pxp_tui.blackboard import Blackboard
     from pxp_tui.blackboard.merge import check_sources, merge
 
-    out, inputs = Path(args.out), [Path(p) for p in args.inputs]
+    out, inputs = files(args)
     check_sources(inputs, out)  # before OUT is created or touched
     with Blackboard.open(out) as target:
         results = merge(target, inputs)

@@ -26,6 +26,6 @@ def main(args: argparse.Namespace) -> int:
     if not rows:
         print(f"no runs in {args.db}")
         return 0
-    headers = [f"run {r['run_id']} {r['task'].upper()}" for r in rows]
+    headers = [table.heading(r["run_id"], r["task"], r["human"]) for r in rows]
     print(table.text(headers, [counts_of(r) for r in rows]))
     return 0

@@ -14,6 +14,7 @@ def drive_experiment(board: Any, config: Any, args: argparse.Namespace, repeat: 
     from pxp_tui.blackboard import WriteError
     from pxp_tui.common.models import model_label
     from pxp_tui.engine import AgentError
+    from pxp_tui.engine.interact import at_once
     from pxp_tui.engine.stopping import StopSignalError, until_stopped
     from pxp_tui.report import columns, render
     from pxp_tui.runs.repeat import create_experiment, execute_all
@@ -31,7 +32,7 @@ def drive_experiment(board: Any, config: Any, args: argparse.Namespace, repeat: 
         return None if args.quiet else SessionLines(label=f"run {run_id}  ")
 
     try:
-        outcome = asyncio.run(until_stopped(execute_all(board, run_ids, observer)))
+        outcome = asyncio.run(until_stopped(execute_all(board, run_ids, observer, store=at_once)))  # as `pxp run` does
     except StopSignalError as stop:
         say(f"pxp: experiment {experiment} paused: {stop.reason}; resume each run with: {resume_command('RUN_ID', args.db)}")
         return 128 + stop.signum

@@ -147,6 +147,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--temperature", type=float, help="generation temperature (default: the task's)")
     parser.add_argument("--timeout", type=float, help=_default("seconds a model call may take", f"{LLMClient.timeout:g}"))
     parser.add_argument("--retries", type=int, help=_default("retries of a failed model call, with backoff", LLMClient.retries))
+    parser.add_argument(
+        "--max-reply",
+        type=positive,
+        metavar="KB",
+        help=_default("the largest model reply read; a larger one is refused as unparseable", f"{LLMClient.max_reply_kb} KB"),
+    )
     parser.add_argument("--checker-api-base", help="base URL for a checker other than the machine's model")
     parser.add_argument(
         "--checker-max-tokens", type=positive, help=_default("the checker's token limit", CHECKER_SETTINGS["max_tokens"])
@@ -264,6 +270,7 @@ def _drive(board: Any, run_id: int, args: argparse.Namespace) -> int:
     from pxp_tui.blackboard.metrics import counts_of, run_rows
     from pxp_tui.common.models import model_label
     from pxp_tui.engine import AgentError
+    from pxp_tui.engine.interact import at_once
     from pxp_tui.engine.stopping import StopSignalError, until_stopped
     from pxp_tui.report import table
     from pxp_tui.runs.execute import execute
@@ -277,7 +284,8 @@ def _drive(board: Any, run_id: int, args: argparse.Namespace) -> int:
     _dotenv_notice()
     observer = None if args.quiet else SessionLines()
     resume_hint = f"resume with: {resume_command(run_id, args.db)}"
-    work = execute(board, run_id, observer=observer, on_evaluation=None if args.quiet else evaluation_line)
+    # nothing but the run waits on this loop: each write on its thread, costing a message no more than its commit
+    work = execute(board, run_id, observer=observer, on_evaluation=None if args.quiet else evaluation_line, store=at_once)
     try:
         asyncio.run(until_stopped(work))
     except AgentError as exc:
@@ -294,5 +302,5 @@ def _drive(board: Any, run_id: int, args: argparse.Namespace) -> int:
         return 130
     rows = run_rows(board, [run_id])
     print()
-    print(table.text([f"run {run_id} {run.config.task.upper()}"], [counts_of(rows[0])]))
+    print(table.text([table.heading(run_id, run.config.task, run.human)], [counts_of(rows[0])]))
     return 0

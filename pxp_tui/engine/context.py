@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import Any, overload
 
 from pxp_tui.engine.types import Message, SessionRecord
+from pxp_tui.protocol import Sender
 
 
 @dataclass(frozen=True)
@@ -40,10 +41,20 @@ class ContextPolicy:
 class PriorView(Sequence[SessionRecord]):
     """A read-only window onto the carried sessions; O(1) to make, whatever the run's length."""
 
-    __slots__ = ("_items", "_start", "_stop")
+    __slots__ = ("_items", "_named", "_start", "_stop")
 
     def __init__(self, items: list[SessionRecord], start: int, stop: int) -> None:
         self._items, self._start, self._stop = items, start, stop
+        self._named: dict[str, int | None] | None = None
+
+    def named(self) -> dict[str, int | None]:
+        """The window as the context table names it: how many sessions, the first's and the last's ids (made once)."""
+        if self._named is None:
+            count = self._stop - self._start
+            first = self._items[self._start].session_id if count else None
+            last = self._items[self._stop - 1].session_id if count else None
+            self._named = {"sessions": count, "first": first, "last": last}
+        return self._named
 
     def __len__(self) -> int:
         return self._stop - self._start
@@ -93,20 +104,19 @@ class CarriedContext:
 def update_context(message: Message, instance_id: int, prior: PriorView, policy: ContextPolicy) -> dict[str, Any]:
     """UPDATE_CONTEXT: the entry that message ``j`` adds to ``C``, as stored in the ``context`` table.
 
-    ``C_j`` is ``C_{j-1}`` plus this entry; the carried sessions are named by reference, so a row's
-    size does not grow with the run.
+    ``C_j`` is ``C_{j-1}`` plus this entry. Everything is named by reference, so that nothing is stored twice and a
+    row's size grows neither with the run nor with the message: the carried sessions by their first and last ids, the
+    message's prediction and explanation by its key (the row of ``messages`` with the same ``session_id`` and ``j``),
+    the instance by its id.
     """
-    first = prior[0].session_id if len(prior) else None
-    last = prior[-1].session_id if len(prior) else None
+    sender = message.sender
     return {
         "policy": str(policy),
-        "prior": {"sessions": len(prior), "first": first, "last": last},
+        "prior": prior.named(),
         "entry": {
-            "role": "assistant" if message.sender.value == "machine" else "user",
-            "sender": message.sender.value,
-            "tag": message.tag.value,
-            "prediction": message.prediction,
-            "explanation": message.explanation,
+            "role": "assistant" if sender is Sender.MACHINE else "user",
+            "sender": sender,  # a str enum: written as its text
+            "tag": message.tag,
             "instance": instance_id,
         },
     }

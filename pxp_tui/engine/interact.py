@@ -1,7 +1,9 @@
 """The INTERACT procedure, async.
 
-The recorder's writes run in a thread (:func:`stored`): a write may wait its turn for the file while other
-processes write it, and the loop (the app's screen, its keys) goes on meanwhile.
+How the recorder's writes are awaited is the caller's choice (a :data:`Store`): :func:`at_once` runs each on the
+loop's own thread, as a headless run wants (nothing else waits on its loop, and a write costs no more than its
+commit); :func:`stored` runs each in a worker thread, as the app wants: a write may wait its turn for the file while
+other processes write it, and the loop (the screen, the keys) goes on meanwhile.
 """
 
 from __future__ import annotations
@@ -36,6 +38,9 @@ from pxp_tui.protocol.information import SMOOTHING
 
 T = TypeVar("T")
 
+#: how the engine awaits one of the recorder's writes: ``await store(write, *args)`` is ``write(*args)``
+Store = Callable[..., Awaitable[Any]]
+
 #: called after each session; returns whether the session's context is kept (the LEARN gate)
 SessionGate = Callable[[SessionRecord, Sequence[SessionRecord]], Awaitable[bool]]
 #: called when a session ended (committed), before the gate: e.g. weighing its final distribution (EVINCE)
@@ -44,6 +49,11 @@ SessionHook = Callable[[SessionRecord], Awaitable[None]]
 #: the round (the instance, the machine's message, the other's); what it returns joins the closing message's
 #: ``meta`` (``{"crit": ...}``), so the round's verdict is committed with it and the stop rule can read it
 RoundJudge = Callable[[Instance, Message, Message], Awaitable[Mapping[str, object]]]
+
+
+async def at_once(write: Callable[..., T], *args: Any) -> T:
+    """``write(*args)``, a recorder's write, on the loop's thread: the loop waits for it (committed or rolled back)."""
+    return write(*args)
 
 
 async def stored(write: Callable[..., T], *args: Any) -> T:
@@ -83,12 +93,14 @@ async def interact(
     observer: Observer | None = None,
     ended: SessionHook | None = None,
     judge: RoundJudge | None = None,
+    store: Store = stored,
 ) -> None:
     """Run (or continue) a run: one session per instance, machine at odd ``j``, human at even ``j``.
 
-    Every message is committed through ``recorder`` before the next agent is asked. ``progress``
-    (from the recorder's store) resumes an interrupted run at its next message. An exception from an
-    agent propagates after the run is marked ``paused``; nothing recorded is lost.
+    Every message is committed through ``recorder`` before the next agent is asked, each write awaited through
+    ``store`` (:func:`stored`: in a worker thread, the loop turning meanwhile; :func:`at_once`: on the loop's thread). ``progress`` (from the
+    recorder's store) resumes an interrupted run at its next message. An exception from an agent propagates after
+    the run is marked ``paused``; nothing recorded is lost.
     """
     progress = progress or RunProgress()
     if observer is None:
@@ -97,16 +109,18 @@ async def interact(
     carried = CarriedContext(policy, progress.kept_sessions)
     agents = {Sender.MACHINE: machine, Sender.HUMAN: human}
     total = len(instances)
-    await stored(recorder.set_status, spec.run_id, RunStatus.RUNNING)
+    await store(recorder.set_status, spec.run_id, RunStatus.RUNNING)
     try:
         for order in range(progress.next_order, total):
             instance = instances[order]
             if order == progress.next_order and progress.open_session is not None:
                 session_id, history = progress.open_session, list(progress.open_messages)
             else:
-                session_id, history = await stored(recorder.start_session, spec.run_id, instance.id, order), []
+                session_id, history = await store(recorder.start_session, spec.run_id, instance.id, order), []
             observer.session_started(session_id, instance, order, total, tuple(history))
-            record = await _session(spec, instance, order, total, session_id, history, agents, recorder, carried, observer, judge)
+            record = await _session(
+                spec, instance, order, total, session_id, history, agents, recorder, carried, observer, judge, store
+            )
             if record.stop is StopReason.SKIPPED:  # neither measured nor carried: the expert set it aside
                 observer.session_ended(record, False)
                 continue
@@ -114,7 +128,7 @@ async def interact(
                 await ended(record)
             kept = await gate(record, carried.view()) if gate else True
             if gate:
-                await stored(recorder.keep_context, session_id, kept)
+                await store(recorder.keep_context, session_id, kept)
             if kept:
                 carried.add(record)
             observer.session_ended(record, kept)
@@ -124,7 +138,7 @@ async def interact(
         with contextlib.suppress(Exception):
             recorder.set_status(spec.run_id, RunStatus.PAUSED, describe_error(exc))
         raise
-    await stored(recorder.set_status, spec.run_id, RunStatus.DONE)
+    await store(recorder.set_status, spec.run_id, RunStatus.DONE)
 
 
 async def _session(
@@ -139,6 +153,7 @@ async def _session(
     carried: CarriedContext,
     observer: Observer,
     judge: RoundJudge | None = None,
+    store: Store = stored,
 ) -> SessionRecord:
     latest: dict[Sender, Tag] = {m.sender: m.tag for m in history}
     prior = carried.view()
@@ -150,7 +165,7 @@ async def _session(
         try:
             reply = await agents[sender].respond(turn)
         except InstanceSkippedError:
-            await stored(recorder.skip_session, session_id)
+            await store(recorder.skip_session, session_id)
             return SessionRecord(session_id, instance, order, tuple(history), StopReason.SKIPPED)
         _check(reply, j, spec.k, sender)
         message = Message(session_id, j, sender, reply.tag, reply.prediction, reply.explanation, dict(reply.meta))
@@ -159,7 +174,7 @@ async def _session(
             message = Message(session_id, j, sender, reply.tag, reply.prediction, reply.explanation, {**reply.meta, **verdict})
         latest[sender] = reply.tag
         stop = _stop(spec, message, [*history, message], latest)
-        await stored(recorder.record, message, update_context(message, instance.id, prior, carried.policy), stop)
+        await store(recorder.record, message, update_context(message, instance.id, prior, carried.policy), stop)
         history.append(message)
         observer.message_recorded(message, stop)
         j += 1

@@ -73,7 +73,7 @@ def _key(run: Run, by: str) -> tuple[tuple[Any, ...], str]:
 
 #: what does not make two runs different experiments: how they were named, grouped, or reached their models
 NOT_CONFIGURATION = frozenset(
-    {"experiment", "preset", "preset_overrides", "effective", "timeout", "retries", "api_base", "checker_api_base",
+    {"experiment", "preset", "preset_overrides", "effective", "timeout", "retries", "max_reply", "api_base", "checker_api_base",
      "human_api_base", "seed"}
 )  # fmt: skip
 

@@ -30,6 +30,11 @@ def cells(columns: Sequence[RunCounts]) -> list[list[str]]:
     return [[a, b, *(cell(c, name) for c in columns)] for a, b, name in ROWS]
 
 
+def heading(run_id: int, task: str, human: str) -> str:
+    """A run's column heading: its id, its task and who answered (the expert's name, or the human's kind)."""
+    return f"run {run_id} {task.upper()} {human}"
+
+
 def text(headers: Sequence[str], columns: Sequence[RunCounts]) -> str:
     """A plain-text table with aligned columns, the counts right-aligned."""
     return grid([["Count", "", *headers], *cells(columns)], right=range(2, 2 + len(headers)))

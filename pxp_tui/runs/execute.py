@@ -6,7 +6,7 @@ import sqlite3
 
 from pxp_tui.blackboard import Blackboard, BlackboardError, WriteError, access
 from pxp_tui.engine import Agent, Observer, RunSpec, interact
-from pxp_tui.engine.interact import stored
+from pxp_tui.engine.interact import Store, stored
 from pxp_tui.runs import final, learn
 from pxp_tui.runs.copies import check_resumable
 from pxp_tui.runs.humans import build_human
@@ -38,18 +38,27 @@ async def execute(
     human: Agent | None = None,
     observer: Observer | None = None,
     on_evaluation: learn.OnMeasurement | None = None,
+    store: Store = stored,
 ) -> None:
     """Run, or resume, run ``run_id`` to its end. A live run needs its ``human`` agent.
 
     The run's writer lock is held throughout: readers show the run ``running`` while this process
-    lives, ``interrupted`` if it dies; a second engine on the same run is refused.
+    lives, ``interrupted`` if it dies; a second engine on the same run is refused. ``store``: how the
+    run's writes are awaited (by default in a worker thread, so that the app's loop goes on; a headless run passes
+    ``engine.interact.at_once``, which costs a message no more than its commit).
     """
     with board.writing(run_id):
-        await _execute(board, run_id, human=human, observer=observer, on_evaluation=on_evaluation)
+        await _execute(board, run_id, human=human, observer=observer, on_evaluation=on_evaluation, store=store)
 
 
 async def _execute(
-    board: Blackboard, run_id: int, *, human: Agent | None, observer: Observer | None, on_evaluation: learn.OnMeasurement | None
+    board: Blackboard,
+    run_id: int,
+    *,
+    human: Agent | None,
+    observer: Observer | None,
+    on_evaluation: learn.OnMeasurement | None,
+    store: Store,
 ) -> None:
     run = board.run(run_id)
     if run.finished:
@@ -74,7 +83,7 @@ async def _execute(
     )
     progress = board.progress(run_id, instances)
     judge = final.judge_of(task, config)
-    weights = final.Weigher(board, task, judge, config)
+    weights = final.Weigher(board, task, judge, config, store=store)
     gate = None
     if config.learn_gate or config.evaluate:
         gate = learn.Learn(
@@ -95,15 +104,16 @@ async def _execute(
             gate=gate,
             ended=weights.session_ended,
             judge=weights.round_judge(),
+            store=store,
         )
     except sqlite3.Error as exc:  # the blackboard refused a write: its transaction was rolled back whole
-        raise await _write_failed(board, run_id, exc) from None
+        raise await _write_failed(board, run_id, exc, store) from None
     if gate is not None:
         await gate.after(instances)
 
 
-async def _write_failed(board: Blackboard, run_id: int, exc: sqlite3.Error) -> WriteError:
+async def _write_failed(board: Blackboard, run_id: int, exc: sqlite3.Error, store: Store) -> WriteError:
     """The run marked paused with SQLite's reason in words ("the disk is full (...)"), if the file takes that much."""
     why = access.describe_error(exc)
-    await stored(board.pause_after_failed_write, run_id, why)
+    await store(board.pause_after_failed_write, run_id, why)
     return WriteError(why)

@@ -26,7 +26,7 @@ from pxp_tui.common.instance import Instance
 from pxp_tui.common.models import judge_model
 from pxp_tui.config import RunConfig
 from pxp_tui.engine import Message, SessionRecord
-from pxp_tui.engine.interact import RoundJudge, stored
+from pxp_tui.engine.interact import RoundJudge, Store, stored
 from pxp_tui.engine.types import distribution_of
 from pxp_tui.protocol import Sender
 from pxp_tui.protocol.evince import EQUAL, FIG1
@@ -80,8 +80,12 @@ def _weights(crit: Mapping[str, Any] | None) -> tuple[float, float, str] | None:
 class Weigher:
     """Judges each round (CRIT) and weighs each ended session's final distribution."""
 
-    def __init__(self, board: Blackboard, task: Task, judge: Judge | None, config: RunConfig | None = None) -> None:
+    def __init__(
+        self, board: Blackboard, task: Task, judge: Judge | None, config: RunConfig | None = None, *, store: Store = stored
+    ) -> None:
         self.board = board
+        #: how its writes are awaited (the engine's :data:`~pxp_tui.engine.interact.Store`)
+        self.store = store
         self.task = task
         self.judge = judge
         self.config = config or RunConfig(task=task.name)
@@ -108,7 +112,7 @@ class Weigher:
             return  # no final distribution to weigh
         aggregation, k = self.config.aggregation, self.config.top_k
         if self.config.final_weights == EQUAL:
-            await stored(partial(self.board.store_final, session_id, 1.0, 1.0, EQUAL, aggregation=aggregation, k=k))
+            await self.store(partial(self.board.store_final, session_id, 1.0, 1.0, EQUAL, aggregation=aggregation, k=k))
             return
         crit = self.board.latest_crit(session_id)
         weights = _weights(crit)
@@ -121,9 +125,9 @@ class Weigher:
         if weights is None:
             why = str((crit or {}).get("method") or "no round was judged")
             method = f"{EQUAL} ({why.removeprefix('none ').strip('()')})"
-            await stored(partial(self.board.store_final, session_id, 1.0, 1.0, method, aggregation=aggregation, k=k))
+            await self.store(partial(self.board.store_final, session_id, 1.0, 1.0, method, aggregation=aggregation, k=k))
             return
-        await stored(
+        await self.store(
             partial(self.board.store_final, session_id, weights[0], weights[1], weights[2], aggregation=aggregation, k=k)
         )
 

@@ -17,6 +17,7 @@ from dataclasses import replace
 from pxp_tui.blackboard import Blackboard
 from pxp_tui.config import RunConfig
 from pxp_tui.engine import Observer
+from pxp_tui.engine.interact import Store, stored
 from pxp_tui.runs.create import create_run
 from pxp_tui.runs.execute import execute
 
@@ -39,12 +40,14 @@ async def execute_all(
     board: Blackboard,
     run_ids: Sequence[int],
     observer_for: Callable[[int], Observer | None] = lambda run_id: None,
+    store: Store = stored,
 ) -> dict[int, BaseException | None]:
     """Run (or resume) these runs concurrently; return each run's exception, or None if it finished.
 
-    One run failing (its model, say) pauses that run only; the others go on.
+    One run failing (its model, say) pauses that run only; the others go on. ``store``: how their writes are
+    awaited (see :func:`~pxp_tui.runs.execute.execute`).
     """
-    tasks = [execute(board, run_id, observer=observer_for(run_id)) for run_id in run_ids]
+    tasks = [execute(board, run_id, observer=observer_for(run_id), store=store) for run_id in run_ids]
     results = await asyncio.gather(*tasks, return_exceptions=True)
     outcome: dict[int, BaseException | None] = {}
     for run_id, result in zip(run_ids, results, strict=True):

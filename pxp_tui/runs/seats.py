@@ -27,10 +27,11 @@ def register_offline_models(task: Task) -> None:
 
 
 def client(model: str, config: RunConfig, api_base: str | None) -> LLMClient:
-    """A model client with the run's limits (``--timeout``, ``--retries``), or the client's defaults."""
+    """A model client with the run's limits (``--timeout``, ``--retries``, ``--max-reply``), or the client's defaults."""
     timeout = LLMClient.timeout if config.timeout is None else config.timeout
     retries = LLMClient.retries if config.retries is None else config.retries
-    return LLMClient(model, api_base=api_base, timeout=timeout, retries=retries)
+    max_reply = LLMClient.max_reply_kb if config.max_reply is None else config.max_reply
+    return LLMClient(model, api_base=api_base, timeout=timeout, retries=retries, max_reply_kb=max_reply)
 
 
 def build_machine(task: Task, config: RunConfig) -> tuple[MachineAgent, Checker]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import hashlib
 import re
 from abc import ABC, abstractmethod
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -62,13 +62,16 @@ class DatasetRow:
     #: an image left on disk until it is stored (an import holds one image at a time), with its sha256
     image_file: Path | None = None
     image_sha256: str = ""
+    #: how :attr:`image_file`'s bytes become the picture stored (a DICOM file's PNG); None: stored as they are
+    image_convert: Callable[[bytes], bytes] | None = None
 
     @property
     def has_image(self) -> bool:
         return self.image is not None or self.image_file is not None
 
     def image_bytes(self) -> bytes | None:
-        """The image: held, or read from :attr:`image_file` (ValueError if it changed since it was checked)."""
+        """The image to store: held, or read from :attr:`image_file` (ValueError if it changed since it was checked)
+        and converted by :attr:`image_convert`."""
         if self.image is not None or self.image_file is None:
             return self.image
         try:
@@ -77,7 +80,13 @@ class DatasetRow:
             raise ValueError(f"{self.image_file} cannot be read any more ({exc.strerror or exc}); nothing imported") from None
         if hashlib.sha256(data).hexdigest() != self.image_sha256:
             raise ValueError(f"{self.image_file} changed during the import; nothing imported")
-        return data
+        return data if self.image_convert is None else self.image_convert(data)
+
+    def stored_sha256(self, data: bytes) -> str:
+        """The sha256 of ``data``, the picture :meth:`image_bytes` gave (known already unless it was converted)."""
+        if self.image_sha256 and self.image_convert is None:
+            return self.image_sha256
+        return hashlib.sha256(data).hexdigest()
 
 
 class Task(ABC):

@@ -2,7 +2,8 @@
 
 A task draws a picture for a :class:`Surface`: its size in terminal cells and in pixels, and how the
 terminal shows pictures (Sixel or the kitty protocol at full resolution; half-cell blocks or the
-unicode fallback at two pixels per cell). The result is image bytes (any Pillow-readable format), or
+unicode fallback at two pixels per cell). The result is image bytes (any Pillow-readable format) or a
+Pillow image, or
 a :class:`CellPicture` (characters with styles) where the task draws better in characters than in
 pixels, or None. Drawing is a pure function of (task, instance or prediction, surface): its result
 can be cached under that key and prepared ahead of time.
@@ -13,7 +14,10 @@ can be cached under that key and prepared ahead of time.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeAlias
+
+if TYPE_CHECKING:
+    from PIL.Image import Image
 
 #: renderers that show pictures at full resolution, and those that show two pixels per cell
 FINE = ("sixel", "tgp", "pixels")
@@ -80,8 +84,8 @@ class CellPicture:
         return found
 
 
-#: what a task draws: image bytes, characters, or nothing
-Drawing = bytes | CellPicture | None
+#: what a task draws: image bytes, a Pillow image, characters, or nothing
+Drawing: TypeAlias = "bytes | Image | CellPicture | None"
 
 #: the bit of each braille dot in U+2800 + bits, by its row (0-3) and column (0-1) in the cell
 _BRAILLE_BITS = ((0x01, 0x08), (0x02, 0x10), (0x04, 0x20), (0x40, 0x80))

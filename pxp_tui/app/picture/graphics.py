@@ -13,9 +13,15 @@ terminal has them, half-cell blocks otherwise, including inside tmux and in a br
 
 from __future__ import annotations
 
+import codecs
+import fcntl
 import logging
 import os
+import re
+import select
+import struct
 import sys
+import termios
 import threading
 from typing import Any
 
@@ -31,6 +37,7 @@ from pxp_tui.app.picture.tmux import (
     tmux_version,
     version_tuple,
 )
+from pxp_tui.app.shared import typed_ahead
 from pxp_tui.tasks.pictures import Surface
 
 RENDERERS = ("auto", "sixel", "tgp", "halfcell", "unicode", "none")
@@ -41,6 +48,9 @@ DA1 = ("\x1b[c", "\x1b[?", "c")
 KITTY = ("\x1b_Gi=31,s=1,v=1,a=q,t=d,f=24;AAAA\x1b\\", "\x1b_G", "\x1b\\")
 #: the terminal's name and version (XTVERSION), asked of a terminal with kitty graphics and no Sixel
 VERSION = ("\x1b[>0q", "\x1bP>|", "\x1b\\")
+#: the cell's size in pixels (its answer ``ESC [ 6 ; height ; width t``), asked where the terminal's size does not tell
+#: it; the answer's start is the one textual-image asks for it with
+CELL = ("\x1b[16t", "\x1b[", "t")
 #: kitty's answer to its graphics query: what a kitty around tmux would answer, replayed to textual-image
 KITTY_OK = "\x1b_Gi=31;OK\x1b\\"
 #: seconds for an answer. textual-image waits 0.1 s; a terminal over ssh, or still starting (pxp its command), answers
@@ -81,8 +91,14 @@ def renderer() -> str:
 
 
 def probe() -> threading.Thread | None:
-    """Ask the terminal about graphics in a thread; join it before the app starts. None if no terminal."""
-    if renderer() == "none" or sys.__stdout__ is None or not sys.__stdout__.isatty():
+    """Ask the terminal about graphics in a thread; join it before the app starts. None if no terminal.
+
+    From here on the terminal reads keys as the app will (no echo, no line editing: ``app/shared/typed_ahead.py``),
+    and the keys typed while the terminal is asked are kept for the app, not taken for its answers.
+    """
+    if renderer() == "none" or sys.__stdout__ is None or not sys.__stdout__.isatty() or sys.__stdin__ is None:
+        return None
+    if not typed_ahead.hold(sys.__stdin__.fileno()):
         return None
     internals.load_reader()  # imported here: the thread only waits for answers
 
@@ -98,32 +114,34 @@ def multiplexed() -> bool:
 
 
 def _ask_terminal() -> None:
-    """Both questions in one go, kitty's first (kitty's own way to detect its graphics): a terminal answers
-    in order, so DA1's answer with no kitty answer before it means "no kitty graphics" at once, where
+    """The questions in one go, kitty's first (kitty's own way to detect its graphics), DA1 last: a terminal
+    answers in order, so DA1's answer with no kitty answer before it means "no kitty graphics" at once, where
     textual-image, asking kitty's question alone, waits 0.1 s for an answer that never comes (xterm,
     most terminals). A Sixel terminal is asked kitty's question too (a query: it draws nothing); inside tmux
-    or screen only DA1 is asked (:func:`multiplexed`); inside tmux, tmux is asked what terminal is around it,
-    and kitty's pictures pass through to a kitty there with nothing missing (:mod:`~pxp_tui.app.picture.tmux`)."""
+    or screen kitty's is not asked (:func:`multiplexed`); inside tmux, tmux is asked what terminal is around it,
+    and kitty's pictures pass through to a kitty there with nothing missing (:mod:`~pxp_tui.app.picture.tmux`).
+    The cell's size in pixels is asked too where the terminal's size does not say it (textual-image would ask
+    it later, reading the keyboard itself). Keys typed meanwhile are kept for the app (:func:`_read_answer`)."""
     global _answers, _old_kitty, _around
-    TerminalError = internals.terminal_error()  # noqa: N806 - a class
 
     answers: dict[str, str | type[Exception]] = {}
+    stdin = sys.__stdin__.fileno() if sys.__stdin__ is not None else -1
     try:
-        if sys.__stdin__ is None or sys.__stdout__ is None:
-            raise TerminalError("no terminal")
-        with internals.raw_terminal():
-            sys.__stdout__.write(DA1[0] if multiplexed() else KITTY[0] + DA1[0])
-            sys.__stdout__.flush()
-            answer = _read_answer(sys.__stdin__.buffer.fileno())
-            if answer.startswith(KITTY[1]):
-                answers[KITTY[1]] = answer
-                answer = _read_answer(sys.__stdin__.buffer.fileno())
-            answers[DA1[1]] = answer if answer.startswith(DA1[1]) else TerminalError
-            if KITTY[1] in answers and not has_sixel(answer):
-                _old_kitty = _too_old_kitty(sys.__stdin__.buffer.fileno())
-                if _old_kitty is not None:
-                    del answers[KITTY[1]]  # its graphics not used: half-cell blocks, and the header says why
-    except (TerminalError, TimeoutError) as exc:
+        if sys.__stdout__ is None:
+            raise TimeoutError("no terminal")
+        asked = ([] if multiplexed() else [KITTY]) + ([] if _pixels_known() else [CELL]) + [DA1]
+        sys.__stdout__.write("".join(question for question, _, _ in asked))
+        sys.__stdout__.flush()
+        while True:
+            answer = _read_answer(stdin)
+            answers[_kind(answer)[1]] = answer
+            if _kind(answer) is DA1:
+                break
+        if KITTY[1] in answers and not has_sixel(str(answers[DA1[1]])):
+            _old_kitty = _too_old_kitty(stdin)
+            if _old_kitty is not None:
+                del answers[KITTY[1]]  # its graphics not used: half-cell blocks, and the header says why
+    except (TimeoutError, OSError) as exc:
         answers.setdefault(DA1[1], type(exc))
     _around = around_tmux()
     da1 = answers[DA1[1]]
@@ -131,12 +149,23 @@ def _ask_terminal() -> None:
         answers[KITTY[1]] = KITTY_OK  # as the kitty around tmux answers: textual-image draws kitty pictures
     answers.setdefault(KITTY[1], TimeoutError)  # not answered before DA1's answer: never
     _answers = answers
-    internals.cell_size()  # kept by textual-image: its widgets read it when imported
+    with internals.answers_replayed(_replayed):
+        internals.cell_size()  # kept by textual-image: its widgets read it when imported
 
 
 def has_sixel(da1: str) -> bool:
     """Whether DA1's answer (``\\x1b[?62;4;6c``) lists Sixel (attribute 4)."""
     return "4" in da1.removeprefix(DA1[1]).removesuffix(DA1[2]).split(";")
+
+
+def _pixels_known() -> bool:
+    """Whether the terminal's size, as the kernel has it, gives its pixels (what textual-image reads first)."""
+    try:
+        size = fcntl.ioctl(sys.__stdout__.fileno() if sys.__stdout__ else -1, termios.TIOCGWINSZ, b"\0" * 8)
+        rows, columns, width, height = struct.unpack("HHHH", size)
+    except (OSError, ValueError):
+        return False
+    return bool(rows and columns and width // columns and height // rows)
 
 
 def _too_old_kitty(stdin: int) -> str | None:
@@ -146,7 +175,7 @@ def _too_old_kitty(stdin: int) -> str | None:
     sys.__stdout__.write(VERSION[0] + DA1[0])
     sys.__stdout__.flush()
     answer = _read_answer(stdin)
-    if not answer.startswith(VERSION[1]):
+    if _kind(answer) is not VERSION:
         return None
     _read_answer(stdin)  # DA1's
     return old_kitty(answer[len(VERSION[1]) : -len(VERSION[2])])
@@ -161,17 +190,63 @@ def old_kitty(name: str) -> str | None:
     return None
 
 
+#: the answers' forms: (question, answer's start, answer's end) and what may come between, a pattern
+ANSWERS = ((KITTY, ".*"), (VERSION, ".*"), (DA1, "[0-9;]*"), (CELL, "[0-9;]*"))
+
+
+def _kind(sequence: str) -> tuple[str, str, str]:
+    """Which question ``sequence`` (a whole answer: :func:`_whole`) answers."""
+    return next(kind for kind, _ in ANSWERS if _whole(sequence, kind))
+
+
+def _whole(sequence: str, kind: tuple[str, str, str]) -> bool:
+    _, start, end = kind
+    body = dict(ANSWERS)[kind]
+    inner = sequence[len(start) : len(sequence) - len(end)]
+    return (
+        sequence.startswith(start)
+        and sequence.endswith(end)
+        and len(sequence) > len(start)
+        and bool(re.fullmatch(body, inner, re.S))
+    )
+
+
+def _may_become(sequence: str) -> bool:
+    """Whether more characters could make ``sequence`` an answer (or it is one)."""
+    for (_, start, end), body in ANSWERS:
+        if start.startswith(sequence):
+            return True
+        if sequence.startswith(start):
+            inner = sequence[len(start) :]
+            for cut in range(len(end)):  # the end's first characters may have come already
+                if inner.endswith(end[:cut]) and re.fullmatch(body, inner[: len(inner) - cut], re.S):
+                    return True
+            if _whole(sequence, (_, start, end)):
+                return True
+    return False
+
+
 def _read_answer(stdin: int) -> str:
-    """One answer of the terminal (kitty's, DA1's or XTVERSION's), read as textual-image reads one; TerminalError
-    if something else comes (a key), TimeoutError if nothing comes within :data:`WAIT` seconds (read when called: a test may change it)."""
-    sequence = ""
-    while True:
-        sequence += internals.read(stdin, 1, WAIT)
-        for _, start, end in (KITTY, DA1, VERSION):
-            if sequence.startswith(start) and len(sequence) > len(start) and sequence.endswith(end):
+    """The terminal's next answer (kitty's, DA1's, XTVERSION's or the cell size's); TimeoutError if none comes within
+    :data:`WAIT` seconds (read when called: a test may change it). Whatever else comes first is keys typed meanwhile:
+    kept, in order, for the app (``app/shared/typed_ahead.py``), never taken for an answer nor dropped."""
+    sequence, decode = "", codecs.getincrementaldecoder("utf-8")(errors="replace").decode
+    try:
+        while True:
+            if not select.select([stdin], [], [], WAIT)[0]:
+                raise TimeoutError("no answer from the terminal")
+            byte = os.read(stdin, 1)
+            if not byte:
+                raise TimeoutError("the terminal's input has closed")
+            sequence += decode(byte)
+            while sequence and not _may_become(sequence):
+                typed_ahead.keep(sequence[0])  # a key, not an answer's start: the app's
+                sequence = sequence[1:]
+            if sequence and any(_whole(sequence, kind) for kind, _ in ANSWERS):
                 return sequence
-        if not any(start.startswith(sequence) or sequence.startswith(start) for _, start, _ in (KITTY, DA1, VERSION)):
-            raise internals.terminal_error()(f"unexpected answer from the terminal: {sequence!r}")
+    except TimeoutError:
+        typed_ahead.keep(sequence)  # the start of an answer that never came: a key (escape)
+        raise
 
 
 def _replayed(start_marker: str) -> str | type[Exception]:
@@ -180,9 +255,11 @@ def _replayed(start_marker: str) -> str | type[Exception]:
 
 
 def load() -> None:
-    """Import textual-image's widgets once (after the first paint), its questions answered from the probe."""
+    """Import textual-image's widgets once (after the first paint), its questions answered from the probe; where
+    nothing was asked (``PXP_IMAGES=none``), answered "no answer": never asked of the terminal once the app reads the
+    keyboard, where the answer (``\\x1b[?1;2c``) came as keys (``?`` opened the keys' list by itself)."""
     with _loading:
-        if _answers is not None and "textual_image.renderable" not in sys.modules:
+        if "textual_image.renderable" not in sys.modules:
             with internals.answers_replayed(_replayed):
                 import textual_image.renderable  # chooses the renderer from the answers
         import textual_image.widget  # noqa: F401

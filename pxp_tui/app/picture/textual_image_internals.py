@@ -1,7 +1,7 @@
 """The app's one door to textual-image's private parts: every use of them is here, each saying what it relies on.
 
 textual-image asks the terminal its questions when imported and draws half-cell pictures when painted;
-pxp asks the questions before Textual starts (``graphics.py``) and builds half-cell pictures in a thread
+pxp asks the questions before Textual starts (``graphics.py``, with a reader of its own) and builds half-cell pictures in a thread
 (``halfcell.py``), with textual-image's own reader, geometry and scaling, which it does not export; inside
 tmux it wraps the kitty messages textual-image writes for tmux's passthrough (``tmux.py``). Each
 use is checked by a canary test (``tests/test_internals.py``) that names textual-image's release when one
@@ -16,7 +16,7 @@ from __future__ import annotations
 import io
 import sys
 from collections.abc import Callable, Iterable, Iterator
-from contextlib import AbstractContextManager, contextmanager
+from contextlib import contextmanager
 from types import SimpleNamespace
 from typing import Any
 
@@ -27,37 +27,6 @@ def load_reader() -> None:
     Relies on: the module ``textual_image._terminal``.
     """
     import textual_image._terminal  # noqa: F401
-
-
-def terminal_error() -> type[Exception]:
-    """The error textual-image's reader raises when the terminal answers something else, or is no terminal.
-
-    Relies on: ``textual_image._terminal.TerminalError``.
-    """
-    from textual_image._terminal import TerminalError
-
-    return TerminalError
-
-
-def raw_terminal() -> AbstractContextManager[Any]:
-    """The terminal in the mode textual-image reads its answers in (no echo, no line buffering), for a ``with``.
-
-    Relies on: ``textual_image._terminal.capture_mode()``, a context manager.
-    """
-    from textual_image._terminal import capture_mode
-
-    return capture_mode()
-
-
-def read(fd: int, length: int, timeout: float) -> str:
-    """Up to ``length`` characters from the terminal at ``fd``, as textual-image reads them; TimeoutError after
-    ``timeout`` seconds with none.
-
-    Relies on: ``textual_image._terminal.read(fd, length, timeout)``.
-    """
-    from textual_image._terminal import read as read_terminal
-
-    return read_terminal(fd, length, timeout)
 
 
 def cell_size() -> Any:

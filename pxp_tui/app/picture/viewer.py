@@ -24,11 +24,20 @@ from textual.widgets import Static
 from pxp_tui.app.picture.graphics import in_browser
 from pxp_tui.app.picture.instance_info import describe, graphics_note, open_outside
 from pxp_tui.app.picture.tone import Tone
-from pxp_tui.app.picture.widget import Picture
-from pxp_tui.app.picture.zoom import View, in_whole_cells
+from pxp_tui.app.picture.widget import Picture, unscaled
+from pxp_tui.app.picture.zoom import View, exact_scale, in_whole_cells_at
 from pxp_tui.app.shared.fitting_footer import FittingFooter
 from pxp_tui.common.visible import visible
+from pxp_tui.tasks.grey_levels import DEEP_MODES, EIGHT_BIT, Levels, levels_of, spacing_text
 from pxp_tui.tasks.pictures import Surface
+
+
+def scale_words(view: View, image: tuple[int, int], area: tuple[int, int]) -> str:
+    """How the status line names the view's scale: ``fit``, ``1:1``, ``3:1``, ``1:2``, or ``zoom 1.5×`` (of the fit)."""
+    scale = exact_scale(view, image, area)
+    if scale is not None:
+        return f"{scale:g}:1" if scale >= 1 else f"1:{round(1 / scale)}"
+    return "fit" if abs(view.zoom - 1) < 1e-9 else f"zoom {view.zoom:.3g}×"
 
 
 class PictureScreen(Screen):
@@ -71,6 +80,7 @@ class PictureScreen(Screen):
         self.view = View()
         self.tone = Tone()
         self._original: Any = None  # the decoded original image (decoded in the drawing thread)
+        self._levels: Levels = EIGHT_BIT  # how its grey values read (a DICOM instance's: more than 8 bits)
         self._drag: tuple[int, int] | None = None
         #: the box of the original last shown and the size it was scaled to (zoomable pictures only), and its view
         self.shown: tuple[tuple[int, int, int, int], tuple[int, int]] | None = None
@@ -122,20 +132,33 @@ class PictureScreen(Screen):
 
             image = Image.open(io.BytesIO(self.pxp_task.original_picture(self.instance)))
             image.load()
-            self._original = image if image.mode in ("L", "RGB") else image.convert("RGB")
-        box, size = view.crop(self._original.size, surface.pixels)
-        actual = view.is_actual(self._original.size, surface.pixels) and not surface.coarse
-        if actual:
-            cell = (surface.pixels[0] // surface.cols, surface.pixels[1] // surface.rows)
-            box, size = in_whole_cells(box, cell, self._original.size)
-        self.shown, self.shown_view, self.shown_tone = (box, size), view, tone
+            self._levels = levels_of(image)
+            if image.mode in DEEP_MODES:  # kept at full depth, as 32-bit floats Pillow scales
+                self._original = (image if image.mode in ("I", "F") else image.convert("I")).convert("F")
+            else:
+                self._original = image if image.mode in ("L", "RGB") else image.convert("RGB")
+        image, area = self._original.size, surface.pixels
+        scale = None if surface.coarse else exact_scale(view, image, area)
+        if scale is None:  # the fit, or a scale between: the crop scaled to the area, the terminal fitting it
+            box, size = view.crop(image, area)
+            self.shown, self.shown_view, self.shown_tone = (box, size), view, tone
+            self.app.call_from_thread(self._status)
+            crop = self._original.crop(box)
+            return tone.apply(crop if crop.size == size else crop.resize(size, Image.Resampling.LANCZOS), self._levels)
+        # 1:1, 2:1, 1:2...: each image pixel a whole number of screen pixels (or the reverse), in whole cells, the
+        # picture shown at its own size (the terminal scales nothing); black around it where it is smaller
+        cell = (area[0] // surface.cols, area[1] // surface.rows)
+        box, size, cells_size = in_whole_cells_at(view, scale, image, area, cell)
+        self.shown, self.shown_view, self.shown_tone = (box, cells_size), view, tone
         self.app.call_from_thread(self._status)
-        crop = self._original.crop(box)
-        if actual:  # unscaled; where the image is smaller than whole cells, black around it (as a light box)
-            shown = Image.new(crop.mode, size, 0)
-            shown.paste(tone.apply(crop), ((size[0] - crop.width) // 2, (size[1] - crop.height) // 2))
-            return shown
-        return tone.apply(crop if crop.size == size else crop.resize(size, Image.Resampling.LANCZOS))
+        crop = tone.apply(self._original.crop(box), self._levels)
+        if scale > 1:
+            crop = crop.resize(size, Image.Resampling.NEAREST)  # each pixel k x k: an image pixel stays one
+        elif scale < 1:
+            crop = crop.reduce(round(1 / scale))  # k x k pixels averaged into one
+        shown = Image.new(crop.mode, cells_size, 0)
+        shown.paste(crop, ((cells_size[0] - crop.width) // 2, (cells_size[1] - crop.height) // 2))
+        return unscaled(shown, (cells_size[0] // cell[0], cells_size[1] // cell[1]))
 
     def _status(self) -> None:
         note = graphics_note(self.pxp_task, self.instance) if self.zoomable else None
@@ -146,12 +169,15 @@ class PictureScreen(Screen):
             text = "drawn for the whole screen"
         else:
             sizes = self._area()
-            scale = "1:1" if sizes and self.view.is_actual(*sizes) else f"zoom {self.view.zoom:.3g}×"
-            text = f"{scale} · {self.tone.describe()}"
+            scale = scale_words(self.view, *sizes) if sizes else f"zoom {self.view.zoom:.3g}×"
+            tone = self.tone.describe(self._levels)
+            if self._levels.spacing is not None:
+                tone += f" · pixel {spacing_text(self._levels.spacing)}"
+            text = f"{scale} · {tone}"
             if self.shown is not None and self._original is not None:
                 (left, top, right, bottom), _ = self.shown
                 width, height = self._original.size
-                text = f"{scale} · x {left}–{right} y {top}–{bottom} of {width}×{height} · {self.tone.describe()} · arrows pan"
+                text = f"{scale} · x {left}–{right} y {top}–{bottom} of {width}×{height} · {tone} · arrows pan"
         self.query_one("#viewer-status", Static).update(Content(text))
 
     def _area(self) -> tuple[tuple[int, int], tuple[int, int]] | None:
@@ -179,8 +205,8 @@ class PictureScreen(Screen):
         if not self.zoomable:
             self.notify("Zoom is for images; the molecule is drawn for the whole screen.", timeout=4)
             return
-        self.view = self.view.zoomed(steps)
         sizes = self._area()
+        self.view = self.view.zoomed(steps, *(sizes or ()))
         if sizes:
             self.view = self.view.clamped(*sizes)
         self._show()

@@ -249,6 +249,17 @@ def _same_cells(shown: Widget | None, on_screen: list[Widget]) -> bool:
     )
 
 
+#: the key of a Pillow image's ``info`` that asks for it to be shown at its own size, in so many cells (:func:`unscaled`)
+UNSCALED = "pxp-cells"
+
+
+def unscaled(image: Any, cells: tuple[int, int]) -> Any:
+    """``image`` (Pillow), to be shown at its own size in ``cells`` (columns, rows) whose pixels it fills exactly:
+    textual-image's widget is given that size, not the frame's, and so scales nothing (1:1 in the viewer)."""
+    image.info[UNSCALED] = cells
+    return image
+
+
 def _widget(picture: Prepared) -> tuple[Widget | None, str, tuple[int, int] | None]:
     """The widget that shows a prepared picture, the status to show instead, and the image's size."""
     from pxp_tui.app.picture.graphics import image_class
@@ -262,4 +273,8 @@ def _widget(picture: Prepared) -> tuple[Widget | None, str, tuple[int, int] | No
         return HalfcellView(picture, classes="picture-image"), "", picture.size
     if picture is None:
         return None, "no picture", None
-    return widget_class(picture, classes="picture-image"), "", picture.size
+    shown = widget_class(picture, classes="picture-image")
+    cells = picture.info.get(UNSCALED)
+    if cells is not None:  # textual-image scales an image of auto size to fit the frame: this one is given its own
+        shown.styles.width, shown.styles.height = cells
+    return shown, "", picture.size

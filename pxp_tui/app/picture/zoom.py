@@ -1,17 +1,23 @@
 """Zoom and pan over an image: which region of the original is shown, and at what size. Pure functions.
 
 A :class:`View` is a zoom level (1 = the whole image fits the area; :meth:`View.actual` gives 1:1, one
-image pixel per pixel of the area) and a centre (fractions of the image's width and height). :meth:`View.crop` gives the box of the original image to crop with Pillow
-and the size to scale it to for an area of so many pixels, so that zooming in shows the original's
-own detail, not an enlargement of what was on the screen.
+image pixel per pixel of the area) and a centre (fractions of the image's width and height). :meth:`View.crop` gives
+the box of the original image to crop with Pillow and the size to scale it to for an area of so many pixels, so that
+zooming in shows the original's own detail, not an enlargement of what was on the screen. The zoom's steps, given
+the image and the area, are the fit and the exact scales of :data:`SCALES` (2:1, 3:1, ..., 1:2, ...): each image
+pixel is then a whole number of screen pixels, or a whole number of image pixels one screen pixel
+(:func:`exact_scale`, :func:`in_whole_cells_at`).
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, replace
 
-#: the zoom levels, in steps
+#: the zoom levels, in steps, where the image's size is not known yet (relative to the fit)
 LEVELS = (1.0, 1.5, 2.0, 3.0, 4.0, 6.0, 8.0, 12.0, 16.0)
+#: the zoom's steps beside the fit, in screen pixels per image pixel: exact multiples of 1:1, and exact fractions
+SCALES = (1 / 8, 1 / 6, 1 / 4, 1 / 3, 1 / 2, 1.0, 2.0, 3.0, 4.0, 6.0, 8.0, 12.0, 16.0)
 
 Box = tuple[int, int, int, int]
 
@@ -21,10 +27,23 @@ class View:
     zoom: float = 1.0
     centre: tuple[float, float] = (0.5, 0.5)
 
-    def zoomed(self, steps: int) -> View:
-        """``steps`` levels in (> 0) or out (< 0), about the same centre."""
-        level = min(range(len(LEVELS)), key=lambda i: abs(LEVELS[i] - self.zoom))
-        return replace(self, zoom=LEVELS[max(0, min(len(LEVELS) - 1, level + steps))])
+    def zoomed(self, steps: int, image: tuple[int, int] | None = None, area: tuple[int, int] | None = None) -> View:
+        """``steps`` levels in (> 0) or out (< 0), about the same centre. Given the ``image``'s and the ``area``'s
+        pixels, the levels are the fit and the exact scales of :data:`SCALES` from 1:1 or the fit, whichever is smaller
+        (a small image: 1:1, 2:1, the fit, 3:1...; a large one: the fit, 1:2, 1:1, 2:1...)."""
+        if image is None or area is None:
+            level = min(range(len(LEVELS)), key=lambda i: abs(LEVELS[i] - self.zoom))
+            return replace(self, zoom=LEVELS[max(0, min(len(LEVELS) - 1, level + steps))])
+        fit = min(area[0] / image[0], area[1] / image[1])
+        ladder = sorted({fit, *(scale for scale in SCALES if scale >= min(fit, 1.0) * (1 - 1e-9))})
+        now = fit * self.zoom
+        if steps > 0:
+            above = [i for i, scale in enumerate(ladder) if scale > now * (1 + 1e-9)]
+            level = min(above[0] + steps - 1, len(ladder) - 1) if above else len(ladder) - 1
+        else:
+            below = [i for i, scale in enumerate(ladder) if scale < now * (1 - 1e-9)]
+            level = max(below[-1] + steps + 1, 0) if below else 0
+        return replace(self, zoom=ladder[level] / fit)
 
     def actual(self, image: tuple[int, int], area: tuple[int, int]) -> View:
         """One image pixel per pixel of ``area`` (1:1), about the same centre."""
@@ -72,12 +91,29 @@ class View:
         return (left, top, right, bottom), size
 
 
-def in_whole_cells(box: Box, cell: tuple[int, int], image: tuple[int, int]) -> tuple[Box, tuple[int, int]]:
-    """``box`` (shown 1:1) grown to whole cells of ``cell`` pixels, so that the terminal scales nothing: the box
-    of ``image`` to crop (grown within the image, moved back inside it if it would leave it) and the size in whole
-    cells to show it at (larger than the crop where the image is smaller: the rest is filled around it)."""
-    left, top, right, bottom = box
-    size = (-(-(right - left) // cell[0]) * cell[0], -(-(bottom - top) // cell[1]) * cell[1])
-    width, height = min(size[0], image[0]), min(size[1], image[1])
-    left, top = max(0, min(left, image[0] - width)), max(0, min(top, image[1] - height))
-    return (left, top, left + width, top + height), size
+def exact_scale(view: View, image: tuple[int, int], area: tuple[int, int]) -> float | None:
+    """The view's scale (screen pixels per image pixel) if it is one of :data:`SCALES` (1:1, 2:1, 1:2...), else None."""
+    _, _, scale = view.visible(image, area)
+    return next((s for s in SCALES if abs(scale - s) < 1e-6 * s), None)
+
+
+def in_whole_cells_at(
+    view: View, scale: float, image: tuple[int, int], area: tuple[int, int], cell: tuple[int, int]
+) -> tuple[Box, tuple[int, int], tuple[int, int]]:
+    """At an exact ``scale`` (:func:`exact_scale`), the box of ``image`` to show, the size to scale it to (exactly
+    ``scale`` times it, rounded to whole image pixels when shrinking), and the size in whole cells of ``cell`` pixels
+    that holds it (the image's whole cells, at most the ``area``'s; what is left around the image, less than a cell or
+    than one image pixel, is black): the terminal then scales nothing."""
+    width, height = (
+        max(c, min(-(-math.ceil(i * scale) // c) * c, a // c * c)) for a, i, c in zip(area, image, cell, strict=True)
+    )
+    region = (min(image[0], max(1, math.floor(width / scale))), min(image[1], max(1, math.floor(height / scale))))
+    cx, cy = view.centre
+    left = min(max(0, round(cx * image[0] - region[0] / 2)), image[0] - region[0])
+    top = min(max(0, round(cy * image[1] - region[1] / 2)), image[1] - region[1])
+    if scale >= 1:
+        size = (round(region[0] * scale), round(region[1] * scale))
+    else:
+        step = round(1 / scale)
+        size = (region[0] // step or 1, region[1] // step or 1)
+    return (left, top, left + region[0], top + region[1]), size, (width, height)

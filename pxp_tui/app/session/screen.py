@@ -527,8 +527,8 @@ class SessionScreen(PictureActions, Screen):
     # -- keys -------------------------------------------------------------------------------------
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         applies = allowed(action, self.state, self.seat)  # the actions of states.ACTIONS
-        if action == "send":  # before the expert's turn it says to wait (early_keys)
-            return True if applies else None
+        if action == "send":  # before the expert's turn it says to wait (early_keys); past a session's end, not offered
+            return True if applies else (False if self.state in (SessionState.OUTCOME, SessionState.DONE) else None)
         if applies is not None:
             return applies
         if action == "annotate":

@@ -17,9 +17,10 @@ from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.content import Content
 from textual.screen import Screen
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 
 from pxp_tui.app.shared.export_run import ExportsRun, export_binding, folder, shown
+from pxp_tui.app.shared.fitting_footer import FittingFooter
 from pxp_tui.app.shared.header import header
 from pxp_tui.app.shared.host import host
 from pxp_tui.common.models import model_label
@@ -114,7 +115,7 @@ class SummaryScreen(ExportsRun, Screen[None]):
             yield Static("reading the blackboard…", id="summary-sessions")
             yield Static(id="summary-table")
             yield Static(next_steps(self.run_id, self.db_path), id="summary-next")
-        yield Footer(compact=True)
+        yield FittingFooter()
 
     def on_mount(self) -> None:
         self.sub_title = f"run {self.run_id} · summary"
@@ -147,8 +148,10 @@ class SummaryScreen(ExportsRun, Screen[None]):
                 visible(f" · {run.config.task.upper()} · {model_label(run.config.model)} · {run.human}", one_line=True),
             )
         )
+        expert = run.config.expert
         self.query_one("#summary-sessions", Static).update(
             Content.assemble(
+                *((("Expert    ", "bold"), (visible(expert, one_line=True) + "\n", "bold $text-accent")) if expert else ()),
                 ("Sessions  ", "bold"),
                 f"{time.finished} of {summary.run.planned} done: {endings_text(time.endings)}\n",
                 ("Time      ", "bold"),
@@ -156,7 +159,7 @@ class SummaryScreen(ExportsRun, Screen[None]):
                 (f" · {duration_text(time.span)} from the first to the last", "$text-muted"),
             )
         )
-        grid = table.text([f"run {run.id} {run.config.task.upper()}"], [counts])
+        grid = table.text([table.heading(run.id, run.config.task, run.human)], [counts])
         self.query_one("#summary-table", Static).update(Content(grid))
 
     def export_target(self) -> tuple[Any, Path, int]:

@@ -2,8 +2,8 @@
 
 Textual's footer cuts what does not fit. This one, when the keys do not fit, shortens their
 descriptions to their first word, then hides the command palette's key (ctrl+p works anyway, and
-the help lists it), then shows the rightmost keys without a description (each keeps its description
-as a tooltip; ``?`` lists them all).
+the help lists it), then hides the screen's rightmost keys, keeping the app's (``?`` for the keys, ``q``): every
+key shown says what it does, and ``?`` lists them all, the hidden ones included (they work as ever).
 """
 
 from __future__ import annotations
@@ -19,6 +19,10 @@ from pxp_tui.app.shared.textual_internals import FooterKey
 def _width(key: FooterKey, description: str) -> int:
     """Columns a compact key takes with ``description``: the key, a space and it, and the gap after it."""
     return len(key.key_display) + (1 + len(description) if description else 0) + 1
+
+
+#: the class of a key the footer hides for want of room (``?`` lists it, and it works)
+NO_ROOM = "-no-room"
 
 
 class FittingFooter(Footer):
@@ -43,6 +47,10 @@ class FittingFooter(Footer):
         for item in items:  # a new key's own watcher adds -compact once mounted: a restyle of it for nothing
             if isinstance(item, FooterKey) and self.compact:
                 item.add_class("-compact", update=False)
+        for item in items:
+            if isinstance(item, FooterKey) and item.has_class(NO_ROOM):  # shown again if it fits now
+                item.remove_class(NO_ROOM, update=False)
+                item.display = True
         palette = [item for item in items if isinstance(item, FooterKey) and item.has_class("-command-palette")]
         keys = [item for item in items if isinstance(item, FooterKey) and item.display and item not in palette]
         wanted = {key: (full or {}).get(key, key.description) for key in keys}
@@ -60,10 +68,13 @@ class FittingFooter(Footer):
         palette_shown = total() <= room
         if not palette_shown:
             room = width
-        for key in reversed(keys):
+        apps = self._apps_keys(keys)
+        for key in reversed([key for key in keys if key not in apps]):
             if total() <= room:
                 break
-            wanted[key] = ""
+            keys.remove(key)  # hidden: a key without its word says nothing
+            key.add_class(NO_ROOM, update=False)
+            key.display = False
         for item in palette:
             if item.display != palette_shown:
                 item.display = palette_shown
@@ -71,6 +82,14 @@ class FittingFooter(Footer):
             if key.description != description:
                 key.description = description
         return items
+
+    def _apps_keys(self, keys: list[FooterKey]) -> set[FooterKey]:
+        """The keys among ``keys`` that are the app's own (the keys' list, quit): kept to the last."""
+        try:
+            active = self.screen.active_bindings
+        except Exception:  # noqa: BLE001 - not mounted on a screen yet: none known
+            return set()
+        return {key for key in keys if (found := active.get(key.key)) is not None and found.node is self.app}
 
     def on_resize(self, event: Resize) -> None:
         if event.size.width != self._fitted_to:

@@ -23,7 +23,10 @@ class Host(Protocol):
         """Wait for the first frame."""
 
     async def loaded(self) -> None:
-        """Wait until litellm, the tasks and the drawing code are loaded."""
+        """Wait until the tasks, the run wiring and the drawing code are loaded (litellm loads on its own)."""
+
+    def expect_model(self, model: str | None) -> None:
+        """A model may be called soon: litellm starts loading if it is not the offline baseline."""
 
     async def blackboard(self) -> Blackboard:
         """The writer's blackboard, opened (and migrated) on first use."""

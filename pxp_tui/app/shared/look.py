@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -43,7 +44,7 @@ def write_settings(**changes: Any) -> None:
     path = settings_path()
     settings = {**read_settings(), **changes}
     path.parent.mkdir(parents=True, exist_ok=True)
-    partial = path.with_suffix(".json.partial")
+    partial = path.with_suffix(f".json.{os.getpid()}.partial")  # apart from another pxp writing it at once
     partial.write_text(json.dumps(settings, indent=2, sort_keys=True) + "\n", encoding="utf-8")
     partial.replace(path)
 
@@ -68,8 +69,43 @@ READABLE_256: dict[str, dict[str, str]] = {
 }
 
 
+#: a theme's colours on a terminal of 16 colours (plain ``xterm``), chosen so that the nearest of the 16 is a calm one:
+#: textual-dark's accent and error became bright red, its success bright green, on black. Here: cyan (primary), yellow
+#: (accent, warning: the keys in the footers, the borders), green and red of normal intensity (a tag's colour only)
+CALM_16 = {
+    "primary": "#00aaaa",
+    "secondary": "#00aaaa",
+    "accent": "#d7af00",
+    "warning": "#d7af00",
+    "success": "#00aa00",
+    "error": "#aa0000",
+}
+
+
+def sixteen_colours(app: Any) -> bool:
+    """Whether the app's terminal shows 16 colours (Rich's ``standard`` colour system: ``TERM=xterm``, no COLORTERM)."""
+    return getattr(getattr(app, "console", None), "color_system", None) == "standard"
+
+
 class Look(_AppBase):
-    """Mixed into the apps (``PXPApp``, ``ReviewApp``): tag colours from the theme, the theme remembered."""
+    """Mixed into the apps (``PXPApp``, ``ReviewApp``): tag colours from the theme, the theme remembered; on a
+    terminal of 16 colours, the theme's colours made calm ones (:data:`CALM_16`)."""
+
+    @property
+    def current_theme(self) -> Theme:
+        theme = super().current_theme
+        if theme.ansi or not sixteen_colours(self):
+            return theme
+        calm = CALM_16
+        return replace(
+            theme,
+            primary=calm["primary"],
+            secondary=calm["secondary"],
+            accent=calm["accent"],
+            warning=calm["warning"],
+            success=calm["success"],
+            error=calm["error"],
+        )
 
     def get_css_variables(self) -> dict[str, str]:
         variables = {**super().get_css_variables(), **READABLE_256.get(self.current_theme.name, {})}

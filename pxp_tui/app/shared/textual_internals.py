@@ -32,6 +32,7 @@ __all__ = [
     "mark_footer_bindings_ready",
     "running_app",
     "set_footer_key_disabled",
+    "terminal_events",
 ]
 
 
@@ -95,3 +96,18 @@ def has_unhandled_messages(widget: Widget) -> bool:
     screen's frame waits until its widgets have handled theirs (``session/same_frame.py``).
     """
     return not widget._message_queue.empty()
+
+
+def terminal_events(text: str) -> list[Any]:
+    """The events Textual's terminal driver makes of ``text`` read from the keyboard (keys, pastes, mouse), in order.
+
+    Relies on: ``textual._xterm_parser.XTermParser()``, the parser each terminal driver reads its input with, whose
+    ``feed(text)`` yields the events of ``text`` and ``feed("")`` (the end of input) those of a sequence left
+    unfinished (a lone escape: the escape key).
+    """
+    if not text:
+        return []
+    from textual._xterm_parser import XTermParser
+
+    parser = XTermParser()
+    return [*parser.feed(text), *parser.feed("")]

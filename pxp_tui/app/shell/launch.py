@@ -45,15 +45,17 @@ def _run(make: Callable[[], Any], note: str = "") -> int:
     (``app/shell/terminal_guard.py``); ``note`` is its line's advice.
     """
     from pxp_tui.app.picture import graphics
+    from pxp_tui.app.shared import typed_ahead
     from pxp_tui.app.shell import terminal_guard
 
     goodbye = terminal_guard.guard(note)  # before Textual is imported
     try:
-        probe = graphics.probe()  # a thread; Textual must not read the keyboard before it is done
+        probe = graphics.probe()  # a thread; Textual must not read the keyboard before it is done (keys typed meanwhile are kept)
         app = make()
         if probe is not None:
             probe.join(timeout=graphics.LIMIT)  # at once where the terminal answers (graphics.WAIT)
         app.run()
     finally:
+        typed_ahead.release()  # the terminal as it was, if the app never took it over
         goodbye()  # Textual has restored the terminal (or never touched it)
     return int(app.return_code or 0)  # 1 after a crash (Textual has printed it)

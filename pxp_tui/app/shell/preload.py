@@ -1,4 +1,10 @@
-"""What the app loads after its first paint, in a thread: litellm, the tasks (RDKit), drawing and charts."""
+"""What the app loads after its first paint, in a thread: the tasks (RDKit), the run wiring, drawing and charts.
+
+litellm is not among them: its import takes seconds of CPU, which the first session's modules would share
+on a machine of two cores. An offline run never needs it (the offline baseline answers without it:
+``agents/llm.py``); a model's client starts importing it in a thread of its own as soon as a model is named
+(on the start screen, or when a run's client is made: ``agents/llm.py`` ``start_loading_litellm``).
+"""
 
 from __future__ import annotations
 
@@ -9,14 +15,15 @@ HEAVY = ("textual_plotext",)
 
 
 def load(tasks: list[str]) -> None:
-    """Import everything a session needs, so that nothing slow is imported on the UI loop later."""
-    from pxp_tui.agents import offline
-    from pxp_tui.agents.llm import load_litellm
+    """Import everything a session needs but litellm, so that nothing slow is imported on the UI loop later."""
     from pxp_tui.app.picture import graphics
     from pxp_tui.tasks import get_task
 
     for name in tasks:
         get_task(name).warm_up()  # DRUG: RDKit's worker processes start, and import RDKit beside what follows
+    import_module("pxp_tui.runs.execute")  # the run wiring (agents, blackboard): the first session's first need
+    import_module("pxp_tui.app.session.screen")  # the session screen and its widgets: not imported on the UI loop
+
     graphics.load()  # textual-image, numpy, Pillow: the terminal's answers replayed to it
 
     modules = list(HEAVY)
@@ -24,6 +31,14 @@ def load(tasks: list[str]) -> None:
         modules += get_task(name).slow_modules  # loading it: RDKit for DRUG
     for module in modules:
         import_module(module)
-    import pxp_tui.runs.execute  # noqa: F401 - the run wiring (agents, blackboard)
 
-    offline.warm_up(load_litellm())  # about 2 s, and litellm's first call (0.25 s) not in the run's first message
+
+def expect_model(model: str | None) -> None:
+    """A model named for a run (the start screen's machine or checker, an unfinished run's): unless it is the offline
+    baseline, litellm starts loading now, in a thread of its own, for its first call."""
+    from pxp_tui.common.models import is_offline
+
+    if model and model.strip() and not is_offline(model.strip()):
+        from pxp_tui.agents.llm import start_loading_litellm
+
+        start_loading_litellm()

@@ -16,6 +16,7 @@ from textual.binding import Binding
 from textual.screen import Screen
 
 from pxp_tui.app.shared.goodbye import bound_goodbye
+from pxp_tui.app.shared.keys_in_order import KeysInOrder
 from pxp_tui.app.shared.look import Look
 from pxp_tui.app.shared.visible_text import VisibleText
 from pxp_tui.app.shell.keys import key_rows
@@ -29,7 +30,7 @@ T = TypeVar("T")
 OWN_COMMANDS = ("new_run", "open_review", "help")
 
 
-class PXPApp(VisibleText, Look, App[int]):
+class PXPApp(KeysInOrder, VisibleText, Look, App[int]):
     """``PXPApp(db_path)`` opens on the start screen; ``PXPApp(db_path, run_id=ID)`` on that run."""
 
     TITLE = "PXP"
@@ -109,10 +110,16 @@ class PXPApp(VisibleText, Look, App[int]):
                 await stop(reason)
 
     async def loaded(self) -> None:
-        """Wait until litellm, the tasks and the drawing code are loaded (in a thread, after first paint)."""
+        """Wait until the tasks, the run wiring and the drawing code are loaded (in a thread, after first paint;
+        litellm is loaded apart, when a model is named: :meth:`expect_model`)."""
         await self.painted()  # so no run is driven before the stop signals are handled (:meth:`on_ready`)
         self._start_loading()
         await self._loaded.wait()
+
+    def expect_model(self, model: str | None) -> None:
+        from pxp_tui.app.shell import preload
+
+        preload.expect_model(model)
 
     def _start_loading(self) -> None:
         if self._loading is None:

@@ -14,6 +14,8 @@ machine needs around it:
 - The page points the browser back at the address it was loaded from (its websocket, its scripts), or at
   ``--public-url`` behind a reverse proxy; and it loads nothing from other sites (textual-serve's page
   asks a web font service for its font: the same font is served from here instead).
+- The page gives the terminal the keyboard as soon as the terminal exists: the first keys typed reach the app
+  without a click first.
 
 textual-serve has no authentication of its own: bound to anything but a loopback address, anyone who can
 reach the port drives the app. ``docs/usage.md`` says how to put it behind an ssh tunnel or a reverse proxy.
@@ -46,6 +48,23 @@ _FONT_FACE = """<style>
         src: url("{static}fonts/RobotoMono-Italic-VariableFont_wght.ttf") format("truetype"); }}
     </style>
     <link rel="preload" href="{static}fonts/RobotoMono-VariableFont_wght.ttf" as="font" type="font/ttf" crossorigin>"""
+
+#: added to the page: the terminal takes the keyboard as soon as it exists (textual-serve's page focused nothing: the
+#: first keys went nowhere until a click)
+_FOCUS_TERMINAL = """<script>
+(function () {
+  function focusTerminal() {
+    var field = document.querySelector("textarea.xterm-helper-textarea");
+    if (field && document.activeElement !== field) { field.focus({ preventScroll: true }); }
+    return Boolean(field);
+  }
+  window.addEventListener("load", focusTerminal);  // after textual-serve's own onload, which makes the terminal
+  var tries = 0;
+  var looking = setInterval(function () { if (focusTerminal() || ++tries > 400) { clearInterval(looking); } }, 25);
+  window.addEventListener("focus", focusTerminal);
+})();
+</script>
+"""
 
 log = logging.getLogger("pxp-serve")
 
@@ -168,6 +187,7 @@ class PXPServer(Server):
         }
         response = aiohttp_jinja2.render_template("app_index.html", request, context)
         response.text = _FONT_LINK.sub(_FONT_FACE.format(static=static), response.text or "", count=1)
+        response.text = (response.text or "").replace("</body>", _FOCUS_TERMINAL + "</body>", 1)
         response.headers["Cache-Control"] = "no-store"
         response.headers["Referrer-Policy"] = "no-referrer"
         return response

@@ -129,13 +129,31 @@ def instance_choices(dataset: dict[str, Any] | None) -> list[tuple[str, str]]:
     return choices
 
 
+#: how a reason names each number of the form
+NUMBERS = {
+    "n": "n (messages per session at most)",
+    "k": "k (REJECT allowed after message k)",
+    "limit": "N (the first N instances)",
+}
+
+
+def whole_number(field: str, text: str) -> int:
+    """``text``, typed into the number ``field`` (``n``, ``k``, ``limit``), as a whole number of 1 or more; ValueError
+    with a one-line reason in the form's words (the command line's, ``--k must be at least 1``, name no field here)."""
+    name = NUMBERS[field]
+    try:
+        value = int(text.strip())
+    except ValueError:
+        raise ValueError(f"{name} must be a whole number, got {text.strip()!r}") from None
+    if value < 1:
+        raise ValueError(f"{name} must be 1 or more, got {value}")
+    return value
+
+
 def instances(choice: str, limit: str) -> dict[str, Any]:
     """The instances' choice as ``RunConfig`` fields; ValueError with a one-line reason for a bad N."""
     if choice == FIRST:
-        try:
-            return {"limit": int(limit.strip())}
-        except ValueError:
-            raise ValueError(f"N (the first N instances) must be a whole number, got {limit.strip()!r}") from None
+        return {"limit": whole_number("limit", limit)}
     if choice.startswith("split:"):
         return {"split": choice.removeprefix("split:")}
     return {}

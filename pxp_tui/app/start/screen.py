@@ -21,6 +21,7 @@ from pxp_tui.app.shared.fitting_footer import FittingFooter
 from pxp_tui.app.shared.form_fields import FormFields
 from pxp_tui.app.shared.header import header
 from pxp_tui.app.shared.host import host
+from pxp_tui.app.shared.look import read_settings, write_settings
 from pxp_tui.app.start import fields as form_help
 from pxp_tui.common.kinds import HumanKind
 from pxp_tui.common.visible import visible
@@ -47,10 +48,19 @@ def available_tasks() -> list[str]:
 
 
 def default_name() -> str:
+    """The name the form offers: the one this OS user last started a run with (``expert`` in the settings file,
+    ``app/shared/look.py``), else the login name."""
+    kept = read_settings().get(EXPERT_SETTING)
+    if isinstance(kept, str) and kept.strip():
+        return kept
     try:
         return getpass.getuser() or "expert"
     except Exception:  # noqa: BLE001 - no user database (containers)
         return "expert"
+
+
+#: the key of the settings file that keeps the expert's name between launches
+EXPERT_SETTING = "expert"
 
 
 class StartScreen(Screen):
@@ -124,6 +134,11 @@ class StartScreen(Screen):
                     yield Button("Review past runs (ctrl+o)", id="review-button")
         yield FittingFooter()
 
+    def takes_keys(self) -> bool:
+        """Keys typed before the fields are mounted wait for them (``app/shared/keys_in_order.py``): a tab typed
+        at the first frame moves through the fields, and what follows lands in the field it reaches."""
+        return self.fields.mounted.is_set()
+
     def on_mount(self) -> None:
         self.sub_title = "new run"
         self.query_one("#start-form").border_title = "New run"
@@ -154,6 +169,9 @@ class StartScreen(Screen):
             copy = run.run.copy_of is not None
             unfinished.add_option(Option(_run_label(run, skipped), id=None if copy else str(run.run.id), disabled=copy))
         resumable = [i for i, (run, _) in enumerate(runs) if run.run.copy_of is None]
+        for i in resumable:  # resumed, its model's first call waits for litellm no longer than its import
+            host(self.app).expect_model(runs[i][0].run.config.model)
+            host(self.app).expect_model(runs[i][0].run.config.checker)
         if resumable:
             unfinished.highlighted = resumable[0]  # the latest: enter or ctrl+r resumes it without selecting it first
             if self.focused is None or self.focused.id == "start-button":  # not while the expert fills the form
@@ -195,15 +213,13 @@ class StartScreen(Screen):
 
     # -- starting ---------------------------------------------------------------------------------
     def form(self) -> dict[str, Any]:
-        """The form as ``RunConfig`` fields; ValueError with a one-line reason if a number is malformed."""
+        """The form as ``RunConfig`` fields; ValueError with a one-line reason, in the form's words, for a bad value."""
         values: dict[str, Any] = {}
         for field in ("n", "k"):
-            text = self.query_one(f"#start-{field}", Input).value.strip()
-            try:
-                values[field] = int(text)
-            except ValueError:
-                raise ValueError(f"{field} must be a whole number, got {text!r}") from None
+            values[field] = form_help.whole_number(field, self.query_one(f"#start-{field}", Input).value)
         human = self.query_one("#start-human", Select).value
+        if human == HumanKind.LIVE.value and not self.query_one("#start-name", Input).value.strip():
+            raise ValueError("Your name is empty: type the name to store with the run")
         chosen = str(self.query_one("#start-instances", Select).value)
         values.update(form_help.instances(chosen, self.query_one("#start-limit", Input).value))
         return {
@@ -221,6 +237,10 @@ class StartScreen(Screen):
     def action_start(self) -> None:
         self.start_run()
 
+    def on_input_blurred(self, event: Input.Blurred) -> None:
+        if event.input.id in ("start-model", "start-checker"):
+            host(self.app).expect_model(event.value)  # litellm starts loading, unless it is the offline baseline
+
     @work(group="start", exclusive=True)
     async def start_run(self) -> None:
         error = self.query_one("#start-error", Static)
@@ -230,6 +250,8 @@ class StartScreen(Screen):
         except ValueError as exc:
             error.update(Content.styled(visible(str(exc)), "$error"))
             return
+        host(self.app).expect_model(fields["model"])
+        host(self.app).expect_model(fields["checker"])
         error.update(Content.styled("preparing the run…", "$text-muted"))
         await host(self.app).loaded()
         await host(self.app).stop_engines()  # a run open underneath pauses: one writer at a time
@@ -245,6 +267,17 @@ class StartScreen(Screen):
             return
         error.update("")
         host(self.app).open_run(run_id)
+        if fields["expert"] is not None:
+            await self._keep_name(fields["expert"])
+
+    async def _keep_name(self, name: str) -> None:
+        """Keep the expert's name for the next launch (the form offers it again)."""
+        if read_settings().get(EXPERT_SETTING) == name:
+            return
+        try:
+            await asyncio.to_thread(write_settings, **{EXPERT_SETTING: name})
+        except OSError as exc:
+            self.notify(f"Your name is not kept for next time: {exc}", severity="warning", markup=False)
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         if event.button.id == "start-button":

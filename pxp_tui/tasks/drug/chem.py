@@ -12,12 +12,13 @@ from pxp_tui.tasks.drug import limits, reader
 _SPLIT = re.compile(r"\s*(?:>>|->|→|⟶|=>|\+|,|;|\band\b|\s)\s*")
 _BRACKET_ATOM = re.compile(r"\[[^\[\]\s]*\]")
 _SMILES_CHARS = re.compile(r"^[A-Za-z0-9@+\-\[\]\(\)=#$:/\\.%*]+$")
+_SPACE = re.compile(r"\s")  # what str.isspace() calls a space, found in C
 
 
 def canonical(smiles: str) -> str | None:
     """The canonical SMILES of one molecule, or None if it does not parse (or is over a size limit)."""
     smiles = smiles.strip()
-    if not smiles or any(ch.isspace() for ch in smiles):  # RDKit reads text after a space as a name
+    if not smiles or _SPACE.search(smiles):  # RDKit reads text after a space as a name
         return None
     return reader.read(smiles)[0]
 

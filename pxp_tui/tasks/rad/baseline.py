@@ -149,8 +149,18 @@ def _answer(messages: list[dict[str, Any]], reader: Reader) -> str:
         label,
         f"Nearest earlier case: {nearest.key}, labelled {label} by the radiologist (distance {distance:.2f} "
         f"between {side}x{side} grey-level images; {len(earlier)} labelled cases compared). "
-        f"I read this X-ray the same way. The radiologist's report of that case: {report}",
+        f"I read this X-ray the same way. {REPORT_QUOTED}{own_report(report)}",
     )
+
+
+#: how the baseline introduces the report it quotes
+REPORT_QUOTED = "The radiologist's report of that case: "
+
+
+def own_report(report: str) -> str:
+    """The report of a case as the radiologist wrote it: where they ratified the baseline's explanation, which quoted
+    an earlier case's report, that report once (not the explanations around it, quoted again at every case)."""
+    return report.rpartition(REPORT_QUOTED)[2] if report.startswith("Nearest earlier case:") else report
 
 
 # -- distributions and debate (EVINCE) ------------------------------------------------------------------

@@ -10,6 +10,9 @@ An image path is looked up under ``images`` (default: the CSV's folder), then wi
 folders dropped one by one (the papers' ``data/xrays/Case 1.png`` is found in ``xrays/`` or beside
 the CSV). Only files inside that folder are read: a path leading out of it (``../../etc/passwd``, an
 absolute path elsewhere, a link pointing out) is refused. Labels are read by :func:`pxp_tui.tasks.rad.labels.label_of` and stored in canonical form.
+
+An image is a PNG, a JPEG (any image Pillow reads) or a DICOM file (:mod:`pxp_tui.tasks.rad.dicom`), stored as the
+16-bit PNG it makes; a DICOM instance's metadata adds its format, bits, photometric interpretation, window, spacing.
 """
 
 from __future__ import annotations
@@ -68,9 +71,21 @@ def _rows(table: Table, base: Path) -> list[DatasetRow]:
         if image is None:
             continue
         found, info, sha = image
-        meta = {**meta, "image": image_path, "width": info.width, "height": info.height}
+        meta = {**meta, "image": image_path, "width": info.width, "height": info.height, **info.details}
         rows.append(
-            DatasetRow(key, split, "", label or "", cells["report"], None, info.mime, meta, image_file=found, image_sha256=sha)
+            DatasetRow(
+                key,
+                split,
+                "",
+                label or "",
+                cells["report"],
+                None,
+                info.mime,
+                meta,
+                image_file=found,
+                image_sha256=sha,
+                image_convert=info.convert,
+            )
         )
     table.fail()
     return rows

@@ -1,4 +1,9 @@
-"""Chest X-ray images with Pillow: checking them, shrinking them into data URLs, and pixel features."""
+"""Chest X-ray images with Pillow: checking them, shrinking them into data URLs, and pixel features.
+
+A DICOM file is checked by :mod:`pxp_tui.tasks.rad.dicom` and stored as the 16-bit PNG it makes; an image of more
+than 8 bits a pixel is sent to the machine, and compared by the offline baseline, as its default window shows it
+(:func:`pxp_tui.tasks.grey_levels.rendered`), in 8 bits.
+"""
 
 from __future__ import annotations
 
@@ -6,14 +11,17 @@ import base64
 import hashlib
 import math
 import warnings
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 from io import BytesIO
 from pathlib import Path
+from typing import Any
 
 from PIL import Image, ImageOps, UnidentifiedImageError
+
+from pxp_tui.tasks.grey_levels import DEEP_MODES, rendered
 
 #: longest side, in pixels, of the image sent with a prompt (keeps a request small)
 PROMPT_SIDE = 512
@@ -34,9 +42,15 @@ class ImageTooLargeError(ValueError):
 
 @dataclass(frozen=True)
 class ImageInfo:
+    """An image file checked: the type and size of the picture stored for it."""
+
     mime: str
     width: int
     height: int
+    #: what the instance's metadata keeps of a file converted when stored (a DICOM file's depth, window, spacing)
+    details: Mapping[str, Any] = field(default_factory=dict)
+    #: how the file's bytes become the picture stored (a DICOM file's PNG); None: stored as it is
+    convert: Callable[[bytes], bytes] | None = None
 
 
 def inspect(data: bytes) -> ImageInfo:
@@ -58,24 +72,36 @@ def check_file(path: Path) -> tuple[ImageInfo, str]:
     """The image file's type and size, and its sha256; ValueError saying why it cannot be used.
 
     Its header is read first, so a file too large is refused without being read; then one image's
-    bytes are held (and decoded) at a time. OSError if the file cannot be read at all.
+    bytes are held (and decoded) at a time. OSError if the file cannot be read at all. A DICOM file
+    (:func:`~pxp_tui.tasks.rad.dicom.is_dicom`) is checked by :func:`~pxp_tui.tasks.rad.dicom.check`.
     """
+    from pxp_tui.tasks.rad import dicom
+
+    if dicom.is_dicom(path):
+        data = _small_enough(path).read_bytes()
+        image = dicom.check(data)
+        return ImageInfo("image/png", image.width, image.height, image.meta(), dicom.to_png), hashlib.sha256(data).hexdigest()
     with _reading(), Image.open(path) as image:
         _check_pixels(image)
+    data = _small_enough(path).read_bytes()
+    return inspect(data), hashlib.sha256(data).hexdigest()
+
+
+def _small_enough(path: Path) -> Path:
+    """``path``; ImageTooLargeError if the file is larger than pxp takes."""
     size = path.stat().st_size
     if size > MAX_FILE_BYTES:
         raise ImageTooLargeError(f"{size / 2**20:,.0f} MB: pxp takes image files up to {MAX_FILE_BYTES // 2**20} MB")
-    data = path.read_bytes()
-    return inspect(data), hashlib.sha256(data).hexdigest()
+    return path
 
 
 def _check_pixels(image: Image.Image) -> None:
     width, height = image.size
     if width * height > MAX_PIXELS:
-        raise ImageTooLargeError(_too_large(f"{width} x {height} pixels ({width * height / 1e6:.0f} megapixels)"))
+        raise ImageTooLargeError(too_large(f"{width} x {height} pixels ({width * height / 1e6:.0f} megapixels)"))
 
 
-def _too_large(size: str) -> str:
+def too_large(size: str) -> str:
     return f"{size}: pxp takes images up to {MAX_PIXELS / 1e6:.0f} megapixels; shrink it first (prompts send {PROMPT_SIDE} pixels a side)"
 
 
@@ -93,7 +119,7 @@ def _reading() -> Iterator[None]:
         except UnidentifiedImageError:
             raise ValueError("not an image file Pillow can read") from None
         except Image.DecompressionBombError:
-            raise ImageTooLargeError(_too_large(f"more than {2 * (Image.MAX_IMAGE_PIXELS or 0) / 1e6:.0f} megapixels")) from None
+            raise ImageTooLargeError(too_large(f"more than {2 * (Image.MAX_IMAGE_PIXELS or 0) / 1e6:.0f} megapixels")) from None
         except ImageTooLargeError:
             raise
         except (SyntaxError, ValueError) as exc:
@@ -105,8 +131,18 @@ def _reading() -> Iterator[None]:
 
 
 def _open(data: bytes) -> Image.Image:
-    image = ImageOps.exif_transpose(Image.open(BytesIO(data)))
+    image: Image.Image = rendered(ImageOps.exif_transpose(Image.open(BytesIO(data))))  # more than 8 bits: its default window
     return image.convert("L" if image.mode in ("1", "L", "I", "I;16", "F") else "RGB")
+
+
+def shown(data: bytes | None) -> bytes | Image.Image | None:
+    """The picture of an image file as pxp shows it by default: the file, or for one of more than 8 bits a grey
+    level (a DICOM instance's PNG) its default window in 8 bits (Pillow)."""
+    if data is None:
+        return None
+    with _reading():
+        image = Image.open(BytesIO(data))
+    return rendered(image) if image.mode in DEEP_MODES else data
 
 
 @lru_cache(maxsize=512)

@@ -12,7 +12,9 @@ from pxp_tui.common.instance import Instance
 from pxp_tui.engine import ParseError
 from pxp_tui.tasks.base import DatasetRow, Task
 from pxp_tui.tasks.distribution import OTHER, ReadDistribution, rad_instruction, read_rad
+from pxp_tui.tasks.grey_levels import spacing_text
 from pxp_tui.tasks.parsing import missing, sections
+from pxp_tui.tasks.pictures import Drawing, Surface
 from pxp_tui.tasks.rad import dataset, images
 from pxp_tui.tasks.rad.labels import LABELS, label_of
 
@@ -119,10 +121,19 @@ class RadTask(Task):
     ) -> list[DatasetRow]:
         return dataset.read(path, images_dir, encoding=encoding, progress=progress)
 
+    def draw_instance(self, instance: Instance, surface: Surface | tuple[int, int]) -> Drawing:
+        """The X-ray as stored; one of more than 8 bits a pixel (a DICOM instance) in its default window."""
+        return images.shown(instance.image)
+
     def describe(self, instance: Instance) -> dict[str, str]:
         meta = instance.meta
         info = {"name": instance.name, "split": instance.split}
-        if meta.get("width"):
+        if meta.get("width") and meta.get("format") == "DICOM":
+            info["image"] = f"{meta['width']}x{meta['height']} DICOM {meta.get('bits')}-bit {meta.get('photometric', '')}".strip()
+            if meta.get("spacing"):
+                row, column = meta["spacing"]
+                info["pixel"] = spacing_text((float(row), float(column)))
+        elif meta.get("width"):
             info["image"] = f"{meta['width']}x{meta['height']} {instance.image_mime.split('/')[-1].upper()}"
         if meta.get("link"):
             info["source"] = str(meta["link"])

@@ -1,0 +1,129 @@
+"""A model's reply over ``--max-reply`` (256 KB by default) is not read: it is an unparseable reply, asked again,
+then the run pauses saying its size. A broken or hostile server's 10 MB reply then costs the run a pause, not
+minutes of parsing, gigabytes of memory and tens of megabytes of blackboard: memory and storage are measured here
+(what the reply's handling adds to this process's peak resident memory, and to the file), never time."""
+
+from __future__ import annotations
+
+import re
+import sqlite3
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from pxp_tui.app.session.failure import FailureScreen
+from pxp_tui.blackboard import Blackboard
+from pxp_tui.cli.main import main
+
+from .app_helpers import live_app, messages, wait_for
+from .stub import Request, StubServer, drug_first, learner
+
+MB = 2**20
+SENTENCE = "the acid chloride is hydrolysed before the ester because this reasoning goes on, and "
+
+
+def prose(size: int) -> str:
+    """A DRUG reply of ``size`` characters: a prediction, then an explanation that goes on and on."""
+    sentence = SENTENCE
+    return ("Pathway: CCO.CC(=O)Cl\nExplanation: " + sentence * (size // len(sentence) + 1))[:size]
+
+
+#: a reply of 10 MB (10,000,000 bytes: 9.5 MB of 2**20), as a server that ignores max_tokens might send
+BIG = prose(10_000_000)
+#: what handling the refused reply may add to the process's peak memory: the reply arrives whole (litellm reads the
+#: body, decodes the JSON: about four copies of it) and the stub in this process answers it (two more); a reply read,
+#: parsed, stored three times and kept in every later prompt costs gigabytes
+PEAK_GROWTH = 150 * MB
+
+needs_proc = pytest.mark.skipif(not Path("/proc/self/clear_refs").exists(), reason="peak memory is read from Linux's /proc")
+
+
+def resident() -> tuple[int, int]:
+    """(resident memory now, its peak since :func:`reset_peak`), in bytes, from /proc/self/status."""
+    found = dict(re.findall(r"^(VmRSS|VmHWM):\s+(\d+) kB", Path("/proc/self/status").read_text(), re.M))
+    return int(found["VmRSS"]) * 1024, int(found["VmHWM"]) * 1024
+
+
+def reset_peak() -> int:
+    """Start counting the peak resident memory from now (Linux: ``5`` to clear_refs); the resident memory now."""
+    Path("/proc/self/clear_refs").write_text("5")
+    return resident()[0]
+
+
+def file_size(db: Path) -> int:
+    return sum(p.stat().st_size for p in (db, db.with_name(db.name + "-wal")) if p.exists())
+
+
+def machine_says(text: str, state: dict[str, bool] | None = None) -> Callable[[Request], str]:
+    """A stub model whose machine replies ``text`` (while ``state["big"]``; a short answer before); the checker says Yes."""
+    good = learner("Pathway", drug_first)
+    state = {"big": True} if state is None else state
+    return lambda request: text if state["big"] and not request.is_checker else good(request)
+
+
+def pxp(capsys: pytest.CaptureFixture[str], *argv: object) -> tuple[int, str]:
+    code = main([str(a) for a in argv])
+    out = capsys.readouterr()
+    return code, out.out + out.err
+
+
+@needs_proc
+def test_a_10_mb_reply_is_refused_unread_and_the_run_pauses_saying_its_size(capsys, db_path: Path) -> None:
+    state = {"big": False}
+    with StubServer(reply=machine_says(BIG, state)) as stub:
+        run = ("run", "--headless", "--task", "drug", "--db", db_path, "--limit", "1", "--n", "1", "--model", "openai/stub")
+        code, out = pxp(capsys, *run, "--api-base", stub.url)  # a short reply first: litellm loaded, its first call made
+        assert code == 0, out
+        state["big"] = True
+        before, stored = reset_peak(), file_size(db_path)
+        code, out = pxp(capsys, *run, "--api-base", stub.url, "--retries", "0")
+        grew = resident()[1] - before
+        asked = len(stub.machine_requests())
+    assert code == 1, out
+    assert "unparseable reply after 3 attempts (the reply is 9.5 MB, over the limit of 256 KB (--max-reply)" in out, out
+    assert "Traceback" not in out and asked == 1 + 3  # asked again twice, then paused
+    with Blackboard.open(db_path, readonly=True) as board:
+        assert board.run(2).status == "paused" and board.progress(2, []).open_messages == []
+    assert file_size(db_path) - stored < MB, "the refused reply is stored nowhere"
+    assert grew < PEAK_GROWTH, f"handling the refused reply added {grew / MB:.0f} MB to the peak memory"
+
+
+def test_the_limit_is_the_run_s_and_a_reply_within_it_is_stored_once_besides_its_text(capsys, db_path: Path) -> None:
+    """A 40 KB reply: refused under --max-reply 32; within the default, its explanation is stored in ``messages``
+    (and the whole reply in ``raw``), never again in the context entry."""
+    reply = prose(40_000)
+    with StubServer(reply=machine_says(reply)) as stub:
+        base = ("run", "--headless", "--task", "drug", "--db", db_path, "--limit", "1", "--n", "1", "--model", "openai/stub")
+        code, out = pxp(capsys, *base, "--api-base", stub.url, "--max-reply", "32")
+        assert code == 1 and "(the reply is 39 KB, over the limit of 32 KB (--max-reply), beginning 'Pathway: CCO" in out
+        code, out = pxp(capsys, *base, "--api-base", stub.url)
+    assert code == 0, out
+    conn = sqlite3.connect(db_path)
+    try:
+        explanation, raw, context = conn.execute(
+            "SELECT m.explanation, m.raw, c.context FROM messages m JOIN context c USING (session_id, j) "
+            "JOIN data d USING (session_id) WHERE d.run_id = 2"
+        ).fetchone()
+    finally:
+        conn.close()
+    assert len(explanation) > 39_000 and raw == reply
+    assert len(context) < 500 and explanation[:100] not in context
+
+
+@needs_proc
+async def test_the_live_app_shows_a_10_mb_reply_s_refusal_and_stores_nothing(db_path: Path) -> None:
+    from pxp_tui.agents.llm import load_litellm
+
+    load_litellm()  # what the app loads after its first paint, loaded before the peak is counted
+    with StubServer(reply=machine_says(BIG)) as stub:
+        before = reset_peak()
+        async with live_app(db_path, limit=1, model="openai/stub", api_base=stub.url) as (app, pilot, run_id):
+            dialog = await wait_for(pilot, lambda: isinstance(app.screen, FailureScreen) and app.screen, "the failure notice")
+            cause = dialog.cause
+            grew = resident()[1] - before
+            assert "unparseable reply after 3 attempts (the reply is 9.5 MB, over the limit of 256 KB" in cause, cause
+            assert messages(db_path, run_id) == []
+    assert file_size(db_path) < MB, "the refused reply is stored nowhere"
+    assert grew < PEAK_GROWTH + 50 * MB, f"the app's peak memory grew by {grew / MB:.0f} MB"  # its screens too
+    assert len(cause) < 1_000  # the cause quotes the reply's beginning, not the reply
