@@ -35,7 +35,7 @@ from pxp_tui.agents.proxy import ProxyHuman
 from pxp_tui.blackboard import Blackboard, now
 from pxp_tui.config import RunConfig
 from pxp_tui.engine import Observer, Reply, RunSpec, interact
-from pxp_tui.engine.interact import at_once
+from pxp_tui.engine.writes import at_once
 from pxp_tui.protocol import Tag
 from pxp_tui.runs.create import create_run, ensure_dataset
 from pxp_tui.runs.seats import build_machine

@@ -46,7 +46,7 @@ async def shoot(out: Path, data: Path | None) -> None:
                 await refute(tab, "Atelectasis", EXPLANATION, tag="3")  # REVISE: the label kept, the expert's own words
                 await tab.screenshot(out / "browser-rad-1280x800.png")
                 await tab.keys("Escape")  # to the tag list, whose keys the footer then shows
-                await tab.wait("f Picture full-screen")
+                await tab.wait(r"\bf Picture\b")
                 await tab.keys("f")
                 await tab.wait("esc Back")  # the full-screen picture's footer
                 await tab.screenshot(out / "browser-rad-picture-1280x800.png")

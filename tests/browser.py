@@ -106,6 +106,37 @@ async def launch(playwright: Any) -> Any:
     return await playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=["--disable-gpu"])
 
 
+class WithoutPictures:
+    """The bytes the page's terminal receives less its pictures (Sixel's device control strings, ``ESC P ... ESC \\``),
+    which pyte would write as text; a picture may span frames."""
+
+    def __init__(self) -> None:
+        self.inside = False
+        self.pending = b""  # a frame's last byte, when it is an ESC that may start or end a picture
+
+    def feed(self, data: bytes) -> bytes:
+        data, self.pending = self.pending + data, b""
+        kept = bytearray()
+        at = 0
+        while at < len(data):
+            if self.inside:
+                end = data.find(b"\x1b\\", at)
+                if end < 0:
+                    self.pending = b"\x1b" if data.endswith(b"\x1b") else b""
+                    return bytes(kept)
+                self.inside, at = False, end + 2
+                continue
+            start = data.find(b"\x1bP", at)
+            if start < 0:
+                kept += data[at:]
+                if kept.endswith(b"\x1b"):
+                    self.pending, kept = b"\x1b", kept[:-1]
+                return bytes(kept)
+            kept += data[at:start]
+            self.inside, at = True, start + 2
+        return bytes(kept)
+
+
 class Tab:
     """One browser tab on the server, as one expert uses it (see the module)."""
 
@@ -114,6 +145,7 @@ class Tab:
         self.origin = server_url.rstrip("/")
         self.screen: Any = None
         self.stream: Any = None
+        self._text = WithoutPictures()
         self.refused: list[str] = []  # requests to anything but the server, refused
         self.popups: list[Any] = []
         self.patience = PATIENCE  # how long a wait may last before the test fails (more for several tabs at once)
@@ -158,7 +190,7 @@ class Tab:
 
     def _received(self, payload: str | bytes) -> None:
         if isinstance(payload, bytes) and self.stream is not None:
-            self.stream.feed(payload)
+            self.stream.feed(self._text.feed(payload))
 
     # -- reading ----------------------------------------------------------------------------------
     def text(self) -> str:

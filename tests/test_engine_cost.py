@@ -24,7 +24,7 @@ import pytest
 from pxp_tui.blackboard import Blackboard
 from pxp_tui.config import RunConfig
 from pxp_tui.engine import Reply, RunSpec, Turn, interact
-from pxp_tui.engine.interact import at_once
+from pxp_tui.engine.writes import at_once
 from pxp_tui.protocol import Tag
 from pxp_tui.tasks.base import DatasetRow
 

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import http.client
+import re
 import socket
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import pytest
 
@@ -22,7 +24,7 @@ def test_loopback_is_served_without_a_warning(host: str) -> None:
 @pytest.mark.parametrize("host", ["0.0.0.0", "192.168.1.20", "::", "pxp.example.org"])
 def test_any_other_address_is_warned_of_with_what_to_do(host: str) -> None:
     caution = serve.warning(host) or ""
-    assert "no authentication" in caution
+    assert "plain http" in caution
     assert "reverse proxy" in caution and "ssh tunnel" in caution and "docs/usage.md" in caution
 
 
@@ -50,7 +52,7 @@ def test_the_command_warns_on_stderr_only_when_bound_beyond_loopback(
     _Recorded.made.clear()
     code, _, err = pxp(capsys, "serve", "--db", db_path, *arguments)
     assert code == 0, err
-    assert ("warning" in err and "no authentication" in err) is warned
+    assert ("warning" in err and "plain http" in err) is warned
     assert _Recorded.made[0]["host"] == (arguments[1] if arguments else "127.0.0.1")
     assert _Recorded.made[0]["port"] == 8470
     assert db_path.exists()  # made before serving: a file that is not a blackboard is said before any tab opens
@@ -81,8 +83,8 @@ def test_a_port_in_use_is_said_at_once_and_no_file_is_made(capsys: pytest.Captur
 
 
 def _get(url: str, path: str, headers: dict[str, str]) -> tuple[int, str]:
-    host, port = url.split("//", 1)[1].rstrip("/").rsplit(":", 1)
-    connection = http.client.HTTPConnection(host, int(port), timeout=30)
+    parts = urlsplit(url)
+    connection = http.client.HTTPConnection(parts.hostname or "", parts.port, timeout=30)
     try:
         connection.request("GET", path, headers=headers)
         response = connection.getresponse()
@@ -94,49 +96,78 @@ def _get(url: str, path: str, headers: dict[str, str]) -> tuple[int, str]:
 def test_the_server_answers_its_own_names_only_and_its_page_loads_nothing_from_elsewhere(tmp_path: Path) -> None:
     served = Served(tmp_path / "sessions.db", tmp_path)
     try:
-        port = served.url.rstrip("/").rsplit(":", 1)[1]
-        status, page = _get(served.url, "/", {"Host": f"127.0.0.1:{port}"})
+        port = urlsplit(served.url).port
+        key = urlsplit(served.url).path  # /KEY/
+        status, page = _get(served.url, key, {"Host": f"127.0.0.1:{port}"})
         assert status == 200
-        assert f"ws://127.0.0.1:{port}/ws" in page  # the websocket where the page was loaded from
+        assert f"ws://127.0.0.1:{port}{key}ws" in page  # the websocket where the page was loaded from
         assert "googleapis" not in page and "https://" not in page  # the font is served from here
-        status, page = _get(served.url, "/", {"Host": "localhost:2222"})  # an ssh tunnel's local port
+        status, page = _get(served.url, key, {"Host": "localhost:2222"})  # an ssh tunnel's local port
         assert status == 200
-        assert "ws://localhost:2222/ws" in page
-        status, _ = _get(served.url, "/", {"Host": f"attacker.example:{port}"})  # a DNS name rebound to this machine
+        assert f"ws://localhost:2222{key}ws" in page
+        status, _ = _get(served.url, key, {"Host": f"attacker.example:{port}"})  # a DNS name rebound to this machine
         assert status == 403
-        upgrade = {"Connection": "Upgrade", "Upgrade": "websocket", "Sec-WebSocket-Version": "13"}
-        upgrade["Sec-WebSocket-Key"] = "dGhlIHNhbXBsZSBub25jZQ=="
-        status, _ = _get(served.url, "/ws", {"Host": f"127.0.0.1:{port}", "Origin": "https://attacker.example", **upgrade})
+        status, _ = _get(served.url, key + "ws", {"Host": f"127.0.0.1:{port}", "Origin": "https://attacker.example", **UPGRADE})
         assert status == 403  # another site's page in the expert's browser cannot open the app
-        status, _ = _get(served.url, "/download/anything", {"Host": f"127.0.0.1:{port}", "Origin": "https://attacker.example"})
+        status, _ = _get(
+            served.url, key + "download/anything", {"Host": f"127.0.0.1:{port}", "Origin": "https://attacker.example"}
+        )
         assert status == 403
+        for asset in re.findall(
+            r'(?:src|href)="http://127\.0\.0\.1:\d+(/[^"]+)"', _get(served.url, key, {"Host": f"127.0.0.1:{port}"})[1]
+        ):
+            assert _get(served.url, asset, {"Host": f"127.0.0.1:{port}"})[0] == 200, asset  # everything the page loads
     finally:
         assert served.stop() == 0
 
 
-def test_canary_textual_serve_still_builds_its_application_for_a_socket_bound_here(tmp_path: Path) -> None:
-    """serve.py runs textual-serve's application (its private ``Server._make_app``) on its own socket: the routes it serves."""
-    import asyncio
+#: a websocket's opening request (what a browser sends to /ws)
+UPGRADE = {
+    "Connection": "Upgrade",
+    "Upgrade": "websocket",
+    "Sec-WebSocket-Version": "13",
+    "Sec-WebSocket-Key": "dGhlIHNhbXBsZSBub25jZQ==",
+}
 
-    server = serve.PXPServer(tmp_path / "sessions.db", host="127.0.0.1", port=0)
+
+def test_only_the_printed_address_opens_the_app_and_it_is_printed_once(tmp_path: Path) -> None:
+    """The bare address, the page's files, the websocket, a wrong or truncated key: all refused (403); the key is in
+    the address printed, and nowhere else the server writes (its output after, the blackboard)."""
+    db = tmp_path / "sessions.db"
+    served = Served(db, tmp_path)
     try:
-        application = asyncio.run(server.application())
-        routes = {getattr(resource, "canonical", "") for resource in application.router.resources()}
-        assert {"/", "/ws", "/download/{key}"} <= routes, routes
+        host = {"Host": urlsplit(served.url).netloc}
+        key = urlsplit(served.url).path.strip("/")
+        assert len(key) >= 40  # 256 random bits
+        assert _get(served.url, f"/{key}/", host)[0] == 200
+        assert _get(served.url, f"/{key}", host)[0] == 302  # to the page
+        refused = ["/", "/ws", "/static/terminal.js", "/download/anything", f"/{key[:-1]}/", f"/{key}x/", f"/{key.upper()}/"]
+        refused += [f"/x/{key}/", f"//{key}/", "/" + "a" * len(key) + "/"]
+        for path in refused:
+            status, body = _get(served.url, path, host)
+            assert status == 403, path
+            assert "open the address pxp serve printed" in body and key not in body
+        assert _get(served.url, "/ws", {**host, **UPGRADE})[0] == 403  # no app started for it
     finally:
-        server.socket.close()
+        assert served.stop() == 0
+    assert served.process.stdout is not None and served.process.stderr is not None
+    rest = served.process.stdout.read() + served.process.stderr.read()
+    assert "only this address opens it" in rest
+    assert key not in rest  # printed once, in the address; no access log
+    assert key.encode() not in db.read_bytes()
 
 
 def test_behind_a_reverse_proxy_the_page_points_the_browser_at_the_public_address(tmp_path: Path) -> None:
     """docs/usage.md's nginx example: the proxy passes the public Host; the page's websocket is the proxy's wss://."""
     served = Served(tmp_path / "sessions.db", tmp_path, "--public-url", "https://pxp.example.org")
     try:
-        assert served.url == "https://pxp.example.org/"  # what the server prints: the address the experts open
+        assert served.url.startswith("https://pxp.example.org/")  # what the server prints: the address the experts open
         listening = served.listening
-        status, page = _get(listening, "/", {"Host": "pxp.example.org"})
+        key = urlsplit(served.url).path
+        status, page = _get(listening, key, {"Host": "pxp.example.org"})
         assert status == 200
-        assert "wss://pxp.example.org/ws" in page and "https://pxp.example.org/static/" in page
-        status, _ = _get(listening, "/", {"Host": "other.example.org"})
+        assert f"wss://pxp.example.org{key}ws" in page and f"https://pxp.example.org{key}static/" in page
+        status, _ = _get(listening, key, {"Host": "other.example.org"})
         assert status == 403
     finally:
         assert served.stop() == 0

@@ -14,8 +14,8 @@ def drive_experiment(board: Any, config: Any, args: argparse.Namespace, repeat: 
     from pxp_tui.blackboard import WriteError
     from pxp_tui.common.models import model_label
     from pxp_tui.engine import AgentError
-    from pxp_tui.engine.interact import at_once
     from pxp_tui.engine.stopping import StopSignalError, until_stopped
+    from pxp_tui.engine.writes import at_once
     from pxp_tui.report import columns, render
     from pxp_tui.runs.repeat import create_experiment, execute_all
 

@@ -270,8 +270,8 @@ def _drive(board: Any, run_id: int, args: argparse.Namespace) -> int:
     from pxp_tui.blackboard.metrics import counts_of, run_rows
     from pxp_tui.common.models import model_label
     from pxp_tui.engine import AgentError
-    from pxp_tui.engine.interact import at_once
     from pxp_tui.engine.stopping import StopSignalError, until_stopped
+    from pxp_tui.engine.writes import at_once
     from pxp_tui.report import table
     from pxp_tui.runs.execute import execute
 

@@ -36,8 +36,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--bind",
         default=DEFAULT_HOST,
         metavar="ADDRESS",
-        help=f"the address to listen on (default: {DEFAULT_HOST}, this machine only); any other is reachable by others, "
-        "with no authentication: a warning says so",
+        help=f"the address to listen on (default: {DEFAULT_HOST}, this machine only); any other is reachable by others "
+        "over plain http (the printed address's key is the only guard): a warning says so",
     )
     parser.add_argument(
         "--public-url",

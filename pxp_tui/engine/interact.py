@@ -1,17 +1,13 @@
 """The INTERACT procedure, async.
 
-How the recorder's writes are awaited is the caller's choice (a :data:`Store`): :func:`at_once` runs each on the
-loop's own thread, as a headless run wants (nothing else waits on its loop, and a write costs no more than its
-commit); :func:`stored` runs each in a worker thread, as the app wants: a write may wait its turn for the file while
-other processes write it, and the loop (the screen, the keys) goes on meanwhile.
+How the recorder's writes are awaited is the caller's choice (a :data:`~pxp_tui.engine.writes.Store`, from
+:mod:`pxp_tui.engine.writes`).
 """
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from typing import Any, TypeVar
 
 from pxp_tui.common.instance import Instance
 from pxp_tui.engine.context import CarriedContext, ContextPolicy, update_context
@@ -32,14 +28,10 @@ from pxp_tui.engine.types import (
     distributions,
     round_crit,
 )
+from pxp_tui.engine.writes import Store, stored
 from pxp_tui.protocol import Sender, StopReason, Tag, allowed_tags, sender_at, stop_reason
 from pxp_tui.protocol.evince import FIG1, NMI, TOLERANCE, rounds_of, stop_outcome
 from pxp_tui.protocol.information import SMOOTHING
-
-T = TypeVar("T")
-
-#: how the engine awaits one of the recorder's writes: ``await store(write, *args)`` is ``write(*args)``
-Store = Callable[..., Awaitable[Any]]
 
 #: called after each session; returns whether the session's context is kept (the LEARN gate)
 SessionGate = Callable[[SessionRecord, Sequence[SessionRecord]], Awaitable[bool]]
@@ -49,29 +41,6 @@ SessionHook = Callable[[SessionRecord], Awaitable[None]]
 #: the round (the instance, the machine's message, the other's); what it returns joins the closing message's
 #: ``meta`` (``{"crit": ...}``), so the round's verdict is committed with it and the stop rule can read it
 RoundJudge = Callable[[Instance, Message, Message], Awaitable[Mapping[str, object]]]
-
-
-async def at_once(write: Callable[..., T], *args: Any) -> T:
-    """``write(*args)``, a recorder's write, on the loop's thread: the loop waits for it (committed or rolled back)."""
-    return write(*args)
-
-
-async def stored(write: Callable[..., T], *args: Any) -> T:
-    """``write(*args)``, a recorder's write, in a thread; its result. A cancellation meanwhile waits for the write to
-    end (committed or rolled back whole, never half-done), then goes on as a cancellation."""
-    done = asyncio.ensure_future(asyncio.to_thread(write, *args))
-    done.add_done_callback(_retrieved)  # cancelled twice, nobody awaits it: its error is not an unretrieved one
-    try:
-        return await asyncio.shield(done)
-    except asyncio.CancelledError:
-        if not done.done():
-            await asyncio.wait([done])
-        raise
-
-
-def _retrieved(future: asyncio.Future[Any]) -> None:
-    if not future.cancelled():
-        future.exception()
 
 
 def _check(reply: Reply, j: int, k: int, sender: Sender) -> None:

@@ -6,7 +6,7 @@ import sqlite3
 
 from pxp_tui.blackboard import Blackboard, BlackboardError, WriteError, access
 from pxp_tui.engine import Agent, Observer, RunSpec, interact
-from pxp_tui.engine.interact import Store, stored
+from pxp_tui.engine.writes import Store, stored
 from pxp_tui.runs import final, learn
 from pxp_tui.runs.copies import check_resumable
 from pxp_tui.runs.humans import build_human

@@ -26,8 +26,9 @@ from pxp_tui.common.instance import Instance
 from pxp_tui.common.models import judge_model
 from pxp_tui.config import RunConfig
 from pxp_tui.engine import Message, SessionRecord
-from pxp_tui.engine.interact import RoundJudge, Store, stored
+from pxp_tui.engine.interact import RoundJudge
 from pxp_tui.engine.types import distribution_of
+from pxp_tui.engine.writes import Store, stored
 from pxp_tui.protocol import Sender
 from pxp_tui.protocol.evince import EQUAL, FIG1
 from pxp_tui.runs.seats import checker_api_base, client

@@ -17,7 +17,7 @@ from dataclasses import replace
 from pxp_tui.blackboard import Blackboard
 from pxp_tui.config import RunConfig
 from pxp_tui.engine import Observer
-from pxp_tui.engine.interact import Store, stored
+from pxp_tui.engine.writes import Store, stored
 from pxp_tui.runs.create import create_run
 from pxp_tui.runs.execute import execute
 

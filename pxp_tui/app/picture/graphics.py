@@ -7,8 +7,8 @@ questions in a thread while the app's modules load, with textual-image's own lig
 the answers; :func:`load` imports textual-image later (after the first paint) with those answers
 replayed to it: its own choice of renderer, made without asking the terminal again. :func:`image_class`
 picks the widget. ``PXP_IMAGES`` chooses the renderer: ``auto`` (default: Sixel or kitty where the
-terminal has them, half-cell blocks otherwise, including inside tmux and in a browser tab), ``sixel``, ``tgp``, ``halfcell``,
-``unicode``, or ``none``.
+terminal has them, half-cell blocks otherwise, including inside tmux; in a browser tab, Sixel where the
+page's terminal draws it, as ``pxp serve``'s does), ``sixel``, ``tgp``, ``halfcell``, ``unicode``, or ``none``.
 """
 
 from __future__ import annotations
@@ -38,6 +38,7 @@ from pxp_tui.app.picture.tmux import (
     version_tuple,
 )
 from pxp_tui.app.shared import typed_ahead
+from pxp_tui.app.shared.browser import in_browser
 from pxp_tui.tasks.pictures import Surface
 
 RENDERERS = ("auto", "sixel", "tgp", "halfcell", "unicode", "none")
@@ -77,17 +78,22 @@ _loading = threading.Lock()
 logging.getLogger("textual_image").addHandler(logging.NullHandler())
 
 
-def in_browser(env: dict[str, str] | None = None) -> bool:
-    """Whether the app runs in a browser tab (``pxp serve``): textual-serve starts it with Textual's web driver."""
-    return "web_driver" in (os.environ if env is None else env).get("TEXTUAL_DRIVER", "")
+def page_has_sixel(env: dict[str, str] | None = None) -> bool:
+    """Whether the browser page's terminal draws Sixel: its answer to DA1, asked by ``pxp serve`` before the tab's
+    app started (``app/shell/page_terminal.py``), lists attribute 4."""
+    attributes = (os.environ if env is None else env).get("PXP_PAGE_ATTRIBUTES", "")
+    return "4" in attributes.split(";")
 
 
 def renderer() -> str:
-    """``PXP_IMAGES``'s renderer; ``auto`` in a browser tab is half-cell blocks (its terminal draws no Sixel nor
-    kitty graphics, and its output is a pipe, where textual-image would fall back to its coarser unicode one)."""
+    """``PXP_IMAGES``'s renderer; ``auto`` in a browser tab is Sixel where the page's terminal said it draws it
+    (pxp's page does), else half-cell blocks (its output is a pipe, where textual-image would fall back to its
+    coarser unicode one). The cell's size in pixels comes from the page too (textual-image reads it)."""
     value = os.environ.get("PXP_IMAGES", "auto").strip().lower() or "auto"
     value = value if value in RENDERERS else "auto"
-    return "halfcell" if value == "auto" and in_browser() else value
+    if value == "auto" and in_browser():
+        return "sixel" if page_has_sixel() else "halfcell"
+    return value
 
 
 def probe() -> threading.Thread | None:

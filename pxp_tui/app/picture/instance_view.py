@@ -18,7 +18,7 @@ from textual.content import Content
 from textual.widgets import Static
 
 from pxp_tui.app.picture.cache import draw_ahead, instance_key, prediction_key
-from pxp_tui.app.picture.graphics import in_browser
+from pxp_tui.app.picture.graphics import in_browser, renderer
 from pxp_tui.app.picture.instance_info import describe, graphics_note, open_outside
 from pxp_tui.app.picture.widget import Picture
 from pxp_tui.app.shared.css import beside
@@ -91,7 +91,7 @@ class InstanceView(Vertical):
         if self._drawn != (task, instance):
             self._drawn = (task, instance)
             meta = describe(task, instance)
-            if in_browser() and task.original_picture(instance) is not None:  # drawn in half-cell blocks here
+            if in_browser() and renderer() == "halfcell" and task.original_picture(instance) is not None:  # blocks here
                 meta = Content.assemble(meta, Content.styled(" · v: full size in a new tab", "$text-muted"))
             self.query_one("#instance-meta", Static).update(meta)
             note = graphics_note(task, instance)

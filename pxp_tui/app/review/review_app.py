@@ -8,13 +8,14 @@ from textual.app import App
 from textual.binding import Binding
 
 from pxp_tui.app.review.runs_screen import ReviewScreen
+from pxp_tui.app.shared.alt_keys import AltKeys
 from pxp_tui.app.shared.goodbye import bound_goodbye
 from pxp_tui.app.shared.keys_in_order import KeysInOrder
 from pxp_tui.app.shared.look import Look
 from pxp_tui.app.shared.visible_text import VisibleText
 
 
-class ReviewApp(KeysInOrder, VisibleText, Look, App):
+class ReviewApp(AltKeys, KeysInOrder, VisibleText, Look, App):
     """Runs -> a run's sessions -> one session replayed. It reads only, but for the flags and notes the expert writes
     (``b``, ``n``: :mod:`pxp_tui.app.review.review_notes`)."""
 

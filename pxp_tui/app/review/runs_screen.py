@@ -15,6 +15,7 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Static
 
 from pxp_tui.app.review.reader import ReviewBoard
+from pxp_tui.app.shared.browser import REFRESH, named_key, served_keys
 from pxp_tui.app.shared.export_run import ExportsRun, export_binding
 from pxp_tui.app.shared.fitting_footer import FittingFooter
 from pxp_tui.app.shared.header import header
@@ -96,7 +97,7 @@ class ReviewScreen(ExportsRun, Screen):
     CSS_PATH = "runs_screen.tcss"
     BINDINGS = [
         Binding("enter", "open_run", "Sessions", id="review.runs.open"),
-        Binding("f5", "refresh", "Refresh", id="review.runs.refresh"),
+        Binding(served_keys(REFRESH), "refresh", "Refresh", id="review.runs.refresh"),
         export_binding("review.runs"),
         Binding("escape", "back", "Back", id="review.runs.back"),
     ]
@@ -155,7 +156,9 @@ class ReviewScreen(ExportsRun, Screen):
         self.runs = runs
         live = sum(r.run.status is RunStatus.RUNNING for r in runs)
         status = f"{len(runs)} run(s)" + (f", {live} being written (refreshing)" if live else "")
-        self.query_one("#runs-status", Static).update(status + " · Enter: a run's sessions · e: export · f5: refresh")
+        self.query_one("#runs-status", Static).update(
+            status + f" · Enter: a run's sessions · e: export · {named_key(REFRESH)}: refresh"
+        )
 
     def on_resize(self) -> None:
         if self.runs:

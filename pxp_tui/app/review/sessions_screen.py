@@ -23,6 +23,7 @@ from pxp_tui.app.review.filter_bar import CLASS_LABELS, FilterBar
 from pxp_tui.app.review.messages import FilterChanged
 from pxp_tui.app.review.reader import ReviewBoard
 from pxp_tui.app.review.review_notes import ReviewNotes, note_cell
+from pxp_tui.app.shared.browser import FILTER, REFRESH, served_keys
 from pxp_tui.app.shared.export_run import ExportsRun, export_binding
 from pxp_tui.app.shared.fitting_footer import FittingFooter
 from pxp_tui.app.shared.header import header
@@ -66,12 +67,12 @@ class SessionsScreen(ExportsRun, ReviewNotes, Screen):
     BINDINGS = [
         Binding("enter", "replay", "Replay", id="review.sessions.replay"),
         Binding("slash", "find", "Find text", id="review.sessions.find"),
-        Binding("ctrl+f", "filter_class", "Filter class", id="review.sessions.filter"),
+        Binding(served_keys(FILTER), "filter_class", "Filter class", id="review.sessions.filter"),
         Binding("o", "sort_next", "Order by", id="review.sessions.sort"),
         Binding("O", "sort_reverse", "Reverse", id="review.sessions.reverse"),
         Binding("right_square_bracket", "page(1)", "Next page", id="review.sessions.next_page"),
         Binding("left_square_bracket", "page(-1)", "Prev page", id="review.sessions.prev_page"),
-        Binding("f5", "refresh", "Refresh", id="review.sessions.refresh"),
+        Binding(served_keys(REFRESH), "refresh", "Refresh", id="review.sessions.refresh"),
         export_binding("review.sessions"),
         *note_bindings("review.sessions"),
         Binding("escape", "back", "Runs", id="review.sessions.back"),

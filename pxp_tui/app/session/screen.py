@@ -41,6 +41,7 @@ from pxp_tui.app.session.widgets.outcome_banner import OutcomeBanner
 from pxp_tui.app.session.widgets.tag_choice import TagChoice
 from pxp_tui.app.session.widgets.tag_picker import Answer, TagPicker
 from pxp_tui.app.shared.breakpoints import apply_breakpoints
+from pxp_tui.app.shared.browser import CANCEL_CALL, PALETTE, SUBMIT, named_key, served_keys
 from pxp_tui.app.shared.confirm import ConfirmScreen
 from pxp_tui.app.shared.header import header
 from pxp_tui.app.shared.host import host
@@ -86,9 +87,9 @@ class SessionScreen(PictureActions, Screen):
     title: Reactive[str | None] = Reactive(None, compute=False, repaint=False)
     BINDINGS = [
         # not a priority binding: a tag key typed just before ctrl+s is handled first
-        Binding("ctrl+s", "send", "Send", id="session.send"),
-        # not escape (it closes and goes back everywhere) and not a key a browser keeps for itself: asks first
-        Binding("ctrl+g", "cancel_call", "Cancel machine call", id="session.cancel_call"),
+        Binding(served_keys(SUBMIT), "send", "Send", id="session.send"),
+        # not escape (it closes and goes back everywhere): asks first
+        Binding(served_keys(CANCEL_CALL), "cancel_call", "Cancel machine call", id="session.cancel_call"),
         Binding("r", "retry", "Retry", id="session.retry"),
         Binding("p", "pause", "Pause / resume", id="session.pause"),
         Binding("t", "take_seat", "Take / hand back the seat", id="session.take"),
@@ -470,7 +471,7 @@ class SessionScreen(PictureActions, Screen):
         machine = self.query_one(MachinePane)
         if state is SessionState.MACHINE:
             model = model_label(self.stored_run.config.model) if self.stored_run is not None else "the machine"
-            cancels = "ctrl+g cancels" if allowed("cancel_call", state, self.seat) else ""
+            cancels = f"{named_key(CANCEL_CALL)} cancels" if allowed("cancel_call", state, self.seat) else ""
             machine.thinking(note or f"{model} is thinking…", cancels)
             self.query_one(TagPicker).wait("waiting for the machine")
         elif state in (SessionState.HUMAN, SessionState.OUTCOME):
@@ -485,7 +486,9 @@ class SessionScreen(PictureActions, Screen):
 
     def _finished(self) -> None:
         self.query_one(MachinePane).idle()
-        self.query_one(TagPicker).wait("The run is finished. s shows its summary; q quits; ctrl+p, New run starts another.")
+        self.query_one(TagPicker).wait(
+            f"The run is finished. s shows its summary; q quits; {named_key(PALETTE)}, New run starts another."
+        )
         self._set_state(SessionState.DONE)
         self._title()
         if self.app.screen is self:

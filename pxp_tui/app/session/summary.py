@@ -19,6 +19,7 @@ from textual.content import Content
 from textual.screen import Screen
 from textual.widgets import Static
 
+from pxp_tui.app.shared.browser import NEW_RUN, REVIEW, named_key, served_keys
 from pxp_tui.app.shared.export_run import ExportsRun, export_binding, folder, shown
 from pxp_tui.app.shared.fitting_footer import FittingFooter
 from pxp_tui.app.shared.header import header
@@ -62,13 +63,13 @@ def next_steps(run_id: int, db_path: Path) -> Content:
     db = [] if db_path.name == "sessions.db" and db_path.parent == Path() else ["--db", str(db_path)]
     lines = [
         Content.styled("What next", "bold"),
-        Content.assemble(("  ctrl+o", "bold $accent"), "  review this run, session by session"),
+        Content.assemble((f"  {named_key(REVIEW)}", "bold $accent"), "  review this run, session by session"),
         Content.assemble(
             ("  e", "bold $accent"),
             "  export this run as spreadsheets to ",
             (visible(shown(folder(db_path, run_id)), one_line=True), "$text-accent"),
         ),
-        Content.assemble(("  ctrl+n", "bold $accent"), "  start a new run"),
+        Content.assemble((f"  {named_key(NEW_RUN)}", "bold $accent"), "  start a new run"),
         Content.assemble(("  escape", "bold $accent"), "  back to the last session   ", ("q", "bold $accent"), "  quit"),
         Content.styled("  The report and the tables, to copy:", "$text-muted"),
         Content.assemble(
@@ -94,10 +95,10 @@ class SummaryScreen(ExportsRun, Screen[None]):
 
     CSS_PATH = "summary.tcss"
     BINDINGS = [
-        Binding("ctrl+o", "review", "Review this run", id="summary.review"),
+        Binding(served_keys(REVIEW), "review", "Review this run", id="summary.review"),
         export_binding("summary"),
         # not n: an n pressed twice past the last outcome must not leave the summary for the start screen
-        Binding("ctrl+n", "new_run", "New run", id="summary.new_run"),
+        Binding(served_keys(NEW_RUN), "new_run", "New run", id="summary.new_run"),
         Binding("escape", "back", "Back to the session", id="summary.back"),
     ]
 

@@ -11,6 +11,7 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, Checkbox, Static, TextArea
 
+from pxp_tui.app.shared.browser import SUBMIT, named_key, served_keys
 from pxp_tui.app.shared.visible_text import VisiblePaste
 from pxp_tui.common.visible import visible
 
@@ -28,7 +29,7 @@ class NoteScreen(ModalScreen["Annotation | None"]):
     CSS_PATH = "note.tcss"
     AUTO_FOCUS = "#note-text"
     BINDINGS = [
-        Binding("ctrl+s", "save", "Save note", id="note.save", priority=True),
+        Binding(served_keys(SUBMIT), "save", "Save note", id="note.save", priority=True),
         Binding("escape", "cancel", "Cancel", id="note.cancel"),
         Binding("ctrl+b", "toggle_flag", "Flag / unflag", id="note.flag", priority=True),
     ]
@@ -44,7 +45,7 @@ class NoteScreen(ModalScreen["Annotation | None"]):
             yield Checkbox("Flagged for later (ctrl+b)", self.annotation.flagged, id="note-flag")
             yield NoteArea(visible(self.annotation.note), id="note-text", soft_wrap=True, show_line_numbers=False)
             with Horizontal(id="note-buttons"):
-                yield Button("Save (ctrl+s)", id="note-save", variant="primary")
+                yield Button(f"Save ({named_key(SUBMIT)})", id="note-save", variant="primary")
                 yield Button("Cancel (esc)", id="note-cancel")
 
     def on_mount(self) -> None:

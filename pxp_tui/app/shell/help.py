@@ -9,6 +9,7 @@ from textual.content import Content
 from textual.screen import ModalScreen, Screen
 from textual.widgets import DataTable, Static
 
+from pxp_tui.app.shared.browser import PALETTE, named_key, served_keys
 from pxp_tui.app.shell.keys import key_rows
 
 
@@ -28,7 +29,7 @@ class HelpScreen(ModalScreen[None]):
             if intro is not None:
                 with VerticalScroll(id="help-intro"):
                     yield Static(Content(intro()))
-            yield Static("Keys (ctrl+p: every command by name; escape closes)", id="help-title")
+            yield Static(f"Keys ({named_key(PALETTE)}: every command by name; escape closes)", id="help-title")
             yield DataTable(id="help-keys", cursor_type="row", zebra_stripes=True)
 
     def on_mount(self) -> None:
@@ -36,5 +37,5 @@ class HelpScreen(ModalScreen[None]):
         table.add_columns("key", "does", "where", "id")
         for row in key_rows(self.app, self.below):
             table.add_row(row.keys, row.description, row.where, row.id or "")
-        table.add_row("ctrl+p", "command palette", "everywhere", "")
+        table.add_row(", ".join(served_keys(PALETTE).split(",")), "command palette", "everywhere", "app.palette")
         table.focus()

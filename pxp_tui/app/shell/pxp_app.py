@@ -15,6 +15,8 @@ from textual.app import App, SystemCommand
 from textual.binding import Binding
 from textual.screen import Screen
 
+from pxp_tui.app.shared.alt_keys import AltKeys
+from pxp_tui.app.shared.browser import PALETTE, named_key
 from pxp_tui.app.shared.goodbye import bound_goodbye
 from pxp_tui.app.shared.keys_in_order import KeysInOrder
 from pxp_tui.app.shared.look import Look
@@ -30,16 +32,20 @@ T = TypeVar("T")
 OWN_COMMANDS = ("new_run", "open_review", "help")
 
 
-class PXPApp(KeysInOrder, VisibleText, Look, App[int]):
+class PXPApp(AltKeys, KeysInOrder, VisibleText, Look, App[int]):
     """``PXPApp(db_path)`` opens on the start screen; ``PXPApp(db_path, run_id=ID)`` on that run."""
 
     TITLE = "PXP"
     # the screens that can come first are styled from the start (the others load theirs when pushed)
     CSS_PATH = ["pxp_app.tcss", "../start/screen.tcss", "../session/screen.tcss"]
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (120, "-wide")]
+    # the footer shows the command palette's key (ctrl+p, alt+p in a browser tab, where ctrl+p prints); the other
+    # opens it too
+    COMMAND_PALETTE_BINDING = named_key(PALETTE)
     BINDINGS = [
         Binding("question_mark,f1", "help", "Keys", id="app.help"),
         Binding("q", "quit", "Quit", id="app.quit"),
+        Binding(next(k for k in PALETTE if k != named_key(PALETTE)), "palette", "Command palette", system=True, id="app.palette"),
     ]
 
     def __init__(self, db_path: Path, *, run_id: int | None = None, preload: bool = True) -> None:
@@ -186,6 +192,9 @@ class PXPApp(KeysInOrder, VisibleText, Look, App[int]):
         from pxp_tui.app.review import ReviewScreen
 
         self.push_screen(ReviewScreen(self.db_path))
+
+    def action_palette(self) -> None:
+        self.action_command_palette()
 
     def action_new_run(self) -> None:
         from pxp_tui.app.start.screen import StartScreen

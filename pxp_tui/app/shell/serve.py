@@ -1,53 +1,73 @@
 """``pxp serve``: the app in a web browser, through textual-serve.
 
 Each browser tab that opens the page gets an app process of its own (``python -m pxp_tui app --db FILE``,
-driven by Textual's web driver), on the one blackboard: several experts at once, one tab each, every
-message committed as in the terminal. :class:`PXPServer` is textual-serve's server with what an expert's
-machine needs around it:
+driven by Textual's web driver, started by textual-serve's ``AppService``), on the one blackboard: several
+experts at once, one tab each, every message committed as in the terminal. :class:`PXPServer` is
+textual-serve's server with what an expert's machine needs around it:
 
 - The socket is bound before anything else (a port in use is said at once; port 0 picks a free one, and
   the address printed is the real one).
+- Only its owner opens it: every address it answers holds a secret key, made at start and printed once in
+  the address to open (``http://127.0.0.1:8470/KEY/``, as Jupyter prints its token). A request without it,
+  the bare ``http://127.0.0.1:8470/`` included, is refused (403) before anything else is done; the key is
+  compared in constant time, and written nowhere else (no access log; the pages ask browsers to send no
+  ``Referer``). Another account of the machine can reach the port, not the app.
 - Requests are answered only for the names the server is reached by: loopback names (any port: an ssh
   tunnel may use another one) for a loopback address, the address itself, and ``--public-url``'s host. A
   web page of another site cannot open the app's websocket in the expert's browser (its ``Origin`` is
   checked), nor reach it by a DNS name rebound to this machine (the ``Host`` is checked).
-- The page points the browser back at the address it was loaded from (its websocket, its scripts), or at
-  ``--public-url`` behind a reverse proxy; and it loads nothing from other sites (textual-serve's page
-  asks a web font service for its font: the same font is served from here instead).
+- The page is pxp's own (``web/templates/page.html``): textual-serve's, with xterm.js and its image addon
+  (``web/static/terminal.js``, built by ``scripts/build_web.py`` from ``web/package-lock.json``), so that
+  pictures are drawn in pixels (Sixel). Before a tab's app starts, the page's terminal is asked what it
+  draws (:mod:`~pxp_tui.app.shell.page_terminal`). The page points the browser back at the address it was
+  loaded from (its websocket, its scripts), or at ``--public-url`` behind a reverse proxy, and loads nothing
+  from other sites (textual-serve's font is served from here).
 - The page gives the terminal the keyboard as soon as the terminal exists: the first keys typed reach the app
   without a click first.
 
-textual-serve has no authentication of its own: bound to anything but a loopback address, anyone who can
-reach the port drives the app. ``docs/usage.md`` says how to put it behind an ssh tunnel or a reverse proxy.
+Bound to anything but a loopback address, anyone who can reach the port and learns the address can drive the
+app over plain http: ``docs/usage.md`` says how to put it behind an ssh tunnel or a reverse proxy.
 """
 
 from __future__ import annotations
 
+import asyncio
+import hmac
 import ipaddress
 import logging
 import os
-import re
+import secrets
 import shlex
 import socket
 import sys
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from urllib.parse import urlsplit
 
 import aiohttp_jinja2
+import jinja2
+import textual_serve
 from aiohttp import web
+from textual_serve.app_service import AppService
 from textual_serve.server import Server
+
+from pxp_tui.app.shell import page_terminal
 
 #: names of this machine's loopback interface, as a browser on it writes them in a URL
 LOOPBACK_NAMES = frozenset({"localhost", "127.0.0.1", "[::1]", "::1"})
-#: the web font textual-serve's page fetches from a font service, replaced by the same font served from here
-_FONT_LINK = re.compile(r'<link[^>]*href="https?://fonts\.googleapis\.com/[^"]*"[^>]*>', re.S)
-_FONT_FACE = """<style>
-      @font-face {{ font-family: "Roboto Mono"; font-style: normal; font-weight: 100 700;
-        src: url("{static}fonts/RobotoMono-VariableFont_wght.ttf") format("truetype"); }}
-      @font-face {{ font-family: "Roboto Mono"; font-style: italic; font-weight: 100 700;
-        src: url("{static}fonts/RobotoMono-Italic-VariableFont_wght.ttf") format("truetype"); }}
-    </style>
-    <link rel="preload" href="{static}fonts/RobotoMono-VariableFont_wght.ttf" as="font" type="font/ttf" crossorigin>"""
+#: pxp's page: its template, and the built terminal (scripts/build_web.py)
+WEB = Path(__file__).resolve().parent / "web"
+#: what the page loads, by the name it asks for: the built terminal, and textual-serve's font and background
+_TEXTUAL_SERVE = Path(str(textual_serve.__file__)).resolve().parent / "static"
+STATIC = {
+    "terminal.js": WEB / "static" / "terminal.js",
+    "xterm.css": WEB / "static" / "xterm.css",
+    "fonts/RobotoMono-VariableFont_wght.ttf": _TEXTUAL_SERVE / "fonts" / "RobotoMono-VariableFont_wght.ttf",
+    "fonts/RobotoMono-Italic-VariableFont_wght.ttf": _TEXTUAL_SERVE / "fonts" / "RobotoMono-Italic-VariableFont_wght.ttf",
+    "images/background.png": _TEXTUAL_SERVE / "images" / "background.png",
+}
+#: what a request without the key is told (nothing of the app: not even whether the path exists)
+REFUSED = "pxp serve: open the address pxp serve printed when it started (it holds the key)\n"
 
 #: added to the page: the terminal takes the keyboard as soon as it exists (textual-serve's page focused nothing: the
 #: first keys went nowhere until a click)
@@ -67,6 +87,7 @@ _FOCUS_TERMINAL = """<script>
 """
 
 log = logging.getLogger("pxp-serve")
+Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 
 
 def is_loopback(host: str) -> bool:
@@ -102,10 +123,22 @@ def warning(host: str) -> str | None:
     if is_loopback(host):
         return None
     return (
-        f"pxp serve: warning: listening on {host}, not on this machine's loopback: textual-serve has no authentication "
-        "of its own, so anyone who can reach this port drives the app and reads the blackboard. Put it behind a reverse "
-        "proxy that authenticates, or bind 127.0.0.1 and reach it through an ssh tunnel (docs/usage.md, 'In a browser')."
+        f"pxp serve: warning: listening on {host}, not on this machine's loopback: the address holds a key, but travels "
+        "in plain http, so anyone on the network path can read it, then drive the app and read the blackboard. Put it "
+        "behind a reverse proxy with TLS that authenticates, or bind 127.0.0.1 and reach it through an ssh tunnel "
+        "(docs/usage.md, 'In a browser')."
     )
+
+
+class PageAppService(AppService):
+    """textual-serve's app process for one tab, told what the page's terminal draws (its environment)."""
+
+    def __init__(self, command: str, environment: dict[str, str], **kwargs: object) -> None:
+        super().__init__(command, **kwargs)  # type: ignore[arg-type]
+        self.page_environment = environment
+
+    def _build_environment(self, width: int = 80, height: int = 24) -> dict[str, str]:
+        return {**super()._build_environment(width=width, height=height), **self.page_environment}
 
 
 class PXPServer(Server):
@@ -134,6 +167,8 @@ class PXPServer(Server):
         self.public_url = (public_url or self.listening).rstrip("/")
         self.behind_proxy = public_url is not None
         self.names = self._names(host)
+        #: the key every address holds (see the module): URL-safe, 256 random bits
+        self._key = secrets.token_urlsafe(32)
 
     def _names(self, host: str) -> frozenset[str]:
         """The host names (lower case, an IPv6 address without brackets) a request may name in ``Host``/``Origin``."""
@@ -146,8 +181,8 @@ class PXPServer(Server):
 
     @property
     def url(self) -> str:
-        """The address to open in a browser."""
-        return self.public_url + "/"
+        """The address to open in a browser: the only one that opens the app (it holds the key)."""
+        return f"{self.public_url}/{self._key}/"
 
     # -- who may ask ------------------------------------------------------------------------------
     def _allowed(self, netloc: str | None) -> bool:
@@ -163,60 +198,127 @@ class PXPServer(Server):
         if origin is not None and not self._allowed(urlsplit(origin).netloc):
             raise web.HTTPForbidden(text=f"pxp serve does not answer pages of {origin!r}\n")
 
+    def holds_key(self, path: str) -> bool:
+        """Whether ``path``'s first part is the key (``/KEY/...``), compared in constant time."""
+        given = path[1:].split("/", 1)[0] if path.startswith("/") else ""
+        return hmac.compare_digest(given.encode("utf-8", "surrogateescape"), self._key.encode())
+
+    @web.middleware
+    async def _guard(self, request: web.Request, handler: Handler) -> web.StreamResponse:
+        """Every request: its key first (403 without it, whatever the path), then its ``Host`` and ``Origin``."""
+        if not self.holds_key(request.path):
+            raise web.HTTPForbidden(text=REFUSED)
+        self._check(request)
+        response = await handler(request)
+        response.headers["Referrer-Policy"] = "no-referrer"  # the address, key and all, sent to no other site
+        return response
+
     # -- the page and the websocket ---------------------------------------------------------------
     def _page_root(self, request: web.Request) -> str:
         """Where the page's links point: ``--public-url``, else the address the browser loaded the page from."""
         if self.behind_proxy:
-            return self.public_url
-        return f"{request.scheme}://{request.host}"
+            return f"{self.public_url}/{self._key}"
+        return f"{request.scheme}://{request.host}/{self._key}"
 
     async def handle_index(self, request: web.Request) -> web.StreamResponse:
-        self._check(request)
         root = self._page_root(request)
-        static = root + "/static/"
-        websocket = ("wss:" if root.startswith("https:") else "ws:") + root.split(":", 1)[1] + "/ws"
         try:
             font_size = int(request.query.get("fontsize", "16"))
         except ValueError:
             font_size = 16
         context = {
-            "font_size": font_size,
-            "app_websocket_url": websocket,
-            "config": {"static": {"url": static}},
-            "application": {"name": "PXP"},
+            "title": self.title,
+            "font_size": max(6, min(font_size, 72)),
+            "static": root + "/static/",
+            "websocket": ("wss:" if root.startswith("https:") else "ws:") + root.split(":", 1)[1] + "/ws",
+            "downloads": root + "/download/",
         }
-        response = aiohttp_jinja2.render_template("app_index.html", request, context)
-        response.text = _FONT_LINK.sub(_FONT_FACE.format(static=static), response.text or "", count=1)
+        response = aiohttp_jinja2.render_template("page.html", request, context)
         response.text = (response.text or "").replace("</body>", _FOCUS_TERMINAL + "</body>", 1)
         response.headers["Cache-Control"] = "no-store"
-        response.headers["Referrer-Policy"] = "no-referrer"
         return response
 
-    async def handle_websocket(self, request: web.Request) -> web.WebSocketResponse:
-        self._check(request)
-        return await super().handle_websocket(request)
+    async def handle_to_index(self, request: web.Request) -> web.StreamResponse:
+        raise web.HTTPFound(f"/{self._key}/")
 
-    async def handle_download(self, request: web.Request) -> web.StreamResponse:
-        self._check(request)
-        return await super().handle_download(request)
+    async def handle_static(self, request: web.Request) -> web.StreamResponse:
+        path = STATIC.get(request.match_info["name"])
+        if path is None:
+            raise web.HTTPNotFound()
+        return web.FileResponse(path, headers={"Cache-Control": "private, max-age=3600"})
+
+    async def handle_websocket(self, request: web.Request) -> web.WebSocketResponse:
+        """The tab's websocket: the page's terminal asked what it draws, then the tab's app started and driven
+        (textual-serve's protocol, as its own ``handle_websocket``)."""
+        websocket = web.WebSocketResponse(heartbeat=15)
+
+        def number(name: str, default: int) -> int:
+            try:
+                return max(1, min(int(request.query.get(name, default)), 1000))
+            except ValueError:
+                return default
+
+        width, height = number("width", 80), number("height", 24)
+        app_service: AppService | None = None
+        try:
+            await websocket.prepare(request)
+            page = await page_terminal.ask(websocket)
+            if page.closed:
+                return websocket
+            width, height = page.size or (width, height)
+            app_service = PageAppService(
+                self.command,
+                page_terminal.app_environment(page),
+                write_bytes=websocket.send_bytes,
+                write_str=websocket.send_str,
+                close=websocket.close,
+                download_manager=self.download_manager,
+                debug=self.debug,
+            )
+            await app_service.start(width, height)
+            if page.typed:
+                await app_service.send_bytes(page.typed.encode("utf-8"))
+            if page.focus == "focus":
+                await app_service.focus()
+            await self._process_messages(websocket, app_service)
+        except asyncio.CancelledError:
+            await websocket.close()
+        except Exception:
+            log.exception("a tab's app failed")
+        finally:
+            if app_service is not None:
+                await app_service.stop()
+        return websocket
 
     # -- running ----------------------------------------------------------------------------------
     async def application(self) -> web.Application:
-        """textual-serve's aiohttp application (its routes, templates and static files), to run on :attr:`socket`.
-
-        Relies on textual-serve's private ``Server._make_app``, which its own ``serve`` runs on a host and port
-        it binds itself; the one use, canaried in tests/test_serve.py.
-        """
-        return await self._make_app()
+        """The server's aiohttp application: every route under the key, the key checked first (:meth:`_guard`)."""
+        app = web.Application(middlewares=[self._guard])
+        aiohttp_jinja2.setup(app, loader=jinja2.FileSystemLoader(WEB / "templates"))
+        app.add_routes(
+            [
+                web.get("/{secret}", self.handle_to_index),
+                web.get("/{secret}/", self.handle_index),
+                web.get("/{secret}/ws", self.handle_websocket),
+                web.get("/{secret}/download/{key}", self.handle_download),  # textual-serve's, by the delivery's key
+                web.get("/{secret}/static/{name:.+}", self.handle_static),
+            ]
+        )
+        app.on_startup.append(self.on_startup)
+        app.on_shutdown.append(self.on_shutdown)
+        return app
 
     async def on_startup(self, app: web.Application) -> None:
         where = f" (listening on {self.listening})" if self.behind_proxy else ""
         print(f"pxp serve: the app on {self.db_path} at {self.url}{where}", flush=True)
-        print("pxp serve: each browser tab runs an app of its own; ctrl+c stops the server (and every app)", flush=True)
+        print(
+            "pxp serve: only this address opens it (it holds a key made now): keep it to yourself; "
+            "each browser tab runs an app of its own; ctrl+c stops the server (and every app)",
+            flush=True,
+        )
 
     def serve(self, debug: bool = False) -> None:
         """Serve until ctrl+c or SIGTERM (each tab's app is told to quit: every message was committed when shown)."""
-        import asyncio
         import signal
 
         self.debug = debug
@@ -228,4 +330,5 @@ class PXPServer(Server):
                 loop.add_signal_handler(signum, self.request_exit)
             except (NotImplementedError, RuntimeError):  # no signal handlers here (Windows)
                 continue
-        web.run_app(self.application(), sock=self.socket, handle_signals=False, loop=loop, print=None)
+        # no access log: every address holds the key
+        web.run_app(self.application(), sock=self.socket, handle_signals=False, loop=loop, print=None, access_log=None)

@@ -17,6 +17,7 @@ from textual.widgets import Button, Checkbox, Input, Label, OptionList, Select, 
 from textual.widgets.option_list import Option
 
 from pxp_tui.app.shared.breakpoints import apply_breakpoints
+from pxp_tui.app.shared.browser import RESUME, REVIEW, SUBMIT, named_key, served_keys
 from pxp_tui.app.shared.fitting_footer import FittingFooter
 from pxp_tui.app.shared.form_fields import FormFields
 from pxp_tui.app.shared.header import header
@@ -37,7 +38,9 @@ INTRO = (
 )
 #: what enter does: start the form's run, or (with unfinished runs listed) resume the one selected
 INTRO_START = "Press enter to start on the bundled demo with the offline machine (no key, no network)."
-INTRO_RESUME = "Press enter to resume the unfinished run selected on the right, or ctrl+s to start the run of the form."
+INTRO_RESUME = (
+    f"Press enter to resume the unfinished run selected on the right, or {named_key(SUBMIT)} to start the run of the form."
+)
 
 CONTEXTS = [("all earlier sessions (the papers)", "all"), ("none", "none"), ("last 3 sessions", "last:3")]
 
@@ -72,9 +75,9 @@ class StartScreen(Screen):
     # scrolling body, whose focus (then its loss) restyles everything in it: about 0.1 s before the first paint.
     AUTO_FOCUS = "#start-button"
     BINDINGS = [
-        Binding("ctrl+s", "start", "Start a new run", id="start.start"),
-        Binding("ctrl+r", "resume", "Resume run", id="start.resume"),
-        Binding("ctrl+o", "app.open_review", "Review runs", id="start.review"),
+        Binding(served_keys(SUBMIT), "start", "Start a new run", id="start.start"),
+        Binding(served_keys(RESUME), "resume", "Resume run", id="start.resume"),
+        Binding(served_keys(REVIEW), "app.open_review", "Review runs", id="start.review"),
     ]
 
     def __init__(self) -> None:
@@ -130,8 +133,8 @@ class StartScreen(Screen):
                     yield Button("Start (enter)", id="start-button", variant="primary")
                 with Vertical(id="start-runs"):
                     yield OptionList(Option(Content.styled("…", "$text-muted"), disabled=True), id="start-unfinished")
-                    yield Button("Resume (enter or ctrl+r)", id="resume-button")
-                    yield Button("Review past runs (ctrl+o)", id="review-button")
+                    yield Button(f"Resume (enter or {named_key(RESUME)})", id="resume-button")
+                    yield Button(f"Review past runs ({named_key(REVIEW)})", id="review-button")
         yield FittingFooter()
 
     def takes_keys(self) -> bool:
@@ -176,7 +179,7 @@ class StartScreen(Screen):
             unfinished.highlighted = resumable[0]  # the latest: enter or ctrl+r resumes it without selecting it first
             if self.focused is None or self.focused.id == "start-button":  # not while the expert fills the form
                 unfinished.focus()
-                self.query_one("#start-button", Button).label = "Start a new run (ctrl+s)"
+                self.query_one("#start-button", Button).label = f"Start a new run ({named_key(SUBMIT)})"
                 self.query_one("#start-intro", Static).update(INTRO + INTRO_RESUME)
         else:
             unfinished.add_option(Option(Content.styled("none", "$text-muted"), disabled=True))

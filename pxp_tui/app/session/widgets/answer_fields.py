@@ -18,6 +18,7 @@ from textual.widgets import Input, OptionList, TextArea
 from textual.widgets.option_list import Option
 from textual.widgets.text_area import Selection
 
+from pxp_tui.app.shared.browser import DELETE_WORD, served_keys
 from pxp_tui.app.shared.css import beside
 from pxp_tui.app.shared.visible_text import VisiblePaste
 
@@ -65,7 +66,7 @@ class ExplanationArea(VisiblePaste, TextArea):
         Binding("ctrl+x", "cut", "Cut", id="explanation.cut", show=False),
         Binding("ctrl+c", "copy", "Copy", id="explanation.copy", show=False),
         Binding("ctrl+v", "paste", "Paste", id="explanation.paste", show=False),
-        Binding("ctrl+w,ctrl+backspace", "delete_word_left", "Delete the word before", id="explanation.delete_word", show=False),
+        Binding(served_keys(DELETE_WORD), "delete_word_left", "Delete the word before", id="explanation.delete_word", show=False),
         Binding("ctrl+u", "delete_to_start_of_line", "Delete to the line's start", id="explanation.delete_start", show=False),
         Binding(
             "ctrl+k", "delete_to_end_of_line_or_delete_line", "Delete to the line's end", id="explanation.delete_end", show=False

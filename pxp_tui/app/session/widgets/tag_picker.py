@@ -17,6 +17,7 @@ from pxp_tui.app.session import guards
 from pxp_tui.app.session.widgets.answer_fields import ExplanationArea, LabelList, PredictionInput
 from pxp_tui.app.session.widgets.guard_helper import GuardHelper
 from pxp_tui.app.session.widgets.tag_choice import TagChoice
+from pxp_tui.app.shared.browser import SUBMIT, named_key
 from pxp_tui.app.shared.css import beside
 from pxp_tui.common.instance import Instance
 from pxp_tui.common.visible import visible
@@ -93,7 +94,7 @@ class TagPicker(Vertical):
         yield ExplanationArea(id="answer-explanation")
         yield GuardHelper(id="picker-guards")
         with Horizontal(id="picker-actions"):
-            yield Button("Send (ctrl+s)", id="picker-send", variant="primary")
+            yield Button(f"Send ({named_key(SUBMIT)})", id="picker-send", variant="primary")
 
     def on_mount(self) -> None:
         self.query_one("#answer-picture").display = False
@@ -127,7 +128,7 @@ class TagPicker(Vertical):
         self.disabled = False
         where = "" if self.screen.has_class("-narrow") else f" · message {j} of {n}"  # narrow: in the header
         self.query_one("#picker-head", Static).update(
-            Content.assemble(("Your turn", "bold $accent"), f"{where} · 1-4 tag · ctrl+s send")
+            Content.assemble(("Your turn", "bold $accent"), f"{where} · 1-4 tag · {named_key(SUBMIT)} send")
         )
         choice = self.query_one(TagChoice)
         choice.reset()
