@@ -1,9 +1,11 @@
-"""A benchmark's latest figures, written by the benchmark itself into ``docs/performance.md``.
+"""Blocks of the docs written by code, and a benchmark's latest figures written into ``docs/performance.md``.
 
-Each benchmark owns one block of that page, between ``<!-- benchmark:NAME -->`` and
-``<!-- /benchmark:NAME -->``; ``write_section`` replaces the block (or appends it when the page has none)
-with the figures, the command that measured them, the machine they were measured on and its load. Nothing
-else on the page is touched, so the prose around the blocks is kept by hand and the figures by the scripts.
+A block is the text between ``<!-- KIND:NAME -->`` and ``<!-- /KIND:NAME -->`` on a page (:func:`markers`):
+:func:`block` reads it and :func:`replace_block` replaces it, touching nothing else on the page, so the
+prose around the blocks is kept by hand and the blocks by the scripts. ``scripts/docs_reference.py`` writes
+the reference blocks (kind ``reference``: keys, options, states, presets). Each benchmark owns one block of
+``docs/performance.md`` (kind ``benchmark``); ``write_section`` replaces it (or appends it when the page has
+none) with the figures, the command that measured them, the machine they were measured on and its load.
 
 Only figures measured on a quiet machine are written. The load average is read when this module is imported
 (a benchmark imports it at its top, so: when it starts) and again when the block is written, and the block says
@@ -93,21 +95,49 @@ def command_line(argv: list[str] | None = None) -> str:
     return shlex.join(["python", str(script), *rest])
 
 
+def markers(kind: str, name: str) -> tuple[str, str]:
+    """The lines that open and close block ``name`` of ``kind`` (``benchmark``, ``reference``)."""
+    if not re.fullmatch(r"[a-z0-9][a-z0-9_-]*", name):
+        raise ValueError(f"a block name is lower-case letters, digits, - and _: {name!r}")
+    return f"<!-- {kind}:{name} -->", f"<!-- /{kind}:{name} -->"
+
+
+def _pattern(kind: str, name: str) -> re.Pattern[str]:
+    start, end = markers(kind, name)
+    return re.compile(re.escape(start) + r".*?" + re.escape(end), re.DOTALL)
+
+
+def block(text: str, kind: str, name: str) -> str | None:
+    """Block ``name`` of ``kind`` in ``text``, its marker lines included; None when the page has none."""
+    found = _pattern(kind, name).search(text)
+    return found.group(0) if found else None
+
+
+def replace_block(text: str, kind: str, name: str, body: str, *, append: bool = False) -> str:
+    """``text`` with block ``name`` of ``kind`` holding ``body`` (Markdown) between its marker lines. A page
+    without the block gets it at its end when ``append``; else :class:`LookupError`."""
+    start, end = markers(kind, name)
+    new = "\n".join([start, body.strip("\n"), end])
+    pattern = _pattern(kind, name)
+    if pattern.search(text):
+        return pattern.sub(lambda _match: new, text, count=1)
+    if not append:
+        raise LookupError(f"no block {start} ... {end}")
+    return text.rstrip("\n") + "\n\n" + new + "\n"
+
+
 def write_section(name: str, title: str, body: str, *, command: str | None = None, page: Path = PAGE) -> Path:
     """Replace benchmark ``name``'s block of ``page`` with ``title``, the command, the machine, ``body`` (Markdown)
     and the load average at the start and now; append the block when the page has none. Returns the page's path.
     :class:`BusyMachineError` (the page untouched) when the page is docs/performance.md and the load was over the
     core count (:func:`check_quiet`)."""
-    if not re.fullmatch(r"[a-z0-9][a-z0-9_-]*", name):
-        raise ValueError(f"a benchmark's block name is lower-case letters, digits, - and _: {name!r}")
+    markers("benchmark", name)  # a bad name is refused before anything is measured or written
     if page.resolve() == DOCS_PAGE.resolve():
         started, ended = check_quiet()
     else:
         started, ended = STARTED, load_average()
-    start, end = f"<!-- benchmark:{name} -->", f"<!-- /benchmark:{name} -->"
-    block = "\n".join(
+    body = "\n".join(
         [
-            start,
             f"### {title}",
             "",
             f"Measured with `{command or command_line()}` on {machine()}.",
@@ -115,15 +145,10 @@ def write_section(name: str, title: str, body: str, *, command: str | None = Non
             body.strip(),
             "",
             f"Load average {started:.1f} at the start, {ended:.1f} at the end ({cores()} cores).",
-            end,
         ]
     )
     text = page.read_text() if page.exists() else "# Performance\n"
-    pattern = re.compile(re.escape(start) + r".*?" + re.escape(end), re.DOTALL)
-    if pattern.search(text):
-        text = pattern.sub(lambda _match: block, text, count=1)
-    else:
-        text = text.rstrip("\n") + "\n\n" + block + "\n"
+    text = replace_block(text, "benchmark", name, body, append=True)
     page.parent.mkdir(parents=True, exist_ok=True)
     page.write_text(text if text.endswith("\n") else text + "\n")
     return page

@@ -149,7 +149,7 @@ def _turn(instance):
     return Turn(0, 0, instance, 0, 1, 1, 10, 3, (), [])
 
 
-#: a RAD distribution (issue 10), given with every message by Instant(distributions=True): each round's
+#: a RAD distribution (EVINCE's top-k answer), given with every message by Instant(distributions=True): each round's
 #: EVINCE measures are then computed by the blackboard's trigger in the message's transaction
 DISTRIBUTION = {"Atelectasis": 0.4, "Pneumonia": 0.3, "Pleural Effusion": 0.15, "Cardiomegaly": 0.1, "Pneumothorax": 0.05}
 

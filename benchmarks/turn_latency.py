@@ -285,7 +285,7 @@ def analyse(probe: Any, raw: list[tuple], latency: float, screen: list[Any] | No
 
     steps, overheads, shown, blocked, phases = [], [], [], [], []
     for index, (order, session, j, tag, t0, nxt, next_j, t_key) in enumerate(raw):
-        start = t0 if t_key is None else t_key  # (c) counts from the last key: the send, or n after an outcome
+        start = t0 if t_key is None else t_key  # (c) counts from the last key: the send, or the enter that leaves an outcome
         ready_at = probe.stamps.get(("ready", nxt, next_j))
         cpu_sent, cpu_ready = probe.cpu.get(("send", session, j)), probe.cpu.get(("ready", nxt, next_j))
         step = Step(

@@ -74,7 +74,7 @@ class RunConfig:
     #: every setting the models are called with, as the run was made (runs.seats.effective; "provider default":
     #: not sent): a record, filled when the run is stored, not an option
     effective: dict[str, Any] | None = None
-    # machine-machine sessions and EVINCE (issue 10)
+    # machine-machine sessions and EVINCE
     human_model: str | None = None  # the model in the human's seat (--human model:<litellm model>)
     human_temperature: float | None = None  # None: the task's (the offline second reader ignores it)
     human_api_base: str | None = None  # base URL of an OpenAI-compatible server for the second model

@@ -1,10 +1,11 @@
 """Regenerate the app's screenshots in docs/: start, sessions, metrics, outcome, summary, review; 80x24 and 160x48.
 
-    python scripts/screenshots.py [--out docs] [--only NAME ...]
+    python scripts/screenshots.py [--out docs] [--only NAME ...] [--check]
 
 Drives the real app with Pilot on the bundled demos and the offline machine (pictures as half-cell
 blocks, as in tmux; a small X-ray kept in its pane) and saves SVG; with `rsvg-convert` on PATH, PNG instead (the SVG is removed
-unless ``--keep-svg``).
+unless ``--keep-svg``). ``--check`` writes nothing in docs/: it renders each PNG in a temporary folder, compares its
+pixels with the one in docs/ (Pillow) and exits 1 naming each that differs or is missing (a stale screenshot).
 """
 
 from __future__ import annotations
@@ -225,27 +226,55 @@ async def shoot(name: str, size: tuple[int, int], out: Path, tmp: Path) -> Path:
     return path
 
 
+def stale(fresh: Path, kept: Path) -> str | None:
+    """Why the PNG ``kept`` is not the ``fresh`` one the app renders now (None: the same pixels)."""
+    from PIL import Image, ImageChops
+
+    if not kept.exists():
+        return "missing"
+    with Image.open(fresh) as new, Image.open(kept) as old:
+        if new.size != old.size:
+            return f"{old.size[0]}x{old.size[1]} pixels, the app renders {new.size[0]}x{new.size[1]}"
+        box = ImageChops.difference(new.convert("RGB"), old.convert("RGB")).getbbox()
+    return None if box is None else f"differs from what the app renders in the pixels {box}"
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, default=ROOT / "docs")
     parser.add_argument("--keep-svg", action="store_true", help="keep the SVG next to the PNG")
     parser.add_argument("--only", nargs="+", choices=list(SCENES), metavar="NAME", help="only these scenes")
+    parser.add_argument("--check", action="store_true", help="write nothing in --out; exit 1 naming each stale PNG")
     args = parser.parse_args()
+    if args.check and not shutil.which("rsvg-convert"):
+        print("screenshots: --check needs rsvg-convert (Debian: librsvg2-bin)", file=sys.stderr)
+        return 2
     args.out.mkdir(parents=True, exist_ok=True)
     start.default_name = lambda: "alice"
     args.out = args.out.resolve()
+    found: list[str] = []
     with tempfile.TemporaryDirectory() as tmp:
         os.chdir(tmp)
+        rendered = Path(tmp) / "rendered"
+        rendered.mkdir()
         for name in args.only or SCENES:
             for size in SIZES:
-                shot = asyncio.run(shoot(name, size, args.out, Path(tmp)))
+                shot = asyncio.run(shoot(name, size, rendered if args.check else args.out, Path(tmp)))
                 if shutil.which("rsvg-convert"):
                     subprocess.run(["rsvg-convert", str(shot), "-o", str(shot.with_suffix(".png"))], check=True)
                     if not args.keep_svg:
                         shot.unlink()
                         shot = shot.with_suffix(".png")
+                if args.check:
+                    kept = args.out / shot.name
+                    why = stale(shot, kept)
+                    if why:
+                        found.append(f"{kept.relative_to(ROOT) if kept.is_relative_to(ROOT) else kept}: {why}")
+                    continue
                 print(shot.relative_to(ROOT) if shot.is_relative_to(ROOT) else shot)
-    return 0
+    for line in found:
+        print(f"{line} (python scripts/screenshots.py --only NAME renders it again)", file=sys.stderr)
+    return 1 if found else 0
 
 
 if __name__ == "__main__":

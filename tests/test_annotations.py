@@ -1,5 +1,5 @@
-"""Issue 9, what annotation tools taught experts to expect, in the blackboard and the commands: a skipped instance
-(recorded, measured nowhere, listed in review, not re-offered on resume), flags and notes (stored, filtered,
+"""Skip, flag and note: what annotation tools taught experts to expect, in the blackboard and the commands: a skipped
+instance (recorded, measured nowhere, listed in review, not re-offered on resume), flags and notes (stored, filtered,
 exported, merged), the expert's time per answer (stored per message, in `pxp report`)."""
 
 from __future__ import annotations

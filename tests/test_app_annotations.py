@@ -1,4 +1,4 @@
-"""Issue 9, as the expert meets it in the app: skip an instance (x), flag a session with a note (b), a note (n),
+"""Skip, flag and note, as the expert meets them in the app: skip an instance (x), flag a session with a note (b), a note (n),
 undo a tag choice (ctrl+z / u), the time per answer; and the same flags and notes in the review."""
 
 from __future__ import annotations

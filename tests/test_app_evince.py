@@ -1,4 +1,4 @@
-"""Issue 10 in the app: a machine-machine run watched in the session screen shows each agent's distribution as
+"""EVINCE in the app: a machine-machine run watched in the session screen shows each agent's distribution as
 bars under its message and the session's EVINCE measures, round by round, in the metrics pane."""
 
 from __future__ import annotations

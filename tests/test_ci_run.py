@@ -1,4 +1,4 @@
-"""`.ci/run`, run on a copy of the repository whose docs name stand-in commands: it runs all four, prints the time
+"""`.ci/run`, run on a copy of the repository whose docs name stand-in commands: it runs all six, prints the time
 each took and how it ended, and fails when any fails or a pytest command collects no tests."""
 
 from __future__ import annotations
@@ -16,8 +16,19 @@ ROOT = Path(__file__).resolve().parent.parent
 PROGRAMS = ("Xvfb", "xterm", "xwd", "xdpyinfo", "xdotool", "tmux", "kitty", "chromium")
 
 
-def ci(tmp_path: Path, lint: str, tests: str, slow: str, oldest: str) -> subprocess.CompletedProcess[str]:
-    """`.ci/run` in a copy whose README and CONTRIBUTING name these commands after their markers."""
+#: `.ci/run`'s commands, in the order it runs them, and the marker each follows in CONTRIBUTING.md (README.md: tests)
+MARKERS = {
+    "lint": "lint-command",
+    "docs_check": "docs-check-command",
+    "tests": "test-command",
+    "mutation": "mutation-ci-command",
+    "slow_tests": "slow-test-command",
+    "oldest_tests": "oldest-test-command",
+}
+
+
+def ci(tmp_path: Path, commands: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    """`.ci/run` in a copy whose README and CONTRIBUTING name these commands (name -> command) after their markers."""
     checkout = tmp_path / "checkout"
     (checkout / ".ci").mkdir(parents=True)
     shutil.copy(ROOT / ".ci" / "run", checkout / ".ci" / "run")
@@ -25,9 +36,9 @@ def ci(tmp_path: Path, lint: str, tests: str, slow: str, oldest: str) -> subproc
     def block(marker: str, command: str) -> str:
         return f"<!-- {marker} -->\n```sh\n{command}\n```\n"
 
-    (checkout / "README.md").write_text(block("test-command", tests))
+    (checkout / "README.md").write_text(block("test-command", commands["tests"]))
     (checkout / "CONTRIBUTING.md").write_text(
-        block("lint-command", lint) + block("slow-test-command", slow) + block("oldest-test-command", oldest)
+        "".join(block(MARKERS[name], command) for name, command in commands.items() if name != "tests")
     )
     stand_ins = tmp_path / "bin"
     stand_ins.mkdir()
@@ -45,14 +56,10 @@ def timings(output: str) -> dict[str, str]:
 
 
 def test_ci_prints_the_time_of_each_command_at_the_end_and_passes_when_all_pass(tmp_path: Path) -> None:
-    done = ci(tmp_path, "echo linted", "echo quick", "echo slow", "echo oldest")
+    done = ci(tmp_path, {name: f"echo ran {name}" for name in MARKERS})
     assert done.returncode == 0, done.stderr
-    assert [line for line in done.stdout.splitlines() if line in ("linted", "quick", "slow", "oldest")] == [
-        "linted", "quick", "slow", "oldest"
-    ]  # fmt: skip
-    assert timings(done.stdout) == {
-        "lint": "passed", "tests": "passed", "slow_tests": "passed", "oldest_tests": "passed", "all": None
-    }  # fmt: skip
+    assert [line for line in done.stdout.splitlines() if line.startswith("ran ")] == [f"ran {name}" for name in MARKERS]
+    assert timings(done.stdout) == {name: "passed" for name in MARKERS} | {"all": None}
 
 
 @pytest.mark.parametrize(
@@ -62,14 +69,15 @@ def test_ci_prints_the_time_of_each_command_at_the_end_and_passes_when_all_pass(
         ("oldest_tests", 5, "collected no tests"),
         ("slow_tests", 1, "failed (exit code 1)"),
         ("lint", 3, "failed (exit code 3)"),
+        ("docs_check", 1, "failed (exit code 1)"),
     ],
 )
 def test_ci_fails_when_one_command_fails_or_collects_no_tests_and_still_runs_and_times_the_others(
     tmp_path: Path, failing: str, status: int, said: str
 ) -> None:
-    commands = {name: f"echo ran {name}" for name in ("lint", "tests", "slow_tests", "oldest_tests")}
+    commands = {name: f"echo ran {name}" for name in MARKERS}
     commands[failing] = f"echo ran {failing}; exit {status}"
-    done = ci(tmp_path, commands["lint"], commands["tests"], commands["slow_tests"], commands["oldest_tests"])
+    done = ci(tmp_path, commands)
     assert done.returncode == 1
     assert all(f"ran {name}" in done.stdout for name in commands)
     shown = timings(done.stdout)

@@ -1,4 +1,4 @@
-"""Nothing committed is ever lost, whoever else opens the file (issue 8).
+"""Nothing committed is ever lost, whoever else opens the file.
 
 On POSIX, closing any descriptor of a file drops every lock its process holds on it. A read beside
 the writer in the same process (the app reads on connections of its own) must not let a reader in
@@ -105,7 +105,7 @@ async def test_the_app_opens_the_blackboard_itself_once_and_keeps_it_open(db_pat
 @pytest.mark.slow
 @needs_tmux
 def test_six_turns_answered_beside_an_outside_reader_survive_kill_9(tmp_path: Path) -> None:
-    """Issue 8's scenario: the app, `sqlite3` at the first turn, six turns answered, kill -9."""
+    """An outside reader beside a killed app: the app, `sqlite3` at the first turn, six turns answered, kill -9."""
     db = tmp_path / "live.db"
     tmux = Tmux(tmp_path)
     try:

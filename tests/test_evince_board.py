@@ -1,4 +1,4 @@
-"""Issue 10 on the blackboard: distributions on messages, ``rounds`` kept by a trigger and equal to Python's
+"""EVINCE on the blackboard: distributions on messages, ``rounds`` kept by a trigger and equal to Python's
 and scipy's measures, the views, the final distribution, the run's settings, the 3 -> 4 migration, merge."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Issue 10 end to end: two machines debating under PXP's tag table, their distributions stored with every
+"""EVINCE end to end: two machines debating under PXP's tag table, their distributions stored with every
 message, EVINCE's measures per round (checked against scipy), the EVINCE stop rule, the report's section."""
 
 from __future__ import annotations

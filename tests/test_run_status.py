@@ -1,4 +1,4 @@
-"""Runs never stay 'running' after their process is gone (issue 8).
+"""Runs never stay 'running' after their process is gone.
 
 A stop signal (SIGINT, SIGTERM, SIGHUP: the terminal closed) pauses the run with the reason; a run
 whose process died with kill -9 is shown as interrupted by the start screen, the review, `pxp

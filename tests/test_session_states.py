@@ -1,8 +1,9 @@
 """The session screen's states: every transition the screen makes is allowed, every other one refused; who holds
 the human's seat moves only as specified; each action applies in the states (and with the seat) a user expects.
 
-The tables here are the specification, written out pair by pair; ``pxp_tui/app/session/states.py`` must
-agree with them for all 49 transitions, every move of the seat, and every action in every state.
+The moves are ``states.TRANSITIONS`` (docs/ARCHITECTURE.md's table is written from it and checked by
+``tests/test_docs_reference.py``): ``transition`` allows each of them and refuses every other of the 49 pairs.
+The seat's moves and the actions are written out here, state by state.
 """
 
 from __future__ import annotations
@@ -26,24 +27,6 @@ from pxp_tui.app.session.states import (
 LOADING, MACHINE, HUMAN, OUTCOME, STOPPED, DONE, LEAVING = SessionState
 EXPERT, WATCHED, JOINED = Seat
 
-#: (from, to) -> what makes the screen go there
-ALLOWED = {
-    (LOADING, MACHINE): "the run is driven",
-    (LOADING, DONE): "a finished run is opened",
-    (MACHINE, MACHINE): "the machine's next message (or a watched human's)",
-    (MACHINE, HUMAN): "the expert's turn",
-    (MACHINE, OUTCOME): "a session ends",
-    (MACHINE, STOPPED): "cancelled, paused or failed",
-    (MACHINE, DONE): "the run ends",
-    (HUMAN, MACHINE): "the expert sends, or skips the instance",
-    (HUMAN, STOPPED): "the engine fails at the expert's turn",
-    (OUTCOME, MACHINE): "the expert moves on",
-    (OUTCOME, STOPPED): "the engine fails while the outcome is shown",
-    (STOPPED, MACHINE): "retry, resume, or another model",
-    (STOPPED, STOPPED): "a stop reported twice",
-    **{(state, LEAVING): "the app closes, or another run takes the blackboard" for state in SessionState if state is not LEAVING},
-}
-
 PAIRS = list(itertools.product(SessionState, SessionState))
 
 
@@ -54,7 +37,7 @@ def test_the_states_are_the_screens_seven() -> None:
 
 @pytest.mark.parametrize(("current", "new"), PAIRS, ids=[f"{a.value}->{b.value}" for a, b in PAIRS])
 def test_each_transition_is_allowed_or_refused_as_specified(current: SessionState, new: SessionState) -> None:
-    if (current, new) in ALLOWED:
+    if new in TRANSITIONS[current]:
         assert transition(current, new) is new
     else:
         with pytest.raises(RefusedTransitionError, match=f"from {current.value} to {new.value}"):

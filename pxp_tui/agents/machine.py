@@ -19,7 +19,7 @@ HUMAN = "Human"
 
 @dataclass(frozen=True)
 class Debate:
-    """What issue 10 (EVINCE) adds to an agent's prompts: a top-k distribution with each answer, and the
+    """What EVINCE's debate adds to an agent's prompts: a top-k distribution with each answer, and the
     debate's contentiousness, round by round (None: neither)."""
 
     top_k: int | None = None
@@ -55,7 +55,7 @@ def debate_instruction(level: float) -> str:
 class MachineAgent:
     """ASK_AGENT through a model; MATCH is the task's, AGREE the checker's.
 
-    ``seat`` is ``machine`` (odd ``j``) or ``human`` (a second model in the human's seat, issue 10): the
+    ``seat`` is ``machine`` (odd ``j``) or ``human`` (a second model in the human's seat, for EVINCE's debate): the
     exchange is rendered from that seat, the other agent named ``other``.
     """
 

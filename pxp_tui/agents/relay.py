@@ -1,4 +1,4 @@
-"""The human's seat of a machine-machine run watched in the app (issue 10): the second model answers until the
+"""The human's seat of a machine-machine run watched in the app (EVINCE's debate): the second model answers until the
 expert takes the seat, then the expert until they hand it back; each message records who wrote it (``model``:
 the second model's name, or ``human:<name>``)."""
 

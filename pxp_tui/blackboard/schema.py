@@ -18,7 +18,7 @@ SCHEMA_VERSION = 8
 #: 3 only in ``runs`` (``human`` held the expert's name, see :data:`DERIVED`), which readers allow for
 READABLE_FROM = 2
 
-#: issue 10 (EVINCE, machine-machine sessions), added by :func:`_evince`: the second agent's model and
+#: EVINCE and machine-machine sessions, added by :func:`_evince`: the second agent's model and
 #: the debate's settings (``runs``), each message's distribution (``messages``), the session's final
 #: quality-weighted distribution (``data``); and the ``rounds`` table (:mod:`pxp_tui.blackboard.rounds`)
 EVINCE_RUN_COLUMNS: tuple[tuple[str, type], ...] = (
@@ -421,7 +421,7 @@ def _annotations(db: sqlite_utils.Database) -> None:
 
 
 def _evince(db: sqlite_utils.Database) -> None:
-    """Version 4 -> 5 (issue 10): distributions on messages, the debate's settings on runs, the final
+    """Version 4 -> 5 (EVINCE): distributions on messages, the debate's settings on runs, the final
     distribution on data, and ``rounds`` with its trigger. Older rows have no distribution: no rounds."""
     for table, columns in (
         ("runs", EVINCE_RUN_COLUMNS),

@@ -103,7 +103,7 @@ def checker_api_base(config: RunConfig) -> str | None:
 
 
 def debate_of(config: RunConfig) -> Debate:
-    """What the run's settings add to both agents' prompts (issue 10): distributions, contentiousness."""
+    """What the run's settings add to both agents' prompts (EVINCE's debate): distributions, contentiousness."""
     return Debate(config.top_k, config.contentiousness, config.contentiousness_decay)
 
 

@@ -21,7 +21,7 @@ if TYPE_CHECKING:
 __all__ = ["DatasetRow", "Task"]
 
 #: who the other agent is, as an agent reads its messages: the human (or the proxy) for the machine; in a
-#: machine-machine session (issue 10) both agents read "The other expert"
+#: machine-machine session (EVINCE's debate) both agents read "The other expert"
 HUMAN, OTHER_EXPERT = "Human", "The other expert"
 #: how the closing instruction of the prompt opens after the first message (:meth:`Task.ask_content`): facing
 #: the human (an expert or the proxy), and facing another machine
@@ -150,7 +150,7 @@ class Task(ABC):
 
     def reply_content(self, message: Message, other: str = HUMAN) -> str:
         """How the other agent's message reads to an agent (UPDATE_CONTEXT): the human's to the machine, by
-        default; with its distribution when it gave one (issue 10)."""
+        default; with its distribution when it gave one (EVINCE's measures)."""
         return (
             f"{other} ({message.tag.value}).\n{self.prediction_label}: {message.prediction}\nExplanation: {message.explanation}"
             + _distribution_line(message)
@@ -186,7 +186,7 @@ class Task(ABC):
         """An earlier session, as carried in an agent's context (the machine's, by default)."""
         return self.session_messages(record.instance, record.messages, in_context=True, seat=seat, other=other)
 
-    # -- distributions (issue 10: EVINCE) ----------------------------------------------------------
+    # -- distributions (EVINCE) -------------------------------------------------------------------
     def distribution_instruction(self, k: int) -> str | None:
         """What the system prompt adds to ask for a top-``k`` distribution with each answer (None: the task
         has no distributions)."""

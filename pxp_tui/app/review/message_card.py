@@ -58,6 +58,6 @@ class MessageCard(Vertical):
             prediction.append("  ✓ the reference" if self.matched else "  ✗ not the reference", style="bold")
         yield Static(prediction, classes="card-prediction")
         yield Static(visible(m.explanation) or "—", classes="card-explanation", markup=False)
-        bars = bars_content(m.meta, BAR_WIDTH)  # its distribution (issue 10), when it stated one
+        bars = bars_content(m.meta, BAR_WIDTH)  # its distribution (EVINCE's top-k answer), when it stated one
         if bars is not None:
             yield Static(bars, classes="card-distribution")

@@ -48,6 +48,30 @@ TRANSITIONS: dict[SessionState, frozenset[SessionState]] = {
 }
 
 
+#: (state, the state it moves to) -> when: every move of :data:`TRANSITIONS`, as docs/ARCHITECTURE.md tables them
+WHY: dict[tuple[SessionState, SessionState], str] = {
+    (LOADING, MACHINE): "the run is driven",
+    (LOADING, DONE): "the run opened was finished",
+    (MACHINE, MACHINE): "the machine's next message, or a watched human's (the proxy)",
+    (MACHINE, HUMAN): "the expert's turn",
+    (MACHINE, OUTCOME): "a session ends (the expert answering: its outcome stays until they move on)",
+    (MACHINE, STOPPED): "cancel (`ctrl+g`, confirmed), pause or failure",
+    (MACHINE, DONE): "the run ends",
+    (HUMAN, MACHINE): "the expert sends, or skips the instance",
+    (HUMAN, STOPPED): "the engine fails",
+    (OUTCOME, MACHINE): "the expert moves on (enter): what the engine reported meanwhile, held, follows",
+    (OUTCOME, STOPPED): "the engine fails",
+    (STOPPED, MACHINE): "retry, resume, or another model",
+    (STOPPED, STOPPED): "a stop reported twice",
+    **{
+        (state, LEAVING): "the app closes, or a new run takes the blackboard: the engine is stopped and nothing it "
+        "reports is shown"
+        for state in SessionState
+        if state is not LEAVING
+    },
+}
+
+
 class RefusedTransitionError(ValueError):
     """A transition the session screen's states do not allow: a fault of the screen, not of the run."""
 

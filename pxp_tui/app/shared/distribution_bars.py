@@ -1,4 +1,4 @@
-"""An agent's distribution as horizontal bars (issue 10), shown under its message in the conversation."""
+"""An agent's distribution as horizontal bars (EVINCE's top-k answer), shown under its message in the conversation."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""A second machine in the human's seat (``--human model:<litellm model>``, or ``model:offline``): issue 10.
+"""A second machine in the human's seat (``--human model:<litellm model>``, or ``model:offline``): EVINCE's debate.
 
 It answers under the same tag table as the machine (MATCH is the task's, AGREE the shared checker's,
 tags by the AGENT procedure), with its own model and ``--human-temperature``; both agents read the

@@ -33,7 +33,7 @@ Explanation: <the reaction and the reasoning>"""
 _ALIASES = {
     "prediction": ["pathway", "prediction", "reactants", "starting materials", "precursors"],
     "explanation": ["explanation", "reasoning", "rationale"],
-    "distribution": ["distribution"],  # issue 10: ends the explanation; read by tasks.distribution
+    "distribution": ["distribution"],  # EVINCE's distribution: ends the explanation; read by tasks.distribution
 }
 
 

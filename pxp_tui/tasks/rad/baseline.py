@@ -163,7 +163,7 @@ def own_report(report: str) -> str:
     return report.rpartition(REPORT_QUOTED)[2] if report.startswith("Nearest earlier case:") else report
 
 
-# -- distributions and debate (issue 10) ---------------------------------------------------------------
+# -- distributions and debate (EVINCE) ------------------------------------------------------------------
 _ASKED = re.compile(r"^" + HEADING + r": ", re.M)
 _ASKED_K = re.compile(r"the (?P<k>\d+) most likely conditions")
 

@@ -38,7 +38,7 @@ UNNAMED_KEPT = 200
 _ALIASES = {
     "prediction": ["prediction", "diagnosis", "condition", "impression"],
     "explanation": ["explanation", "report", "findings", "reasoning"],
-    "distribution": ["distribution"],  # issue 10: ends the explanation; read by tasks.distribution
+    "distribution": ["distribution"],  # EVINCE's distribution: ends the explanation; read by tasks.distribution
 }
 
 

@@ -1,4 +1,4 @@
-"""EVINCE's measures of the open session, round by round (issue 10): a table and a small line chart.
+"""EVINCE's measures of the open session, round by round: a table and a small line chart.
 
 Shown in the metrics pane once the session has a round (two messages with distributions: a
 machine-machine run with ``--top-k``), or a round left out because a reply stated no distribution (listed as
