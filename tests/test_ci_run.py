@@ -1,4 +1,4 @@
-"""`.ci/run`, run on a copy of the repository whose docs name stand-in commands: it runs all six, prints the time
+"""`.ci/run`, run on a copy of the repository whose docs name stand-in commands: it runs all five, prints the time
 each took and how it ended, and fails when any fails or a pytest command collects no tests."""
 
 from __future__ import annotations
@@ -21,7 +21,6 @@ MARKERS = {
     "lint": "lint-command",
     "docs_check": "docs-check-command",
     "tests": "test-command",
-    "mutation": "mutation-ci-command",
     "slow_tests": "slow-test-command",
     "oldest_tests": "oldest-test-command",
 }
