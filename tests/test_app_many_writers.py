@@ -33,7 +33,7 @@ async def test_retry_after_the_file_stayed_locked_keeps_the_unsent_answer_as_typ
         await type_answer(pilot, app, prediction="CCO", explanation=MINE)
         outside = holder(db_path, "stdin")  # another program holds the file locked past the wait
         try:
-            app.screen.part(TagPicker).request_send()
+            app.screen.query_one(TagPicker).request_send()
             dialog = await wait_for(pilot, lambda: isinstance(app.screen, FailureScreen) and app.screen, "the dialog")
             cause = dialog.cause
             # says how long it waited (the wait is bounded by the test's PXP_LOCK_WAIT; how long, the machine decides)
@@ -42,9 +42,9 @@ async def test_retry_after_the_file_stayed_locked_keeps_the_unsent_answer_as_typ
             await asyncio.to_thread(finish, outside)
         await pilot.press("r")  # Retry
         screen = await expert_turn(pilot, app, j=2)
-        answer = screen.part(TagPicker).answer()
+        answer = screen.query_one(TagPicker).answer()
         assert (answer.tag, answer.prediction, answer.explanation) == (Tag.REFUTE, "CCO", MINE)
-        screen.part(TagPicker).request_send()
+        screen.query_one(TagPicker).request_send()
         await wait_for(pilot, lambda: any(m[1] == 2 for m in messages(db_path, run_id)), "the answer stored")
     assert (0, 2, "human", "REFUTE", "CCO") in messages(db_path, run_id)
 

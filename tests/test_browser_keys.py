@@ -11,11 +11,11 @@ import sys
 from pathlib import Path
 
 import pytest
-from textual._xterm_parser import XTermParser
 from textual.app import App
 from textual.binding import Binding
 from textual.widgets import TextArea
 
+from pxp_tui.app.shared import textual_internals
 from pxp_tui.app.shared.browser import BROWSER_KEYS, PALETTE, reach_the_page
 from pxp_tui.app.shell.keymap import keys
 from pxp_tui.app.shell.pxp_app import PXPApp
@@ -102,8 +102,7 @@ async def test_the_send_key_sent_from_inside_the_explanation_sends_it_as_typed(
         await pilot.press("3")  # REVISE: the expert's own words
         await type_answer(pilot, app, explanation="Two aromatic rings, as in the reaction I know")
         assert isinstance(app.focused, TextArea)
-        parser = XTermParser()
-        for event in [*parser.feed(sequence), *parser.feed("")]:  # as the driver reads them from the terminal
+        for event in textual_internals.terminal_events(sequence):  # as the driver reads them from the terminal
             app.post_message(event)
         sql = "SELECT m.tag, m.explanation FROM messages m JOIN data d USING (session_id) WHERE d.run_id = ? AND m.j = 2"
         sent = await wait_for(pilot, lambda: rows(db_path, sql, (run_id,)), "the answer sent")

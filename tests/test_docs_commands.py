@@ -295,7 +295,6 @@ def test_ci_finds_its_commands_and_the_readme_shows_its_two_in_the_first_screenf
         ("lint-command", "CONTRIBUTING.md", "python3 -m venv .venv && "),
         ("docs-check-command", "CONTRIBUTING.md", ".venv/bin/python scripts/docs_reference.py --check"),
         ("slow-test-command", "CONTRIBUTING.md", ".venv/bin/python -m pytest "),
-        ("mutation-ci-command", "CONTRIBUTING.md", ".venv/bin/pip install -q -e '.[test,mutation]' && "),
         ("oldest-test-command", "CONTRIBUTING.md", "python3 -m venv .venv-oldest && "),
     ]:
         assert f"command_after {marker} {page}" in script

@@ -206,7 +206,10 @@ class PictureScreen(Screen):
             self.notify("Zoom is for images; the molecule is drawn for the whole screen.", timeout=4)
             return
         sizes = self._area()
-        self.view = self.view.zoomed(steps, *(sizes or ()))
+        surface = self.query_one(Picture).surface
+        # exact scales where the terminal draws pixels; in half-cell blocks (coarse) no scale is exact: plain levels
+        exact = sizes if sizes is not None and surface is not None and not surface.coarse else None
+        self.view = self.view.zoomed(steps, *(exact or ()))
         if sizes:
             self.view = self.view.clamped(*sizes)
         self._show()
