@@ -174,12 +174,18 @@ def _query(node: Any, selector: str) -> Any:
         return None
 
 
+def _state(screen: Any) -> str | None:
+    """The session screen's state by its name (a ``SessionState``'s value), None on another screen."""
+    state = getattr(screen, "state", None)
+    return getattr(state, "value", None)
+
+
 def _open_turn(screen: Any) -> tuple[int, int] | None:
     """(session, j) of the expert's turn if it is open on ``screen`` with the tag list focused."""
     from pxp_tui.app.session.widgets.tag_choice import TagChoice
 
     exchange = getattr(screen, "exchange", None)
-    if getattr(screen, "state", None) != "human" or exchange is None or exchange.stop is not None:
+    if _state(screen) != "human" or exchange is None or exchange.stop is not None:
         return None
     if not isinstance(screen.app.focused, TagChoice):
         return None
@@ -190,7 +196,7 @@ def _outcome_shown(screen: Any) -> int | None:
     """The session id whose outcome ``screen`` shows (the banner in the answer's place), else None."""
     exchange = getattr(screen, "exchange", None)
     banner = _query(screen, "#outcome")
-    if getattr(screen, "state", None) != "outcome" or exchange is None or banner is None or not banner.display:
+    if _state(screen) != "outcome" or exchange is None or banner is None or not banner.display:
         return None
     return int(exchange.session_id)
 

@@ -80,18 +80,20 @@ async def test_eight_experts_in_eight_tabs_at_once_each_answer_stored_exactly(tm
     rows = human_messages(db)
     runs = sorted({row[0] for row in rows})
     assert len(runs) == EXPERTS  # a run each
-    machine_first = "SELECT d.run_id, d.ord, m.explanation FROM messages m JOIN data d USING (session_id) WHERE m.j = 1"
-    first = {(run_id, ord_): text for run_id, ord_, text in db_rows(db, machine_first)}
+    machine_sql = "SELECT d.run_id, d.ord, m.j, m.prediction, m.explanation FROM messages m JOIN data d USING (session_id) WHERE m.j IN (1, 3)"
+    machine = {(run_id, ord_, j): (said, why) for run_id, ord_, j, said, why in db_rows(db, machine_sql)}
     for run_id in runs:
         mine = [row[1:] for row in rows if row[0] == run_id]
         expert = int(re.match(r"Expert (\d+),", mine[0][4])[1])  # type: ignore[index]
+        # RATIFY sends the machine's words: its prediction and explanation of the message ratified
         assert mine == [
             (0, 2, "REFUTE", "Pneumonia", reading(expert, 1)),
-            (0, 4, "RATIFY", "Pneumonia", reading(expert, 1)),
+            (0, 4, "RATIFY", *machine[(run_id, 0, 3)]),
             (1, 2, "REFUTE", "Pneumonia", reading(expert, 2)),
-            (1, 4, "RATIFY", "Pneumonia", reading(expert, 2)),
-            (2, 2, "RATIFY", mine[4][3], first[(run_id, 2)]),
+            (1, 4, "RATIFY", *machine[(run_id, 1, 3)]),
+            (2, 2, "RATIFY", *machine[(run_id, 2, 1)]),
         ]
+        assert [machine[(run_id, s, 3)][0] for s in (0, 1)] == ["Pneumonia", "Pneumonia"]  # it took the expert's label
     assert sorted(row[5] for row in rows if row[2] == 2 and row[1] < 2) == sorted(
         reading(expert, session) for expert in range(1, EXPERTS + 1) for session in (1, 2)
     )
