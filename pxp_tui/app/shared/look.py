@@ -94,7 +94,7 @@ class Look(_AppBase):
     @property
     def current_theme(self) -> Theme:
         theme = super().current_theme
-        if theme.ansi or not sixteen_colours(self):
+        if getattr(theme, "ansi", False) or not sixteen_colours(self):  # Theme.ansi: Textual 8
             return theme
         calm = CALM_16
         return replace(
