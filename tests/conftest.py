@@ -4,6 +4,7 @@ blackboards."""
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 
 import pytest
@@ -12,6 +13,8 @@ import pytest
 # TERM=xterm and no COLORTERM, Rich would report 16 colours and the theme would give way to its calm 16-colour one
 # (tests/test_app_look.py tests that one on purpose).
 os.environ["TEXTUAL_COLOR_SYSTEM"] = "truecolor"
+if "textual.constants" in sys.modules:  # a plugin (pytest-textual-snapshot) imported Textual before this file
+    sys.modules["textual.constants"].COLOR_SYSTEM = "truecolor"
 
 ROOT = Path(__file__).resolve().parent.parent
 SHARED_DATA = Path(os.environ.get("PXP_SHARED_DATA", ROOT.parent / "shared" / "data" / "interact"))
