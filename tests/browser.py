@@ -56,6 +56,10 @@ def why_no_browser() -> str | None:
 needs_browser = pytest.mark.skipif(why_no_browser() is not None, reason=why_no_browser() or "")
 
 
+#: the stderr files of the servers the running test started (emptied before each test by conftest.py)
+SERVED_LOGS: list[Path] = []
+
+
 class Served:
     """``pxp serve --port 0 --db DB`` as a real process; :attr:`url` is the address it printed."""
 
@@ -69,23 +73,24 @@ class Served:
             "PYTHONPATH": str(ROOT),
             **(env or {}),
         }
-        self.process = subprocess.Popen(
-            [str(PXP), "serve", "--port", "0", "--db", str(db), *args],
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-            env=environment,
-            cwd=home,
-            start_new_session=True,
-        )
+        self.log = home / f"pxp-serve-{len(SERVED_LOGS)}.log"  # what it and its apps wrote on stderr
+        SERVED_LOGS.append(self.log)  # shown beside a failed test's report (conftest.py)
+        with self.log.open("w") as log:
+            self.process = subprocess.Popen(
+                [str(PXP), "serve", "--port", "0", "--db", str(db), *args],
+                stdout=subprocess.PIPE,
+                stderr=log,
+                text=True,
+                env=environment,
+                cwd=home,
+                start_new_session=True,
+            )
         assert self.process.stdout is not None
         first = self.process.stdout.readline()  # the server prints its address once it listens
         found = re.search(r"at (https?://\S+)", first)
         if found is None:
             self.stop()
-            raise AssertionError(
-                f"pxp serve did not start: {first!r} {self.process.stderr.read() if self.process.stderr else ''}"
-            )
+            raise AssertionError(f"pxp serve did not start: {first!r} {self.log.read_text(errors='replace')}")
         self.url = found[1]  # the address the browsers open
         behind = re.search(r"listening on (http://\S+)\)", first)
         self.listening = behind[1] if behind else self.url  # the address it listens on

@@ -51,6 +51,21 @@ def pytest_collection_finish(session: pytest.Session) -> None:
     gc.freeze()
 
 
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo) -> object:
+    """A failed test that started ``pxp serve`` reports what the server and its apps wrote on stderr: a browser's
+    timeout says nothing of why the server did not answer."""
+    report = yield
+    served = sys.modules.get("tests.browser")
+    if served is not None and report.failed:
+        for log in served.SERVED_LOGS:
+            if log.exists():
+                report.sections.append((f"pxp serve's stderr ({log.name})", log.read_text(errors="replace")[-6000:]))
+    if served is not None and call.when == "teardown":
+        served.SERVED_LOGS.clear()
+    return report
+
+
 @pytest.fixture(autouse=True)
 def _offline_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     """No simulated latency, no retry waits and no X-ray opened full-screen by itself unless a test asks for them; settings (the theme) and the cache (pictures

@@ -92,7 +92,10 @@ class Tmux:
         try:
             return poll(seen, pattern, patience, step)
         except AssertionError:
-            raise AssertionError(f"never saw {pattern!r}; the screen was:\n{self.screen(name)}") from None
+            screen = self.screen(name)
+            glimpse = " | ".join(line.strip() for line in screen.splitlines() if line.strip())[-400:]
+            # the first line is what a run's short summary shows: the screen's last words are in it
+            raise AssertionError(f"never saw {pattern!r}; the screen ended: {glimpse}\nthe screen was:\n{screen}") from None
 
     def exit_code(self, name: str) -> int:
         rc = self.tmp_path / f"{name}.rc"

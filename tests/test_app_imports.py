@@ -69,7 +69,7 @@ def probe(tmp_path: Path, mode: str) -> dict:
         cwd=tmp_path,
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=300,  # a bound against hanging, as the waits inside
         env={"PATH": "/usr/bin:/bin", "PXP_IMAGES": "none", "HOME": str(tmp_path), "PYTHONPATH": str(ROOT)},
     )
     assert done.returncode == 0, done.stderr[-2000:]
@@ -95,3 +95,34 @@ def test_litellm_loads_in_a_thread_of_its_own_once_a_model_is_named(tmp_path) ->
     seen = probe(tmp_path, "model")
     assert "litellm" not in seen["later"]
     assert seen["model"]["litellm"] == "pxp-litellm-import"
+
+
+QUIT_DURING_WARM_UP = r"""
+import sys, threading
+from pxp_tui.agents import llm
+
+importing = threading.Event()
+
+def audit(event, args):  # the import's thread, past litellm itself, importing what its first call needs
+    if event == "import" and llm.litellm_loaded() and threading.current_thread().name == "pxp-litellm-import":
+        importing.set()
+
+sys.addaudithook(audit)
+llm.start_loading_litellm()
+assert importing.wait(240), "litellm's warm-up imported nothing"
+print("quitting", flush=True)  # and the interpreter shuts down while the warm-up is still at work
+"""
+
+
+@pytest.mark.slow
+def test_the_process_ends_when_the_expert_quits_while_litellm_is_still_warming_up(tmp_path) -> None:
+    done = subprocess.run(
+        [sys.executable, "-c", QUIT_DURING_WARM_UP],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=180,
+        env={"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "PYTHONPATH": str(ROOT)},
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.strip() == "quitting"

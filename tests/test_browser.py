@@ -84,7 +84,7 @@ async def test_a_rad_session_in_the_browser_lands_in_the_blackboard_and_o_opens_
 
             await tab.keys("v")  # the original picture, full size, in a new tab of the browser
             picture = await tab.new_tab()
-            await picture.wait_for_load_state()
+            await picture.wait_for_load_state(timeout=PATIENCE * 1000)  # a bound against hanging, as every wait
             shown = await picture.evaluate("[document.images[0].naturalWidth, document.images[0].naturalHeight]")
             ((stored,),) = db_rows(db, "SELECT data FROM images JOIN instances ON image_sha = sha256 WHERE key = 'phantom_01'")
             with Image.open(io.BytesIO(stored)) as original:

@@ -150,8 +150,8 @@ def test_only_the_printed_address_opens_the_app_and_it_is_printed_once(tmp_path:
         assert _get(served.url, "/ws", {**host, **UPGRADE})[0] == 403  # no app started for it
     finally:
         assert served.stop() == 0
-    assert served.process.stdout is not None and served.process.stderr is not None
-    rest = served.process.stdout.read() + served.process.stderr.read()
+    assert served.process.stdout is not None
+    rest = served.process.stdout.read() + served.log.read_text()
     assert "only this address opens it" in rest
     assert key not in rest  # printed once, in the address; no access log
     assert key.encode() not in db.read_bytes()
@@ -171,3 +171,36 @@ def test_behind_a_reverse_proxy_the_page_points_the_browser_at_the_public_addres
         assert status == 403
     finally:
         assert served.stop() == 0
+
+
+@pytest.mark.slow
+async def test_a_file_a_tab_opens_arrives_whole_from_an_app_slower_than_textual_serves_four_seconds() -> None:
+    """``v`` streams the original picture from the tab's app a piece at a time: a busy machine's app that answers a
+    piece after 5 s still delivers the whole file (textual-serve alone gave up after 4 s, mid-file)."""
+    import asyncio
+
+    from textual_serve.download_manager import DownloadManager
+
+    picture = b"\x89PNG" + bytes(range(256)) * 4
+    manager = DownloadManager()
+    pieces = [picture[:600], picture[600:], b""]
+
+    class SlowApp:  # the tab's app as textual-serve sees it: asked for a piece, it answers later
+        app_service_id = "tab"
+
+        async def send_meta(self, meta: dict) -> bool:
+            piece = pieces.pop(0)
+            delay = 5.0 if piece == picture[600:] else 0.0
+            asyncio.get_running_loop().call_later(delay, lambda: asyncio.ensure_future(manager.chunk_received("key", piece)))
+            return True
+
+    await manager.create_download(
+        app_service=SlowApp(),  # type: ignore[arg-type]
+        delivery_key="key",
+        file_name="x.png",
+        open_method="browser",
+        mime_type="image/png",
+    )
+    received = b"".join([piece async for piece in manager.download("key")])
+    assert received == picture
+    assert serve.DOWNLOAD_PATIENCE > 5.0

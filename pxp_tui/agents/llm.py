@@ -58,11 +58,15 @@ def litellm_loaded() -> bool:
 
 def start_loading_litellm() -> None:
     """Import litellm in a thread of its own from now (once; several seconds): a model's first call then waits for
-    what is left of the import, not for all of it."""
+    what is left of the import, not for all of it.
+
+    Not a daemon: the process waits for it at exit. Stopped half-way, it would hold the import lock while
+    litellm's clients, collected at interpreter shutdown, import a module of their own: the process then
+    never ends."""
     with _starting:
         if _litellm is not None or _started:
             return
-        thread = threading.Thread(target=_load_and_warm_up, name="pxp-litellm-import", daemon=True)
+        thread = threading.Thread(target=_load_and_warm_up, name="pxp-litellm-import")
         _started.append(thread)
     thread.start()
 

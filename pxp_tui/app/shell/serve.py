@@ -24,6 +24,9 @@ textual-serve's server with what an expert's machine needs around it:
   from other sites (textual-serve's font is served from here).
 - The page gives the terminal the keyboard as soon as the terminal exists: the first keys typed reach the app
   without a click first.
+- A file a tab opens (``v``: the original picture) is streamed from the tab's app one piece at a time; each piece
+  is waited for up to :data:`DOWNLOAD_PATIENCE` (textual-serve gave up after 4 s, and a busy machine's app can take
+  longer to answer: the tab then never finished loading).
 
 Bound to anything but a loopback address, anyone who can reach the port and learns the address can drive the
 app over plain http: ``docs/usage.md`` says how to put it behind an ssh tunnel or a reverse proxy.
@@ -47,6 +50,7 @@ from urllib.parse import urlsplit
 import aiohttp_jinja2
 import jinja2
 import textual_serve
+import textual_serve.download_manager
 from aiohttp import web
 from textual_serve.app_service import AppService
 from textual_serve.server import Server
@@ -66,6 +70,10 @@ STATIC = {
     "fonts/RobotoMono-Italic-VariableFont_wght.ttf": _TEXTUAL_SERVE / "fonts" / "RobotoMono-Italic-VariableFont_wght.ttf",
     "images/background.png": _TEXTUAL_SERVE / "images" / "background.png",
 }
+#: how long a piece of a file a tab opens is waited for from the tab's app (seconds): a bound against a dead app
+DOWNLOAD_PATIENCE = 60
+textual_serve.download_manager.DOWNLOAD_TIMEOUT = DOWNLOAD_PATIENCE  # read by its download loop at each piece
+
 #: what a request without the key is told (nothing of the app: not even whether the path exists)
 REFUSED = "pxp serve: open the address pxp serve printed when it started (it holds the key)\n"
 
