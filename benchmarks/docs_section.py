@@ -126,14 +126,19 @@ def replace_block(text: str, kind: str, name: str, body: str, *, append: bool = 
     return text.rstrip("\n") + "\n\n" + new + "\n"
 
 
-def write_section(name: str, title: str, body: str, *, command: str | None = None, page: Path = PAGE) -> Path:
+def write_section(
+    name: str, title: str, body: str, *, command: str | None = None, page: Path = PAGE, own_load: str | None = None
+) -> Path:
     """Replace benchmark ``name``'s block of ``page`` with ``title``, the command, the machine, ``body`` (Markdown)
     and the load average at the start and now; append the block when the page has none. Returns the page's path.
     :class:`BusyMachineError` (the page untouched) when the page is docs/performance.md and the load was over the
-    core count (:func:`check_quiet`)."""
+    core count (:func:`check_quiet`). ``own_load`` names the processes of the benchmark's own that run on every core
+    (a browser, a server, its apps): the load at the end is theirs as much as anything else's, so only the load at
+    the start is checked, and the block says whose the load at the end is."""
     markers("benchmark", name)  # a bad name is refused before anything is measured or written
     if page.resolve() == DOCS_PAGE.resolve():
-        started, ended = check_quiet()
+        started, ended = check_quiet(ended=0.0) if own_load else check_quiet()
+        ended = load_average() if own_load else ended
     else:
         started, ended = STARTED, load_average()
     body = "\n".join(
@@ -144,7 +149,9 @@ def write_section(name: str, title: str, body: str, *, command: str | None = Non
             "",
             body.strip(),
             "",
-            f"Load average {started:.1f} at the start, {ended:.1f} at the end ({cores()} cores).",
+            f"Load average {started:.1f} at the start, {ended:.1f} at the end"
+            + (f" (with {own_load} running)" if own_load else "")
+            + f" ({cores()} cores).",
         ]
     )
     text = page.read_text() if page.exists() else "# Performance\n"

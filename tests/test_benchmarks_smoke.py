@@ -113,3 +113,18 @@ def test_many_writers_runs_writer_processes_on_one_file_and_counts_every_message
 def test_first_message_presses_enter_at_pxp_s_first_frame_and_prints_its_table(tmp_path) -> None:
     text = run_benchmark("first_message.py", "--runs", "1", cwd=tmp_path).stdout
     assert "runs: " in text and "median" in text and "target: at most 1.0 s (median)" in text
+
+
+@pytest.mark.slow
+def test_the_browser_benchmark_times_a_page_load_and_keys_with_the_page_s_clock(tmp_path) -> None:
+    from .browser import why_no_browser
+
+    reason = why_no_browser()
+    if reason:
+        pytest.skip(reason)
+    text = run_benchmark("browser.py", "--loads", "1", "--keys", "2", cwd=tmp_path).stdout
+    rows = {line.split("|")[1].strip(): line.split("|")[2:5] for line in text.splitlines() if line.startswith("| ")}
+    form = rows["page load to the start form drawn"]
+    keys = rows["key (Tab) to the screen's change drawn"]
+    assert [cell.strip() for cell in form][2] == "1" and [cell.strip() for cell in keys][2] == "2"  # each one measured
+    assert float(form[0]) > 0 and float(keys[0]) > 0

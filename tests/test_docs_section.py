@@ -72,6 +72,20 @@ def test_figures_from_a_quiet_machine_are_written_with_the_load_at_the_start_and
     )
 
 
+def test_a_benchmark_whose_own_processes_load_the_cores_is_judged_by_the_load_before_it(tmp_path, monkeypatch) -> None:
+    """A browser benchmark runs Chromium, the server and an app per tab: the load at its end is its own, and said to
+    be; a machine already busy when it starts is still refused."""
+    docs = load()
+    page = tmp_path / "performance.md"
+    quiet_or_busy(monkeypatch, docs, 0.3, 2.5, page)
+    docs.write_section("browser", "Browser", "| page | figures |", command="python b.py", page=page, own_load="Chromium")
+    assert "Load average 0.3 at the start, 2.5 at the end (with Chromium running) (2 cores)." in page.read_text()
+    quiet_or_busy(monkeypatch, docs, 2.6, 0.4, page)
+    with pytest.raises(SystemExit):
+        docs.write_section("browser", "Browser", "| noisy | figures |", command="python b.py", page=page, own_load="Chromium")
+    assert "| page | figures |" in page.read_text()
+
+
 def test_another_page_is_written_whatever_the_load_saying_it(tmp_path, monkeypatch) -> None:
     """The tests' pages (PXP_PERFORMANCE_PAGE) are no published figures: written, the load stated."""
     docs = load()
