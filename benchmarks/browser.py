@@ -131,7 +131,9 @@ def main() -> int:
         "| step | median ms | range ms | n | target ms |",
         "|---|---:|---:|---:|---:|",
         "| page load to the page's load event (page, script, font) | {} | {} | {} | |".format(*describe(form["loaded"])),
-        "| page load to the server's first bytes (the page's terminal asked what it draws) | {} | {} | {} | |".format(*describe(form["first"])),
+        "| page load to the server's first bytes (the page's terminal asked what it draws) | {} | {} | {} | |".format(
+            *describe(form["first"])
+        ),
         "| page load to the start form drawn | {} | {} | {} | 1500 |".format(*describe(form["form"])),
         "| key (Tab) to the screen's change drawn | {} | {} | {} | 100 |".format(*describe(typed)),
     ]
