@@ -11,6 +11,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
+from textual.css.query import NoMatches
 from textual.lazy import Lazy
 from textual.screen import Screen
 from textual.widgets import Button, Checkbox, Input, Label, OptionList, Select, Static
@@ -165,6 +166,13 @@ class StartScreen(Screen):
             return
         self._datasets = datasets
         await self.fields.mounted.wait()
+        try:
+            self._show_board(runs)
+        except NoMatches:  # the form was taken down meanwhile (the expert quit at once): nothing left to fill in
+            return
+
+    def _show_board(self, runs: list) -> None:
+        """The blackboard's datasets in the form, its unfinished runs in the list (the latest highlighted)."""
         self._fill_datasets()
         unfinished = self.query_one("#start-unfinished", OptionList)
         unfinished.clear_options()
