@@ -278,3 +278,18 @@ def test_every_line_of_help_fits_the_form_at_80_columns() -> None:
     from pxp_tui.app.start import fields
 
     assert all(len(fields.help_line(name)) <= fields.LINE for name in [*fields.FIELDS, None])
+
+
+async def test_the_blackboard_read_after_the_form_was_taken_down_fills_nothing_and_the_app_quits_cleanly(db_path) -> None:
+    """The expert quits at once: the form's fields are being removed while the blackboard's contents arrive. The
+    reading stops there; the app ends without an error (on Textual 7 it ended with a traceback from the form's
+    dataset field, whose list was already gone)."""
+    app = PXPApp(db_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await start_screen(pilot, app)
+        reading = "the first reading of the blackboard"
+        await wait_for(pilot, lambda: not any(w.group == "start-board" and not w.is_finished for w in app.workers), reading)
+        await screen.query_one("#start-dataset", Select).query_one("SelectOverlay").remove()  # as the app's teardown does
+        worker = screen.load_board()  # the blackboard's contents arriving now
+        await worker.wait()
+        assert worker.error is None  # (and run_test raises any error the app ended with)
