@@ -58,17 +58,6 @@ async def five_turns(tab: Tab, expert: int) -> None:
     await tab.page.get_by_text("Session ended.").wait_for(timeout=tab.patience * 1000)
 
 
-def _oldest_textual() -> bool:
-    from importlib.metadata import version
-
-    return int(version("textual").split(".")[0]) < 8
-
-
-@pytest.mark.skipif(
-    _oldest_textual(),
-    reason="on the oldest releases (Textual 7) one tab of eight opened the start form's help at start, as if ? had "
-    "been typed: a key lost or made up there is not yet understood",
-)
 async def test_eight_experts_in_eight_tabs_at_once_each_answer_stored_exactly(tmp_path: Path) -> None:
     from playwright.async_api import async_playwright
 

@@ -1,8 +1,9 @@
 """Canaries: one per use of a dependency's private parts, each failing with the dependency's name and release.
 
-pxp uses a few private parts of Textual, textual-image and litellm, each in one module per dependency
-(its door): ``pxp_tui/app/shared/textual_internals.py``, ``pxp_tui/app/picture/textual_image_internals.py``,
-``pxp_tui/agents/litellm_internals.py``, and the tests' own, ``tests/internals.py``. Each test here checks
+pxp uses a few private parts of Textual, textual-image, textual-serve and litellm, each in one module per
+dependency (its door): ``pxp_tui/app/shared/textual_internals.py``, ``pxp_tui/app/picture/textual_image_internals.py``,
+``pxp_tui/app/shell/textual_serve_internals.py``, ``pxp_tui/agents/litellm_internals.py``, and the tests' own,
+``tests/internals.py``. Each test here checks
 that what its door relies on is still there and still behaves so, through the door itself. When a release
 moves one, the test says which dependency, which release, what moved and which door to adapt; the
 behaviour built on it is tested elsewhere (the footers, the reply's frame, the terminal's probe, the
@@ -46,6 +47,7 @@ from .outside import python_output
 TEXTUAL_DOOR = "pxp_tui/app/shared/textual_internals.py"
 IMAGE_DOOR = "pxp_tui/app/picture/textual_image_internals.py"
 LITELLM_DOOR = "pxp_tui/agents/litellm_internals.py"
+SERVE_DOOR = "pxp_tui/app/shell/textual_serve_internals.py"
 TESTS_DOOR = "tests/internals.py"
 
 
@@ -414,9 +416,27 @@ def test_every_textual_image_widget_shares_the_base_the_benchmarks_time() -> Non
             assert issubclass(getattr(widgets, kind), base)
 
 
+async def test_a_tab_s_app_process_is_there_to_wait_for() -> None:
+    from textual_serve.app_service import AppService
+    from textual_serve.download_manager import DownloadManager
+
+    from pxp_tui.app.shell import textual_serve_internals
+
+    async def ignore(*_: object) -> None:
+        return None
+
+    with relied_on("textual-serve", "AppService._process, the process its start made", SERVE_DOOR):
+        service = AppService("exit 3", write_bytes=ignore, write_str=ignore, close=ignore, download_manager=DownloadManager())
+        assert textual_serve_internals.app_process(service) is None  # not started
+        await service.start(80, 24)
+        process = textual_serve_internals.app_process(service)
+        assert process is not None
+        assert await process.wait() == 3
+
+
 # -- every use in its door ------------------------------------------------------------------------------
-DEPENDENCIES = ("textual", "textual_image", "litellm")
-DOORS = {Path(TEXTUAL_DOOR), Path(IMAGE_DOOR), Path(LITELLM_DOOR), Path(TESTS_DOOR)}
+DEPENDENCIES = ("textual", "textual_image", "litellm", "textual_serve")
+DOORS = {Path(TEXTUAL_DOOR), Path(IMAGE_DOOR), Path(LITELLM_DOOR), Path(SERVE_DOOR), Path(TESTS_DOOR)}
 #: the private names the doors wrap (the benchmarks' profile reports only name Textual's frame steps, as text)
 WRAPPED = {
     "_disabled",

@@ -46,6 +46,25 @@ def test_no_answer_tells_the_app_nothing_and_an_absurd_cell_is_not_passed_on() -
     assert app_environment(page) == {"PXP_PAGE_ATTRIBUTES": "62;4"}
 
 
+def test_answers_that_come_after_the_wait_are_taken_out_of_the_keys_even_split_and_keys_are_left_whole() -> None:
+    page = PageTerminal()  # the wait is over: no answer came
+    sent = ["a\x1b[6;19;9", "tb\x1b[?62;", "4;9;22cc"]  # the late answers, split over three messages, keys around them
+    assert "".join(page_terminal.after_start(page, text) for text in sent) == "abc"
+    assert page.sixel  # (the app was started without it: too late)
+    # once DA1 has answered, nothing more is taken, whatever it looks like
+    assert page_terminal.after_start(page, "\x1b[?1;2c") == "\x1b[?1;2c"
+
+
+@pytest.mark.parametrize(
+    "keys",
+    ["?", "\x1b", "\x1b[", "\x1b[6~", "\x1b[6;5~", "\x1b[1;5A", "\x1b[<0;3;4M", "\x1bo", "6;19;9t"],
+)
+def test_keys_typed_while_the_answers_are_awaited_reach_the_app_at_once_and_whole(keys: str) -> None:
+    page = PageTerminal()  # no answer came in the wait: the page's answers may still come, yet no key is held back
+    assert page_terminal.after_start(page, keys) == keys
+    assert page.held == ""
+
+
 class FakeWebsocket:
     """A tab's websocket, prepared: what the page sends, in order (then nothing, or a close)."""
 

@@ -9,7 +9,9 @@ textual-image's own ``TEXTUAL_CELL_WIDTH`` / ``TEXTUAL_CELL_HEIGHT``. The page p
 image addon) answers Sixel and its cell size; a terminal that answers neither gets half-cell blocks.
 
 Whatever else the page sends meanwhile is kept: its size (``resize``), focus, and keys typed before the app
-started, handed to the app once it runs.
+started, handed to the app once it runs. An answer that comes after the wait (a browser busy loading many tabs) is
+taken out of what the page sends the running app (:func:`after_start`): read as keys, DA1's answer ``ESC [ ? 62 ;
+4 c`` is a ``?`` and more, and the app would open its help by itself.
 """
 
 from __future__ import annotations
@@ -26,8 +28,12 @@ from aiohttp import WSMsgType, web
 QUESTIONS = "\x1b[16t\x1b[c"
 DA1 = re.compile(r"\x1b\[\?([0-9;]{1,64})c")
 CELL = re.compile(r"\x1b\[6;(\d{1,4});(\d{1,4})t")
-#: seconds to wait for the answers: a page answers at once; one that never does starts its app without pictures
-WAIT = 5.0
+#: the start of an answer at the end of what the page sent (its rest comes in the page's next message); no key
+#: the expert types begins so
+PARTIAL = re.compile(r"\x1b\[(\?[0-9;]{0,64}|6;[0-9;]{0,9})$")
+#: seconds to wait for the answers: pxp serve's page answers at once, or as soon as a browser busy loading many tabs
+#: gets to it; a page that never does starts its app without pictures
+WAIT = 30.0
 
 
 @dataclass
@@ -40,6 +46,7 @@ class PageTerminal:
     typed: str = ""  # what the terminal sent that was no answer (keys typed early), in order
     focus: str | None = None  # "focus" or "blur", the last said
     closed: bool = False  # the page went away meanwhile
+    held: str = ""  # the start of a late answer, its rest awaited (:func:`after_start`)
 
     @property
     def sixel(self) -> bool:
@@ -56,9 +63,8 @@ def app_environment(page: PageTerminal) -> dict[str, str]:
     return environment
 
 
-def read_answers(page: PageTerminal, text: str) -> bool:
-    """Take the answers out of ``text`` (what the terminal sent) into ``page``, the rest into ``page.typed``;
-    whether DA1's answer has come."""
+def _take(page: PageTerminal, text: str) -> str:
+    """Take the answers out of ``text`` into ``page``; the rest."""
     cell = CELL.search(text)
     if cell is not None:
         page.cell = (int(cell[2]), int(cell[1]))
@@ -67,12 +73,33 @@ def read_answers(page: PageTerminal, text: str) -> bool:
     if da1 is not None:
         page.attributes = da1[1]
         text = text[: da1.start()] + text[da1.end() :]
-    page.typed += text
-    return da1 is not None
+    return text
 
 
-async def ask(websocket: web.WebSocketResponse, wait: float = WAIT) -> PageTerminal:
-    """Ask the page's terminal on ``websocket`` (prepared, the app not started) what it draws (see the module)."""
+def read_answers(page: PageTerminal, text: str) -> bool:
+    """Take the answers out of ``text`` (what the terminal sent) into ``page``, the rest into ``page.typed``;
+    whether DA1's answer has come."""
+    page.typed += _take(page, text)
+    return page.attributes is not None
+
+
+def after_start(page: PageTerminal, text: str) -> str:
+    """What the page sent its running app (``text``), less the answers that came after :func:`ask` stopped waiting,
+    an answer split over two messages included; once DA1 has answered, ``text`` as it is."""
+    if page.attributes is not None:
+        return text
+    text, page.held = page.held + text, ""
+    rest = _take(page, text)
+    partial = PARTIAL.search(rest) if page.attributes is None else None
+    if partial is not None:
+        rest, page.held = rest[: partial.start()], partial[0]
+    return rest
+
+
+async def ask(websocket: web.WebSocketResponse, wait: float | None = None) -> PageTerminal:
+    """Ask the page's terminal on ``websocket`` (prepared, the app not started) what it draws (see the module),
+    waiting ``wait`` seconds at most (:data:`WAIT`)."""
+    wait = WAIT if wait is None else wait
     page = PageTerminal()
     await websocket.send_bytes(QUESTIONS.encode())
     loop = asyncio.get_running_loop()

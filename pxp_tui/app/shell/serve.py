@@ -55,7 +55,7 @@ from aiohttp import web
 from textual_serve.app_service import AppService
 from textual_serve.server import Server
 
-from pxp_tui.app.shell import page_terminal
+from pxp_tui.app.shell import page_terminal, textual_serve_internals
 
 #: names of this machine's loopback interface, as a browser on it writes them in a URL
 LOOPBACK_NAMES = frozenset({"localhost", "127.0.0.1", "[::1]", "::1"})
@@ -139,14 +139,28 @@ def warning(host: str) -> str | None:
 
 
 class PageAppService(AppService):
-    """textual-serve's app process for one tab, told what the page's terminal draws (its environment)."""
+    """textual-serve's app process for one tab, told what the page's terminal draws (its environment); the page's
+    answers that came too late are kept from its keys (:func:`~pxp_tui.app.shell.page_terminal.after_start`)."""
 
-    def __init__(self, command: str, environment: dict[str, str], **kwargs: object) -> None:
+    def __init__(self, command: str, page: page_terminal.PageTerminal, **kwargs: object) -> None:
         super().__init__(command, **kwargs)  # type: ignore[arg-type]
-        self.page_environment = environment
+        self.page = page
+        self.page_environment = page_terminal.app_environment(page)
 
     def _build_environment(self, width: int = 80, height: int = 24) -> dict[str, str]:
         return {**super()._build_environment(width=width, height=height), **self.page_environment}
+
+    async def stop(self) -> None:
+        """As textual-serve's (the app told to quit, its output read to the end), then its process waited for: it
+        has ended, and been reaped, when the tab's handler returns (and before the server's loop closes)."""
+        process = textual_serve_internals.app_process(self)
+        await super().stop()
+        if process is not None:
+            await process.wait()
+
+    async def send_bytes(self, data: bytes) -> bool:
+        text = page_terminal.after_start(self.page, data.decode("utf-8", "surrogateescape"))
+        return await super().send_bytes(text.encode("utf-8", "surrogateescape")) if text else True
 
 
 class PXPServer(Server):
@@ -276,7 +290,7 @@ class PXPServer(Server):
             width, height = page.size or (width, height)
             app_service = PageAppService(
                 self.command,
-                page_terminal.app_environment(page),
+                page,
                 write_bytes=websocket.send_bytes,
                 write_str=websocket.send_str,
                 close=websocket.close,

@@ -1,0 +1,22 @@
+"""The server's one door to textual-serve's private parts: every use of them is here, each saying what it relies on.
+
+textual-serve runs each browser tab's app as a process and stops it by telling it to quit and reading its output to
+the end, but does not wait for the process itself to end. Each use is checked by a canary test
+(``tests/test_internals.py``) that names textual-serve's release when one moves (``.ci/oldest.txt`` pins the
+oldest).
+"""
+
+from __future__ import annotations
+
+from asyncio.subprocess import Process
+
+from textual_serve.app_service import AppService
+
+
+def app_process(service: AppService) -> Process | None:
+    """The process of ``service``'s app, once started (else None).
+
+    Relies on: ``AppService._process``, the ``asyncio`` process its ``start`` made.
+    """
+    process = getattr(service, "_process", None)
+    return process if isinstance(process, Process) else None
