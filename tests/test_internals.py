@@ -434,6 +434,51 @@ async def test_a_tab_s_app_process_is_there_to_wait_for() -> None:
         assert await process.wait() == 3
 
 
+def test_under_the_web_driver_a_file_s_pieces_and_the_frames_reach_the_server_as_whole_packets() -> None:
+    """The frames from one thread, a file's pieces from another, larger than the pipe's buffer, the server reading
+    slowly: every packet arrives whole (unlocked, the parts of one landed between the parts of another)."""
+    import os
+    import threading
+    from types import SimpleNamespace
+
+    from textual.drivers.web_driver import WebDriver
+
+    count, frame, piece = 20, "a" * 150_000, b"b" * 65_536
+    with relied_on("textual", "App._driver and WebDriver._write(data), one packet per write", TEXTUAL_DOOR):
+        driver = WebDriver.__new__(WebDriver)  # its writes only (no input thread on this test's stdin)
+        reading, writing = os.pipe()
+        driver._write = lambda data: os.write(writing, data)
+        textual_internals.web_writes_whole(SimpleNamespace(_driver=driver))
+        received = bytearray()
+
+        def read() -> None:
+            while chunk := os.read(reading, 4096):  # a server slower than the writers
+                received.extend(chunk)
+
+        reader = threading.Thread(target=read)
+        reader.start()
+        writers = [
+            threading.Thread(target=lambda: [driver.write(frame) for _ in range(count)]),
+            threading.Thread(target=lambda: [driver.write_binary_encoded(("deliver_chunk", "k", piece)) for _ in range(count)]),
+        ]
+        for thread in writers:
+            thread.start()
+        for thread in writers:
+            thread.join()
+        os.close(writing)
+        reader.join()
+        os.close(reading)
+    kinds, at = [], 0
+    while at < len(received):
+        kind, size = received[at : at + 1], int.from_bytes(received[at + 1 : at + 5], "big")
+        payload = bytes(received[at + 5 : at + 5 + size])
+        assert kind in (b"D", b"P"), f"a packet cut at byte {at}"
+        assert payload == frame.encode() if kind == b"D" else piece in payload, f"a packet mixed at byte {at}"
+        kinds.append(kind)
+        at += 5 + size
+    assert kinds.count(b"D") == kinds.count(b"P") == count
+
+
 # -- every use in its door ------------------------------------------------------------------------------
 DEPENDENCIES = ("textual", "textual_image", "litellm", "textual_serve")
 DOORS = {Path(TEXTUAL_DOOR), Path(IMAGE_DOOR), Path(LITELLM_DOOR), Path(SERVE_DOOR), Path(TESTS_DOOR)}

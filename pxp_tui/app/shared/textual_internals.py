@@ -33,6 +33,7 @@ __all__ = [
     "running_app",
     "set_footer_key_disabled",
     "terminal_events",
+    "web_writes_whole",
 ]
 
 
@@ -111,3 +112,33 @@ def terminal_events(text: str) -> list[Any]:
 
     parser = XTermParser()
     return [*parser.feed(text), *parser.feed("")]
+
+
+def web_writes_whole(app: Any) -> None:
+    """Make the web driver's writes whole, one at a time (once; nothing under another driver).
+
+    Under the web driver (``pxp serve``) the app's frames are written from its main thread while a file's pieces,
+    asked for by the server, are written from the input thread, each a packet on the same pipe. A write larger than
+    the pipe's buffer is made in parts as the server reads, and another thread's packet could land between them:
+    the server then reads no packet whole again, and the file (the picture ``v`` opens) never arrives.
+
+    Relies on: ``App._driver``, and the web driver's ``_write(data)``, through which ``write``, ``write_meta`` and
+    ``write_binary_encoded`` each write one packet (``os.write`` on its stdout, unlocked).
+    """
+    driver = getattr(app, "_driver", None)
+    write = getattr(driver, "_write", None)
+    if driver is None or write is None or not getattr(driver, "is_web", False) or getattr(write, "whole", False):
+        return
+    import threading
+
+    lock = threading.Lock()
+
+    def whole(data: bytes) -> int:
+        with lock:
+            view = memoryview(data)
+            while view:
+                view = view[write(view) :]
+        return len(data)
+
+    whole.whole = True  # type: ignore[attr-defined]
+    driver._write = whole
