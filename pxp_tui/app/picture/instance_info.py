@@ -47,9 +47,6 @@ def open_outside(node: Any, task: Any, instance: Any, prediction: str | None) ->
         from pxp_tui.app.picture import desktop
 
         if app.is_web:
-            from pxp_tui.app.shared.textual_internals import web_writes_whole
-
-            app.call_from_thread(web_writes_whole, app)  # the picture's pieces and the frames, never interleaved
             outcome = desktop.open_in_tab(task, instance, prediction, deliver)
         else:
             outcome = desktop.open_picture(task, instance, prediction)

@@ -90,6 +90,10 @@ class PXPApp(AltKeys, KeysInOrder, VisibleText, Look, App[int]):
         from pxp_tui.engine.stopping import on_stop_signals
 
         self._undo_signals = on_stop_signals(self._stop_signal)
+        if self.is_web:  # pxp serve: the frames and a file's pieces (another thread's) reach the server whole
+            from pxp_tui.app.shared.textual_internals import web_writes_whole
+
+            web_writes_whole(self)
         self._painted.set()
         if self.preload:
             self._start_loading()
