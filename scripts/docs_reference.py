@@ -3,12 +3,12 @@
 Each table is a block between ``<!-- reference:NAME -->`` and ``<!-- /reference:NAME -->`` on its page (the
 block mechanism of ``benchmarks/docs_section.py``); the prose around it is kept by hand. The blocks:
 
-- ``keys`` (docs/usage.md): every binding pxp declares, per screen, dialog or widget (its keys, what it does, its
+- ``keys`` (docs/keys.md): every binding pxp declares, per screen, dialog or widget (its keys, what it does, its
   id), from the classes' ``BINDINGS``, and the keys whose meaning is the focus's (``app/shell/keymap.py``);
 - ``run-evince``, ``run-learn`` (docs/machine-machine.md, docs/tasks-and-data.md) and ``import`` (docs/tasks-and-data.md):
   options of ``pxp run`` and ``pxp import`` with their defaults, from the parsers (whose defaults are RunConfig's);
 - ``states`` (docs/ARCHITECTURE.md): the session screen's moves, from ``states.TRANSITIONS`` and ``states.WHY``;
-- ``presets`` (docs/usage.md): every preset's settings, from ``runs.presets.PRESETS``.
+- ``presets`` (docs/experiments.md): every preset's settings, from ``runs.presets.PRESETS``.
 
 ``--check`` writes nothing: it names each block that differs from what the code writes and exits 1.
 """
@@ -221,8 +221,8 @@ def presets_block() -> str:
 
 #: block name -> (its page, what writes it)
 BLOCKS: dict[str, tuple[str, Callable[[], str]]] = {
-    "keys": ("docs/usage.md", keys_block),
-    "presets": ("docs/usage.md", presets_block),
+    "keys": ("docs/keys.md", keys_block),
+    "presets": ("docs/experiments.md", presets_block),
     "run-evince": ("docs/machine-machine.md", lambda: options_block("run", EVINCE_OPTIONS)),
     "run-learn": ("docs/tasks-and-data.md", lambda: options_block("run", LEARN_OPTIONS)),
     "import": ("docs/tasks-and-data.md", lambda: options_block("import")),

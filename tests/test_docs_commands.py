@@ -259,10 +259,15 @@ def test_the_docs_show_the_commands_users_run() -> None:
     [
         ("docs/tasks-and-data.md", "--seeded-split 60/20/20", "--seed-split 60/20/20", "`pxp import --seed-split`: no such flag"),
         ("README.md", "pxp review", "pxp reviews", "`pxp reviews`: no such subcommand"),
-        ("docs/usage.md", "`--quiet`", "`--quite`", "`--quite`: no pxp, benchmark or script flag"),
+        ("docs/experiments.md", "`--quiet`", "`--quite`", "`--quite`: no pxp, benchmark or script flag"),
         ("docs/reliability.md", "crash_campaign.py [--trials 20]", "crash_campaign.py [--trails 20]", "has no such flag"),
         ("docs/performance.md", "benchmarks/million.py", "benchmarks/millions.py", "no such"),
-        ("docs/usage.md", "(models-and-keys.md#the-offline-baseline)", "(models-and-keys.md#offline)", "no heading #offline"),
+        (
+            "docs/experiments.md",
+            "(models-and-keys.md#the-offline-baseline)",
+            "(models-and-keys.md#offline)",
+            "no heading #offline",
+        ),
     ],
 )
 def test_a_doc_naming_what_does_not_exist_fails_the_check(page: str, old: str, new: str, problem: str) -> None:

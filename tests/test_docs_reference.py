@@ -58,15 +58,15 @@ def test_the_docs_as_committed_are_what_the_code_writes() -> None:
 
 
 def test_cutting_a_row_from_the_key_table_fails_the_check_naming_the_block(docs_copy, capsys) -> None:
-    usage = docs_copy / "docs" / "usage.md"
-    text = usage.read_text()
+    keys = docs_copy / "docs" / "keys.md"
+    text = keys.read_text()
     row = next(line for line in text.splitlines() if "`session.note`" in line)
-    usage.write_text(text.replace(row + "\n", ""))
+    keys.write_text(text.replace(row + "\n", ""))
     result = check(capsys, docs_copy)
     assert result.returncode == 1
-    assert "docs/usage.md: reference:keys" in result.stderr and "reference:presets" not in result.stderr
+    assert "docs/keys.md: reference:keys" in result.stderr and "reference:presets" not in result.stderr
     assert run(capsys, "--root", str(docs_copy)).returncode == 0
-    assert row in usage.read_text() and check(capsys, docs_copy).returncode == 0  # written again, the row is back
+    assert row in keys.read_text() and check(capsys, docs_copy).returncode == 0  # written again, the row is back
 
 
 def test_a_default_changed_by_hand_in_an_option_table_fails_the_check(docs_copy, capsys) -> None:

@@ -6,7 +6,7 @@ unless it is :data:`CONTEXTUAL`: keys whose meaning is what has the focus or wha
 that moment (escape, enter, the arrows), none of them a letter. A dialog's own keys (``y``/``n`` of
 a yes-or-no question, written on its buttons) apply while it is open, when no screen behind it gets
 a key: they may mean something else on a screen, never something else than an app-wide key.
-docs/usage.md lists the map as one table.
+docs/keys.md lists the map as one table.
 
 A widget in which the expert types (a text field, an editor, a list that filters by what is typed:
 ``takes_typing = True``) takes every printable key: no single-key shortcut fires while it has the
