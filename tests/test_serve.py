@@ -14,6 +14,7 @@ from pxp_tui.app.shell import serve
 
 from .browser import Served
 from .cli_helpers import pxp
+from .conftest import ROOT
 
 
 @pytest.mark.parametrize("host", ["127.0.0.1", "127.0.0.2", "localhost", "::1", "[::1]"])
@@ -25,7 +26,11 @@ def test_loopback_is_served_without_a_warning(host: str) -> None:
 def test_any_other_address_is_warned_of_with_what_to_do(host: str) -> None:
     caution = serve.warning(host) or ""
     assert "plain http" in caution
-    assert "reverse proxy" in caution and "ssh tunnel" in caution and "docs/usage.md" in caution
+    assert "reverse proxy" in caution and "ssh tunnel" in caution
+    page = re.search(r"docs/[\w-]+\.md", caution)
+    assert page, caution
+    how = (ROOT / page.group(0)).read_text()  # the page it names shows both
+    assert "ssh -N -L" in how and "proxy_pass" in how
 
 
 class _Recorded:
@@ -158,7 +163,7 @@ def test_only_the_printed_address_opens_the_app_and_it_is_printed_once(tmp_path:
 
 
 def test_behind_a_reverse_proxy_the_page_points_the_browser_at_the_public_address(tmp_path: Path) -> None:
-    """docs/usage.md's nginx example: the proxy passes the public Host; the page's websocket is the proxy's wss://."""
+    """docs/browser.md's nginx example: the proxy passes the public Host; the page's websocket is the proxy's wss://."""
     served = Served(tmp_path / "sessions.db", tmp_path, "--public-url", "https://pxp.example.org")
     try:
         assert served.url.startswith("https://pxp.example.org/")  # what the server prints: the address the experts open

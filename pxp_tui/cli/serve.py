@@ -8,7 +8,7 @@ from pathlib import Path
 
 from pxp_tui.cli.common import add_db
 
-#: this machine only: reached from elsewhere through an ssh tunnel or a reverse proxy (docs/usage.md)
+#: this machine only: reached from elsewhere through an ssh tunnel or a reverse proxy (docs/browser.md)
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8470
 

@@ -29,7 +29,7 @@ textual-serve's server with what an expert's machine needs around it:
   longer to answer: the tab then never finished loading).
 
 Bound to anything but a loopback address, anyone who can reach the port and learns the address can drive the
-app over plain http: ``docs/usage.md`` says how to put it behind an ssh tunnel or a reverse proxy.
+app over plain http: ``docs/browser.md`` says how to put it behind an ssh tunnel or a reverse proxy.
 """
 
 from __future__ import annotations
@@ -134,7 +134,7 @@ def warning(host: str) -> str | None:
         f"pxp serve: warning: listening on {host}, not on this machine's loopback: the address holds a key, but travels "
         "in plain http, so anyone on the network path can read it, then drive the app and read the blackboard. Put it "
         "behind a reverse proxy with TLS that authenticates, or bind 127.0.0.1 and reach it through an ssh tunnel "
-        "(docs/usage.md, 'In a browser')."
+        "(docs/browser.md)."
     )
 
 
