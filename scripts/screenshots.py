@@ -4,14 +4,18 @@
 
 Drives the real app with Pilot on the bundled demos and the offline machine (pictures as half-cell
 blocks, as in tmux; a small X-ray kept in its pane) and saves SVG; with `rsvg-convert` on PATH, PNG instead (the SVG is removed
-unless ``--keep-svg``). ``--check`` writes nothing in docs/: it renders each PNG in a temporary folder, compares its
-pixels with the one in docs/ (Pillow) and exits 1 naming each that differs or is missing (a stale screenshot).
+unless ``--keep-svg``). Each PNG records the screen it shows (a digest of the app's SVG, and its text, in PNG text
+chunks). ``--check`` writes nothing in docs/ and needs no ``rsvg-convert``: it renders each screen again and exits 1
+naming each PNG in docs/ that records another screen, none, or is missing (a stale screenshot), with the first row
+that differs. The times measured while a scene plays are pinned (:func:`pin_times`), so a fresh screenshot always
+passes.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import hashlib
 import html
 import os
 import re
@@ -20,6 +24,7 @@ import subprocess
 import sys
 import tempfile
 from collections.abc import Awaitable, Callable
+from dataclasses import replace
 from pathlib import Path
 
 os.environ.setdefault("PXP_IMAGES", "halfcell")
@@ -32,7 +37,15 @@ sys.path.insert(0, str(ROOT))
 
 from pxp_tui.app.shell.pxp_app import PXPApp  # noqa: E402
 from pxp_tui.app.start import screen as start  # noqa: E402
-from tests.app_helpers import expert_turn, make_run, outcome_shown, run_done, type_answer, wait_for  # noqa: E402
+from tests.app_helpers import (  # noqa: E402
+    expert_turn,
+    make_run,
+    outcome_shown,
+    run_done,
+    settled,
+    type_answer,
+    wait_for,
+)
 
 SIZES = ((80, 24), (160, 48))
 Scene = Callable[[object, PXPApp], Awaitable[None]]
@@ -220,23 +233,90 @@ async def shoot(name: str, size: tuple[int, int], out: Path, tmp: Path) -> Path:
         app = PXPApp(db, run_id=make_run(db, **fields) if fields else None)
     async with app.run_test(size=size) as pilot:
         await scene(pilot, app)
-        await pilot.pause(1.0)  # pictures are drawn in threads
+        await settled(pilot)  # pictures drawn, workers done, the header and footer current
         path = out / f"{name}-{size[0]}x{size[1]}.svg"
         path.write_text(place_glyphs(app.export_screenshot()), encoding="utf-8")
     return path
 
 
-def stale(fresh: Path, kept: Path) -> str | None:
-    """Why the PNG ``kept`` is not the ``fresh`` one the app renders now (None: the same pixels)."""
-    from PIL import Image, ImageChops
+def pin_times() -> None:
+    """The times measured while a scene is played, the same in every render: each machine call takes the model 2 ms
+    and the app 7 ms around it (the machine pane's "2 ms · app +7 ms"); the summary's run took 40 s a session
+    (the scenes answer within a second, which no expert does)."""
+    from pxp_tui.agents.llm import LLMClient
+    from pxp_tui.blackboard import run_time
+
+    complete, timed = LLMClient.complete, run_time.run_time
+
+    async def pinned_call(self: LLMClient, *args: object, **kwargs: object) -> object:
+        return replace(await complete(self, *args, **kwargs), latency_ms=2.0, call_ms=9.0)
+
+    def pinned_run(board: object, run_id: int) -> object:
+        made = timed(board, run_id)  # type: ignore[arg-type]
+        return replace(made, in_sessions=40.0 * made.finished, span=50.0 * made.finished)
+
+    LLMClient.complete = pinned_call  # type: ignore[assignment,method-assign]
+    run_time.run_time = pinned_run  # type: ignore[assignment]
+
+
+_CELL = re.compile(r'<text\b[^>]*?\bx="([0-9.]+)"[^>]*?line-(\d+)\)"[^>]*>([^<]*)</text>')
+
+
+def screen_text(svg: str) -> str:
+    """The screen's characters, row by row, read back from the SVG (one ``<text>`` per cell after :func:`place_glyphs`)."""
+    rows: dict[int, dict[int, str]] = {}
+    for match in _CELL.finditer(svg):
+        text = html.unescape(match[3])
+        column = round(float(match[1]) / 12.2)
+        for i, ch in enumerate(text):
+            rows.setdefault(int(match[2]), {})[column + i] = ch
+    return "\n".join(
+        "".join(row.get(c, " ") for c in range(max(row) + 1)).rstrip() if (row := rows.get(r)) else ""
+        for r in range(max(rows, default=-1) + 1)
+    )
+
+
+def screen_record(svg: str) -> dict[str, str]:
+    """What a PNG records of the screen it shows: a digest of the SVG (colours and styles too), and its text."""
+    digest = hashlib.sha256(re.sub(r"terminal-\d+", "terminal", svg).encode()).hexdigest()
+    return {"pxp-screen": digest, "pxp-screen-text": screen_text(svg)}
+
+
+def save_png(svg_path: Path) -> Path:
+    """The SVG as a PNG beside it (rsvg-convert), recording the screen it shows."""
+    from PIL import Image
+    from PIL.PngImagePlugin import PngInfo
+
+    png = svg_path.with_suffix(".png")
+    subprocess.run(["rsvg-convert", str(svg_path), "-o", str(png)], check=True)
+    info = PngInfo()
+    for key, value in screen_record(svg_path.read_text(encoding="utf-8")).items():
+        info.add_itxt(key, value)
+    with Image.open(png) as picture:
+        picture.load()
+    picture.save(png, pnginfo=info)
+    return png
+
+
+def stale(svg: str, kept: Path) -> str | None:
+    """Why the PNG ``kept`` is not the screen the app renders now as ``svg`` (None: the same screen)."""
+    from PIL import Image
 
     if not kept.exists():
         return "missing"
-    with Image.open(fresh) as new, Image.open(kept) as old:
-        if new.size != old.size:
-            return f"{old.size[0]}x{old.size[1]} pixels, the app renders {new.size[0]}x{new.size[1]}"
-        box = ImageChops.difference(new.convert("RGB"), old.convert("RGB")).getbbox()
-    return None if box is None else f"differs from what the app renders in the pixels {box}"
+    with Image.open(kept) as picture:
+        recorded = {key: str(value) for key, value in getattr(picture, "text", {}).items()}
+    now = screen_record(svg)
+    if "pxp-screen" not in recorded:
+        return "records no screen (not made by this command)"
+    if recorded["pxp-screen"] == now["pxp-screen"]:
+        return None
+    old, new = recorded.get("pxp-screen-text", "").splitlines(), now["pxp-screen-text"].splitlines()
+    for row in range(max(len(old), len(new))):
+        was, is_now = (old[row] if row < len(old) else ""), (new[row] if row < len(new) else "")
+        if was != is_now:
+            return f"the app now draws another screen: row {row + 1} was {was.strip()!r}, is {is_now.strip()!r}"
+    return "the app now draws the same characters in other colours or styles"
 
 
 def main() -> int:
@@ -246,12 +326,11 @@ def main() -> int:
     parser.add_argument("--only", nargs="+", choices=list(SCENES), metavar="NAME", help="only these scenes")
     parser.add_argument("--check", action="store_true", help="write nothing in --out; exit 1 naming each stale PNG")
     args = parser.parse_args()
-    if args.check and not shutil.which("rsvg-convert"):
-        print("screenshots: --check needs rsvg-convert (Debian: librsvg2-bin)", file=sys.stderr)
-        return 2
-    args.out.mkdir(parents=True, exist_ok=True)
     start.default_name = lambda: "alice"
+    pin_times()
     args.out = args.out.resolve()
+    if not args.check:
+        args.out.mkdir(parents=True, exist_ok=True)
     found: list[str] = []
     with tempfile.TemporaryDirectory() as tmp:
         os.chdir(tmp)
@@ -260,17 +339,17 @@ def main() -> int:
         for name in args.only or SCENES:
             for size in SIZES:
                 shot = asyncio.run(shoot(name, size, rendered if args.check else args.out, Path(tmp)))
-                if shutil.which("rsvg-convert"):
-                    subprocess.run(["rsvg-convert", str(shot), "-o", str(shot.with_suffix(".png"))], check=True)
-                    if not args.keep_svg:
-                        shot.unlink()
-                        shot = shot.with_suffix(".png")
                 if args.check:
-                    kept = args.out / shot.name
-                    why = stale(shot, kept)
+                    kept = args.out / shot.with_suffix(".png").name
+                    why = stale(shot.read_text(encoding="utf-8"), kept)
                     if why:
                         found.append(f"{kept.relative_to(ROOT) if kept.is_relative_to(ROOT) else kept}: {why}")
                     continue
+                if shutil.which("rsvg-convert"):
+                    png = save_png(shot)
+                    if not args.keep_svg:
+                        shot.unlink()
+                    shot = png
                 print(shot.relative_to(ROOT) if shot.is_relative_to(ROOT) else shot)
     for line in found:
         print(f"{line} (python scripts/screenshots.py --only NAME renders it again)", file=sys.stderr)
