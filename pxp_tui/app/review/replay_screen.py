@@ -17,6 +17,7 @@ from textual.widgets import Static
 
 from pxp_tui.app.picture.instance_view import InstanceView, PictureActions, picture_bindings
 from pxp_tui.app.review import glyphs
+from pxp_tui.app.review.leaving import leave
 from pxp_tui.app.review.message_card import BAR_WIDTH, MessageCard
 from pxp_tui.app.review.reader import ReviewBoard
 from pxp_tui.app.review.review_notes import replay_note
@@ -24,7 +25,6 @@ from pxp_tui.app.shared.distribution_bars import bars_content
 from pxp_tui.app.shared.export_run import ExportsRun, export_binding
 from pxp_tui.app.shared.fitting_footer import FittingFooter
 from pxp_tui.app.shared.header import header
-from pxp_tui.app.shared.leaving import leave
 from pxp_tui.blackboard import Blackboard, review
 from pxp_tui.blackboard.finals import FinalWeights
 from pxp_tui.common.models import model_label

@@ -14,12 +14,12 @@ from textual.content import Content
 from textual.screen import Screen
 from textual.widgets import DataTable, Static
 
+from pxp_tui.app.review.leaving import leave
 from pxp_tui.app.review.reader import ReviewBoard
 from pxp_tui.app.shared.browser import REFRESH, named_key, served_keys
 from pxp_tui.app.shared.export_run import ExportsRun, export_binding
 from pxp_tui.app.shared.fitting_footer import FittingFooter
 from pxp_tui.app.shared.header import header
-from pxp_tui.app.shared.leaving import leave
 from pxp_tui.blackboard import BlackboardError, review
 from pxp_tui.blackboard.records import RunSummary
 from pxp_tui.common.models import model_label

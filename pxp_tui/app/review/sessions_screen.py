@@ -20,6 +20,7 @@ from textual.widgets import DataTable, Select, Static
 
 from pxp_tui.app.review import glyphs
 from pxp_tui.app.review.filter_bar import CLASS_LABELS, FilterBar
+from pxp_tui.app.review.leaving import leave
 from pxp_tui.app.review.messages import FilterChanged
 from pxp_tui.app.review.reader import ReviewBoard
 from pxp_tui.app.review.review_notes import ReviewNotes, note_cell
@@ -27,7 +28,6 @@ from pxp_tui.app.shared.browser import FILTER, REFRESH, served_keys
 from pxp_tui.app.shared.export_run import ExportsRun, export_binding
 from pxp_tui.app.shared.fitting_footer import FittingFooter
 from pxp_tui.app.shared.header import header
-from pxp_tui.app.shared.leaving import leave
 from pxp_tui.app.shared.session_notes import note_bindings
 from pxp_tui.blackboard import Blackboard, notes, review
 from pxp_tui.blackboard.records import RunSummary

@@ -32,6 +32,7 @@ from pxp_tui.app.session.failure import FailureScreen, Recovery
 from pxp_tui.app.session.live_metrics import LiveMetrics
 from pxp_tui.app.session.messages import HumanTurn, MessageRecorded, RunStopped, SessionEnded, SessionStarted, StopOutcome
 from pxp_tui.app.session.outcome import SessionOutcome
+from pxp_tui.app.session.quick_footer import QuickFooter
 from pxp_tui.app.session.same_frame import SameFrame, in_one_frame
 from pxp_tui.app.session.states import Seat, SessionState, allowed, move_seat, seat_may_move, transition
 from pxp_tui.app.session.widgets.conversation import Conversation
@@ -45,7 +46,6 @@ from pxp_tui.app.shared.browser import CANCEL_CALL, PALETTE, SUBMIT, named_key, 
 from pxp_tui.app.shared.confirm import ConfirmScreen
 from pxp_tui.app.shared.header import header
 from pxp_tui.app.shared.host import host
-from pxp_tui.app.shared.quick_footer import QuickFooter
 from pxp_tui.app.shared.session_notes import SessionNotes, note_bindings, skip_binding
 from pxp_tui.common.kinds import HumanKind
 from pxp_tui.common.models import model_label

@@ -21,7 +21,7 @@ from textual.widgets import Footer
 # ``FooterKey(key, key_display, description, action, disabled=, tooltip=)``, with the attributes ``key``,
 # ``key_display``, ``description`` and ``action``, the class ``-command-palette`` on the palette's key and
 # ``-compact`` in a compact footer. The footers fit and update these widgets in place (``fitting_footer.py``,
-# ``quick_footer.py``); Textual exports only ``Footer``.
+# ``session/quick_footer.py``); Textual exports only ``Footer``.
 from textual.widgets._footer import FooterKey
 
 __all__ = [

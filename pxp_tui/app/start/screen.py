@@ -20,11 +20,11 @@ from textual.widgets.option_list import Option
 from pxp_tui.app.shared.breakpoints import apply_breakpoints
 from pxp_tui.app.shared.browser import RESUME, REVIEW, SUBMIT, named_key, served_keys
 from pxp_tui.app.shared.fitting_footer import FittingFooter
-from pxp_tui.app.shared.form_fields import FormFields
 from pxp_tui.app.shared.header import header
 from pxp_tui.app.shared.host import host
 from pxp_tui.app.shared.look import read_settings, write_settings
 from pxp_tui.app.start import fields as form_help
+from pxp_tui.app.start.form_fields import FormFields
 from pxp_tui.common.kinds import HumanKind
 from pxp_tui.common.visible import visible
 from pxp_tui.config import DEFAULTS

@@ -7,23 +7,21 @@ builds the agent that answers at even ``j``. A new kind is one module and one li
 
 from __future__ import annotations
 
-from importlib import import_module
+from collections.abc import Callable
 
 from pxp_tui.common.kinds import HumanKind
 from pxp_tui.engine import Agent
+from pxp_tui.runs.humans import live, model, proxy
 from pxp_tui.runs.seats import Seat
 
-#: kind -> "module:function" building its agent from a :class:`Seat`
-HUMANS: dict[HumanKind, str] = {
-    HumanKind.PROXY: "pxp_tui.runs.humans.proxy:seat",
-    HumanKind.LIVE: "pxp_tui.runs.humans.live:seat",
-    HumanKind.MODEL: "pxp_tui.runs.humans.model:seat",
+#: kind -> the function building its agent from a :class:`Seat`
+HUMANS: dict[HumanKind, Callable[[Seat], Agent]] = {
+    HumanKind.PROXY: proxy.seat,
+    HumanKind.LIVE: live.seat,
+    HumanKind.MODEL: model.seat,
 }
 
 
 def build_human(kind: HumanKind, seat: Seat) -> Agent:
     """The agent of kind ``kind`` in the human's seat of ``seat.run``."""
-    module, _, name = HUMANS[kind].partition(":")
-    build = getattr(import_module(module), name)
-    agent: Agent = build(seat)
-    return agent
+    return HUMANS[kind](seat)
