@@ -293,3 +293,21 @@ async def test_the_blackboard_read_after_the_form_was_taken_down_fills_nothing_a
         worker = screen.load_board()  # the blackboard's contents arriving now
         await worker.wait()
         assert worker.error is None  # (and run_test raises any error the app ended with)
+
+
+async def test_a_file_found_not_a_blackboard_after_the_form_was_taken_down_tells_nobody_and_the_app_quits_cleanly(
+    tmp_path,
+) -> None:
+    """The expert quits at once on a file that is not a blackboard: the reason arrives once the form is being
+    removed. Nothing is left to tell; the app ends without an error."""
+    path = tmp_path / "notes.db"
+    path.write_bytes(b"SQLite format 3\x00" + bytes(100))  # looks like SQLite, is not a pxp blackboard
+    app = PXPApp(path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await start_screen(pilot, app)
+        error = screen.query_one("#start-error")
+        await wait_for(pilot, lambda: "notes.db" in str(error.render()), "the reason")
+        await error.remove()  # as the app's teardown does
+        worker = screen.load_board()  # the reason arriving now
+        await worker.wait()
+        assert worker.error is None  # (and run_test raises any error the app ended with)

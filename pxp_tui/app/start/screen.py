@@ -161,8 +161,11 @@ class StartScreen(Screen):
             if not isinstance(exc, BlackboardError):
                 raise
             # not a blackboard, a newer schema...: say so, start nothing
-            self.query_one("#start-error", Static).update(Content.styled(visible(str(exc)), "$error"))
-            self.query_one("#start-button", Button).disabled = True
+            try:
+                self.query_one("#start-error", Static).update(Content.styled(visible(str(exc)), "$error"))
+                self.query_one("#start-button", Button).disabled = True
+            except NoMatches:  # the form was taken down meanwhile (the expert quit at once): nobody to tell
+                pass
             return
         self._datasets = datasets
         await self.fields.mounted.wait()
