@@ -38,14 +38,21 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         items.sort(key=lambda item: item.get_closest_marker("slow") is None)  # stable: file order otherwise
 
 
+#: the packages whose code may call a model through litellm
+MODEL_CALLERS = ("pxp_tui.agents", "pxp_tui.runs", "pxp_tui.app", "pxp_tui.cli")
+
+
 def pytest_collection_finish(session: pytest.Session) -> None:
     """Leave out of the garbage collector's full passes what every test of this process keeps: the modules
     collection imported (Textual, the app, RDKit...) and litellm, which the first run in a process imports.
-    Each full pass walked all of them again (half a million objects, about 15 % of a Pilot test's CPU)."""
+    Each full pass walked all of them again (half a million objects, about 15 % of a Pilot test's CPU).
+    litellm only where the tests collected can call a model (their modules imported the agents, the runs, the app or
+    the command line): a file of pure tests (the protocol, the report) runs alone without its seconds of import."""
     import gc
 
-    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")  # as _offline_env: no fetch over the network
-    import litellm  # noqa: F401  # what the offline machine imports at the first run, in any case
+    if any(name.startswith(MODEL_CALLERS) for name in sys.modules):
+        os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")  # as _offline_env: no fetch over the network
+        import litellm  # noqa: F401  # what the offline machine imports at the first run, in any case
 
     gc.collect()
     gc.freeze()
