@@ -41,8 +41,10 @@ __all__ = [
     "notifications",
     "on_frames",
     "on_terminal_writes",
+    "palette_searching",
     "screen_lines",
     "screen_strips",
+    "select_options",
     "send_to_driver",
     "sixel_data",
 ]
@@ -151,3 +153,19 @@ def sixel_data(image: Any) -> str:
     from textual_image._sixel import image_to_sixels
 
     return image_to_sixels(image)
+
+
+def select_options(select: Any) -> list[tuple[Any, Any]]:
+    """The ``(label, value)`` options a ``Select`` offers now (the blank one aside).
+
+    Relies on: ``Select._options``, the list of ``(prompt, value)`` pairs its ``set_options`` kept.
+    """
+    return list(select._options)
+
+
+def palette_searching(app: Any, palette: Any) -> bool:
+    """Whether the command palette ``palette`` is still gathering its hits for what was typed.
+
+    Relies on: ``CommandPalette._GATHER_COMMANDS_GROUP``, the worker group of its search.
+    """
+    return any(w.group == palette._GATHER_COMMANDS_GROUP and not w.is_finished for w in app.workers)

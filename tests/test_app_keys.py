@@ -15,6 +15,7 @@ from textual.widgets import DataTable
 import pxp_tui.app
 
 from .app_helpers import expert_turn, live_app, wait_for
+from .internals import palette_searching
 
 
 @pytest.fixture(autouse=True)
@@ -85,7 +86,7 @@ async def test_the_command_palette_runs_screen_commands(db_path) -> None:
 
         def found() -> bool:  # the search done, its best hit highlighted
             palette = app.screen
-            if not isinstance(palette, CommandPalette) or [w for w in app.workers if w.group == palette._GATHER_COMMANDS_GROUP]:
+            if not isinstance(palette, CommandPalette) or palette_searching(app, palette):
                 return False
             hits = palette.query_one(CommandList)
             return hits.highlighted is not None and "Metrics" in str(hits.get_option_at_index(hits.highlighted).prompt)

@@ -11,6 +11,7 @@ from pxp_tui.app.shell.pxp_app import PXPApp
 from pxp_tui.app.start import screen as start
 
 from .app_helpers import expert_turn, make_run, rows, session_screen, wait_for
+from .internals import select_options
 
 
 @pytest.fixture(autouse=True)
@@ -196,10 +197,10 @@ async def test_a_split_of_an_imported_dataset_is_offered_with_its_size_and_runs_
     async with app.run_test(size=(160, 48)) as pilot:
         screen = await start_screen(pilot, app)
         dataset, choice = screen.query_one("#start-dataset"), screen.query_one("#start-instances")
-        await wait_for(pilot, lambda: any(value == "ten" for _, value in dataset._options), "the imported dataset")
+        await wait_for(pilot, lambda: any(value == "ten" for _, value in select_options(dataset)), "the imported dataset")
         dataset.value = "ten"
-        await wait_for(pilot, lambda: len(choice._options) == 3, "the dataset's choices")
-        assert [str(label) for label, _ in choice._options] == ["all of train (6)", "the first N", "the val split (4)"]
+        await wait_for(pilot, lambda: len(select_options(choice)) == 3, "the dataset's choices")
+        assert [str(label) for label, _ in select_options(choice)] == ["all of train (6)", "the first N", "the val split (4)"]
         choice.value = "split:val"
         await pilot.press("ctrl+s")
         await expert_turn(pilot, app, j=2)

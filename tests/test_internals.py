@@ -434,6 +434,48 @@ async def test_a_tab_s_app_process_is_there_to_wait_for() -> None:
         assert await process.wait() == 3
 
 
+async def test_a_tab_s_websocket_is_handed_to_the_server_s_own_loop() -> None:
+    import inspect
+
+    from textual_serve.server import Server
+
+    with relied_on("textual-serve", "Server._process_messages(websocket, app_service), a coroutine", SERVE_DOOR):
+        loop = Server._process_messages
+        assert inspect.iscoroutinefunction(loop)
+        assert list(inspect.signature(loop).parameters)[1:3] == ["websocket", "app_service"]
+
+
+async def test_a_select_s_options_are_read_as_it_keeps_them() -> None:
+    from textual.widgets import Select
+
+    class Choosing(App[None]):
+        def compose(self) -> ComposeResult:
+            yield Select([("one", 1), ("two", 2)], id="choice")
+
+    with relied_on("textual", "Select._options, the (prompt, value) pairs set_options kept", TESTS_DOOR):
+        async with Choosing().run_test() as pilot:
+            choice = pilot.app.query_one(Select)
+            choice.set_options([("three", 3)])
+            await pilot.pause()
+            assert [value for _, value in internals.select_options(choice)][-1:] == [3]
+            assert "one" not in [str(label) for label, _ in internals.select_options(choice)]
+
+
+async def test_the_command_palette_s_search_is_seen_until_it_is_done() -> None:
+    from textual.command import CommandPalette
+
+    with relied_on("textual", "CommandPalette._GATHER_COMMANDS_GROUP, the worker group of its search", TESTS_DOOR):
+        async with Keyed().run_test() as pilot:
+            await pilot.press("ctrl+p")
+            await pilot.press(*"bell")
+            app = pilot.app
+            assert isinstance(app.screen, CommandPalette)
+            assert isinstance(CommandPalette._GATHER_COMMANDS_GROUP, str)
+            while internals.palette_searching(app, app.screen):
+                await pilot.pause()
+            assert not internals.palette_searching(app, app.screen)
+
+
 def test_under_the_web_driver_a_file_s_pieces_and_the_frames_reach_the_server_as_whole_packets() -> None:
     """The frames from one thread, a file's pieces from another, larger than the pipe's buffer, the server reading
     slowly: every packet arrives whole (unlocked, the parts of one landed between the parts of another)."""
@@ -498,28 +540,103 @@ WRAPPED = {
 }
 
 
-def test_every_use_of_a_private_part_is_in_its_door() -> None:
+#: private names read outside the doors that are not a dependency's: Python's own (``argparse``'s list of a
+#: parser's actions, read to list or change its options) and Enum's documented ``_value_``-style names (sunder)
+STANDARD = {"_actions": "argparse.ArgumentParser._actions: a parser's actions (Python's, not a dependency's)"}
+
+
+def own_private_names(trees: dict[Path, ast.Module]) -> set[str]:
+    """Every private name pxp's own code defines: functions, classes, names and attributes it assigns, arguments,
+    import aliases. A private name read that is none of these is a dependency's."""
+    names: set[str] = set()
+    for tree in trees.values():
+        for node in ast.walk(tree):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                names.add(node.name)
+            elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+                names.add(node.id)
+            elif isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store):
+                names.add(node.attr)
+            elif isinstance(node, ast.arg):
+                names.add(node.arg)
+            elif isinstance(node, ast.alias):
+                names.add(node.asname or node.name.split(".")[-1])
+    return names - WRAPPED
+
+
+def private_parts_outside_doors(trees: dict[Path, ast.Module], doors: set[Path]) -> list[str]:
+    """Each use, outside ``doors``, of a private part of a dependency: a private module of one imported, a name a
+    door wraps read, ``sys`` changed, or any private attribute (``x._name``, not ``_name_`` or ``__name__``) that
+    pxp's own code never defines and that is not the standard library's."""
+    own = own_private_names(trees)
     found = []
-    for folder in ("pxp_tui", "tests", "benchmarks", "scripts"):
-        for path in sorted((ROOT / folder).rglob("*.py")):
-            relative = path.relative_to(ROOT)
-            if relative in DOORS or relative == Path(__file__).relative_to(ROOT):
-                continue
-            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-                modules = []
-                if isinstance(node, ast.ImportFrom) and node.module:
-                    modules = [node.module] + [f"{node.module}.{a.name}" for a in node.names]
-                elif isinstance(node, ast.Import):
-                    modules = [a.name for a in node.names]
-                for module in modules:
-                    parts = module.split(".")
-                    if parts[0] in DEPENDENCIES and any(p.startswith("_") for p in parts[1:]):
-                        found.append(f"{relative}:{node.lineno} imports {module}")
-                if isinstance(node, ast.Attribute) and node.attr in WRAPPED:
-                    found.append(f"{relative}:{node.lineno} reads .{node.attr}")
-                if _sets_a_part_of_sys(node):
-                    found.append(f"{relative}:{node.lineno} replaces a part of sys")
+    for relative, tree in trees.items():
+        if relative in doors:
+            continue
+        standard_modules = {
+            alias.asname or alias.name.split(".")[0]
+            for node in ast.walk(tree)
+            if isinstance(node, ast.Import)
+            for alias in node.names
+            if alias.name.split(".")[0] in sys.stdlib_module_names
+        }
+        for node in ast.walk(tree):
+            modules = []
+            if isinstance(node, ast.ImportFrom) and node.module:
+                modules = [node.module] + [f"{node.module}.{a.name}" for a in node.names]
+            elif isinstance(node, ast.Import):
+                modules = [a.name for a in node.names]
+            for module in modules:
+                parts = module.split(".")
+                if parts[0] in DEPENDENCIES and any(p.startswith("_") for p in parts[1:]):
+                    found.append(f"{relative}:{node.lineno} imports {module}")
+            if isinstance(node, ast.Attribute) and node.attr in WRAPPED:
+                found.append(f"{relative}:{node.lineno} reads .{node.attr}")
+            elif isinstance(node, ast.Attribute) and _foreign_private(node, own, standard_modules):
+                found.append(f"{relative}:{node.lineno} reads .{node.attr}, a private name pxp does not define")
+            if _sets_a_part_of_sys(node):
+                found.append(f"{relative}:{node.lineno} replaces a part of sys")
+    return found
+
+
+def _foreign_private(node: ast.Attribute, own: set[str], standard_modules: set[str]) -> bool:
+    name = node.attr
+    if not name.startswith("_") or name.startswith("__") or (name.endswith("_") and len(name) > 2):
+        return False
+    if name in own or name in STANDARD:
+        return False
+    return not (isinstance(node.value, ast.Name) and node.value.id in standard_modules)
+
+
+def _trees(folders: tuple[str, ...] = ("pxp_tui", "tests", "benchmarks", "scripts")) -> dict[Path, ast.Module]:
+    return {
+        path.relative_to(ROOT): ast.parse(path.read_text(encoding="utf-8"))
+        for folder in folders
+        for path in sorted((ROOT / folder).rglob("*.py"))
+    }
+
+
+def test_every_use_of_a_private_part_is_in_its_door() -> None:
+    found = private_parts_outside_doors(_trees(), DOORS | {Path(__file__).relative_to(ROOT)})
     assert not found, "private parts used outside their doors:\n" + "\n".join(found)
+
+
+@pytest.mark.parametrize(
+    ("line", "said"),
+    [
+        ("choices = select._options", "reads ._options, a private name pxp does not define"),
+        ("group = CommandPalette._GATHER_COMMANDS_GROUP", "reads ._GATHER_COMMANDS_GROUP, a private name pxp does not define"),
+        ("footer._bindings_ready", "reads ._bindings_ready"),
+        ("import textual._compositor", "imports textual._compositor"),
+    ],
+)
+def test_a_private_part_read_outside_the_doors_is_caught_whoever_names_it(line: str, said: str) -> None:
+    """Any private name of a dependency's object, not a list of known ones: a new use fails the guard (Python's own
+    private names, here ``os._exit``, are not a dependency's)."""
+    trees = _trees()
+    trees[Path("pxp_tui/app/new_screen.py")] = ast.parse(f"import os\n{line}\nos._exit(0)\n")
+    found = private_parts_outside_doors(trees, DOORS)
+    assert [f for f in found if "new_screen" in f] == [f"pxp_tui/app/new_screen.py:2 {said}"]
 
 
 # -- helpers --------------------------------------------------------------------------------------------

@@ -302,7 +302,7 @@ class PXPServer(Server):
                 await app_service.send_bytes(page.typed.encode("utf-8"))
             if page.focus == "focus":
                 await app_service.focus()
-            await self._process_messages(websocket, app_service)
+            await textual_serve_internals.process_messages(self, websocket, app_service)
         except asyncio.CancelledError:
             await websocket.close()
         except Exception:
