@@ -66,6 +66,8 @@ sys.path.insert(0, str(HERE))
 
 from docs_section import write_section  # noqa: E402 - first: it reads the load average as the benchmark starts
 
+from tests.waiting import async_poll  # noqa: E402
+
 now = time.perf_counter
 TAGS = {"1": "RATIFY", "2": "REFUTE"}
 ANSWERS = {"ratify": ["1"], "refute": ["2", "1"]}
@@ -193,23 +195,13 @@ def press(app: Any, key: str) -> None:
     send_to_driver(app, event)
 
 
-async def until(condition: Any, timeout: float = 60.0, what: str = "the app") -> Any:
-    deadline = now() + timeout
-    while now() < deadline:
-        value = condition()
-        if value:
-            return value
-        await asyncio.sleep(0.005)
-    raise RuntimeError(f"gave up waiting for {what}")
-
-
 async def pilot_steps(app: Any, probe: Any, sessions: int, answers: list[str], think: float, profiler: Any) -> list[tuple]:
     from pxp_tui.app.session.widgets.tag_choice import TagChoice
     from pxp_tui.protocol import Tag
 
     raw = []
     for order in range(sessions):
-        session = await until(lambda o=order: probe.session_of(o), what=f"session {order + 1}")
+        session = await async_poll(lambda o=order: probe.session_of(o), f"session {order + 1}", 60.0, 0.005)
         j = 2
         for position, key in enumerate(answers):
             await probe.wait("ready", session, j)
@@ -219,9 +211,11 @@ async def pilot_steps(app: Any, probe: Any, sessions: int, answers: list[str], t
             choice = app.screen.query_one(TagChoice)
             press(app, key)
             frames = probe.frames
-            await until(lambda c=choice, k=key: c.selected is Tag(TAGS[k]), what=f"{TAGS[key]} chosen")
+            await async_poll(lambda c=choice, k=key: c.selected is Tag(TAGS[k]), f"{TAGS[key]} chosen", 60.0, 0.005)
             # and shown: a frame has painted the tag list since (as tmux mode waits for it on the screen)
-            await until(lambda c=choice, f=frames: probe.frames > f and id(c) in probe.painted, what=f"{TAGS[key]} shown")
+            await async_poll(
+                lambda c=choice, f=frames: probe.frames > f and id(c) in probe.painted, f"{TAGS[key]} shown", 60.0, 0.005
+            )
             t0 = now()
             press(app, "ctrl+s")
             t_key = None
@@ -231,7 +225,7 @@ async def pilot_steps(app: Any, probe: Any, sessions: int, answers: list[str], t
                 await asyncio.sleep(think)
                 t_key = now()
                 press(app, "enter")
-                nxt = await until(lambda o=order: probe.session_of(o + 1), what=f"session {order + 2}")
+                nxt = await async_poll(lambda o=order: probe.session_of(o + 1), f"session {order + 2}", 60.0, 0.005)
                 next_j = 2
             else:
                 nxt, next_j = session, j + 2

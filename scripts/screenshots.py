@@ -143,29 +143,23 @@ async def summary(pilot, app: PXPApp) -> None:
         await pilot.press("1", "ctrl+s")
     await run_done(pilot, app)
     await wait_for(pilot, lambda: type(app.screen).__name__ == "SummaryScreen", "the summary")
-    await settle(pilot)
-
-
-async def settle(pilot) -> None:
-    for _ in range(3):
-        await pilot.app.workers.wait_for_complete()
-        await pilot.pause()
+    await settled(pilot)
 
 
 async def review_sessions(pilot, app) -> None:
     """The review of a finished proxy run: its sessions, with tag glyphs, flags and stop reasons."""
-    await settle(pilot)
+    await settled(pilot)
     await pilot.press("enter")
-    await settle(pilot)
+    await settled(pilot)
 
 
 async def review_replay(pilot, app) -> None:
     """One session replayed: the instance drawn, the messages so far, the reaction of the latest."""
     await review_sessions(pilot, app)
     await pilot.press("down", "down", "down", "enter")
-    await settle(pilot)
+    await settled(pilot)
     await pilot.press("right", "right")
-    await settle(pilot)
+    await settled(pilot)
 
 
 async def proxy_run(db: Path, limit: int = 8) -> None:

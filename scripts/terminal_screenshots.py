@@ -21,7 +21,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from tests.xscreen import Terminal, XServer, missing, wait_for  # noqa: E402
+from tests.waiting import poll  # noqa: E402
+from tests.xscreen import Terminal, XServer, missing  # noqa: E402
 
 PXP = Path(sys.executable).with_name("pxp")
 SIZE = (160, 48)
@@ -38,7 +39,7 @@ def steady(terminal: Terminal, what: str, colours: int = 200) -> object:
         many = len(image.getcolors(1 << 24) or ()) >= colours
         return image if same and many else None
 
-    return wait_for(shown, what, every=1.0)
+    return poll(shown, what, step=1.0)
 
 
 def main() -> int:
@@ -72,7 +73,7 @@ def main() -> int:
                 steady(terminal, "case_1 in the session (Sixel)").save(args.out / "xray-sixel-160x48.png")  # type: ignore[attr-defined]
                 terminal.keys("f")
                 first = terminal.screenshot()
-                wait_for(lambda: terminal.screenshot().tobytes() != first.tobytes(), "full-screen")
+                poll(lambda: terminal.screenshot().tobytes() != first.tobytes(), "full-screen", step=0.25)
                 steady(terminal, "case_1 full-screen (Sixel)").save(args.out / "xray-sixel-full-160x48.png")  # type: ignore[attr-defined]
             finally:
                 terminal.close()
@@ -85,7 +86,7 @@ def main() -> int:
                 def pane() -> str:
                     return subprocess.run(["tmux", "-L", socket, "capture-pane", "-p"], capture_output=True, text=True).stdout
 
-                wait_for(lambda: "passes no pictures" in pane() and "▀" * 20 in pane(), "case_1 in tmux, with its note")
+                poll(lambda: "passes no pictures" in pane() and "▀" * 20 in pane(), "case_1 in tmux, with its note", step=0.25)
                 steady(terminal, "case_1 in tmux", colours=20).save(args.out / "xray-tmux-160x48.png")  # type: ignore[attr-defined]
             finally:
                 subprocess.run(["tmux", "-L", socket, "kill-server"], capture_output=True, check=False)

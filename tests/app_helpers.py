@@ -147,10 +147,17 @@ def shown(widget: Any) -> bool:
 
 async def settled(pilot: Any) -> None:
     """Wait until the screen shown has nothing left to do (:func:`settled_now`), then for its last messages
-    and frame: what a snapshot or a frame count needs before it starts."""
+    and frame, and still nothing to do after them (a worker's result may start another: a read, then its
+    pictures): what a snapshot, a frame count or a screen's contents need before they are read."""
     app = pilot.app
-    await wait_for(pilot, lambda: settled_now(app) is None, lambda: f"the screen to settle (still: {settled_now(app)})")
-    await pilot.pause()
+    what = lambda: f"the screen to settle (still: {settled_now(app)})"  # noqa: E731
+    bound = Patience(what)
+    while True:
+        await wait_for(pilot, lambda: settled_now(app) is None, what)
+        await pilot.pause()
+        if settled_now(app) is None:
+            return
+        bound.give_up(settled_now(app))
 
 
 async def expert_turn(pilot: Any, app: PXPApp, j: int | None = None) -> Any:

@@ -25,7 +25,7 @@ from pxp_tui.app.shell.pxp_app import PXPApp
 from pxp_tui.blackboard import Blackboard
 from pxp_tui.tasks import get_task
 
-from .app_helpers import expert_turn, outcome_shown, wait_for
+from .app_helpers import expert_turn, outcome_shown, settled, wait_for
 from .cli_helpers import pxp
 from .hostile import DATASET, ESCAPES, REPLY, hostile, hostile_board, leaks, machine_reply, screen_text, shown, stored
 from .stub import StubServer
@@ -50,12 +50,6 @@ def clean(app: object) -> str:
     return text
 
 
-async def settle(pilot) -> None:
-    for _ in range(3):  # a worker may start another (a read, then its pictures); one cancelled is done too
-        await wait_for(pilot, lambda: all(w.is_finished for w in pilot.app.workers), "the screen's workers")
-        await pilot.pause()
-
-
 def test_the_blackboard_holds_what_was_sent_exactly(board: Path) -> None:
     """Nothing is made visible on the way in: the reply, the dataset's fields and the notes are stored as sent."""
     assert set(stored(board, "SELECT raw FROM messages WHERE sender = 'machine' AND raw IS NOT NULL")) == {REPLY}
@@ -71,11 +65,11 @@ def test_the_blackboard_holds_what_was_sent_exactly(board: Path) -> None:
 async def test_every_review_screen_shows_the_escapes_as_text(board: Path) -> None:
     app = ReviewApp(board)
     async with app.run_test(size=(160, 48)) as pilot:
-        await settle(pilot)
+        await settled(pilot)
         runs = clean(app)
         assert shown("experiment") in runs or shown("expert") in runs
         await pilot.press("enter")  # run 1's sessions
-        await settle(pilot)
+        await settled(pilot)
         sessions = clean(app)
         assert shown("set") in sessions and shown("name") in sessions
         notes = app.screen.query_one("#sessions-table", DataTable).get_column("note")
@@ -85,12 +79,12 @@ async def test_every_review_screen_shows_the_escapes_as_text(board: Path) -> Non
         await pilot.pause()
         assert shown("note") in clean(app)
         await pilot.press("ctrl+s")  # saved unchanged: the note as stored, not its shown form
-        await settle(pilot)
+        await settled(pilot)
         assert set(stored(board, "SELECT note FROM annotations")) == {hostile("note")}
         await pilot.press("enter")  # the first session, replayed
-        await settle(pilot)
+        await settled(pilot)
         await pilot.press("end")
-        await settle(pilot)
+        await settled(pilot)
         replay = clean(app)
         for label in ("prediction", "reply", "dataset", "label", "note"):
             assert shown(label) in replay, label
@@ -142,7 +136,7 @@ async def test_a_live_session_shows_the_escapes_as_text_and_sends_what_was_shown
         await wait_for(
             pilot, lambda: screen.state is SessionState.DONE and "The run is finished" in screen_text(app), "the summary"
         )
-        await settle(pilot)
+        await settled(pilot)
         assert shown("expert") in clean(app)
         app.notify(hostile("notice"), title=hostile("title"))  # every notification, whoever sends it
         await wait_for(pilot, lambda: shown("notice") in screen_text(app), "the notification")

@@ -41,6 +41,7 @@ from pxp_tui.app.picture import textual_image_internals as image_internals
 from pxp_tui.app.shared import textual_internals
 
 from . import internals
+from .app_helpers import wait_for
 from .conftest import ROOT
 from .outside import python_output
 
@@ -101,7 +102,7 @@ async def test_a_footer_says_when_it_has_its_bindings() -> None:
         app = Keyed()
         async with app.run_test() as pilot:
             footer = app.query_one(Footer)
-            await _until(pilot, lambda: textual_internals.footer_bindings_ready(footer))
+            await wait_for(pilot, lambda: textual_internals.footer_bindings_ready(footer), "the footer's bindings")
             fresh = Footer()
             textual_internals.mark_footer_bindings_ready(fresh)
             assert textual_internals.footer_bindings_ready(fresh) is True
@@ -134,7 +135,7 @@ async def test_a_widget_s_unhandled_messages_are_seen() -> None:
             assert not textual_internals.has_unhandled_messages(text)
             text.post_message(Pinged())
             assert textual_internals.has_unhandled_messages(text)
-            await _until(pilot, lambda: not textual_internals.has_unhandled_messages(text))
+            await wait_for(pilot, lambda: not textual_internals.has_unhandled_messages(text), "the widget's messages handled")
 
 
 def test_keys_read_from_the_terminal_become_the_events_the_driver_makes() -> None:
@@ -323,7 +324,7 @@ async def test_a_screen_s_frames_and_lines_are_seen() -> None:
 
             internals.on_frames(app.screen, paint)
             app.query_one("#text", Static).update("canary changed")
-            await _until(pilot, lambda: bool(painted))
+            await wait_for(pilot, lambda: bool(painted), "a frame painted")
             assert any("canary changed" in line for line in internals.screen_lines(app.screen))
             styled = [seg for strip in internals.screen_strips(app.screen) for seg in strip if "canary" in seg.text]
             assert styled and styled[0].style is not None and styled[0].style.bgcolor is not None  # with its colours
@@ -336,7 +337,7 @@ async def test_each_frame_written_to_the_terminal_is_seen(monkeypatch) -> None:
         app = Keyed()
         async with app.run_test() as pilot:
             app.query_one("#text", Static).update("canary changed")
-            await _until(pilot, lambda: any(r is not None for r in written))
+            await wait_for(pilot, lambda: any(r is not None for r in written), "a frame written")
 
 
 async def test_the_app_s_notifications_are_read() -> None:
@@ -344,7 +345,7 @@ async def test_the_app_s_notifications_are_read() -> None:
         app = Keyed()
         async with app.run_test() as pilot:
             app.notify("canary note")
-            await _until(pilot, lambda: "canary note" in internals.notifications(app))
+            await wait_for(pilot, lambda: "canary note" in internals.notifications(app), "the canary's notification")
 
 
 async def test_the_header_s_title_is_read_from_its_title_widget() -> None:
@@ -358,7 +359,7 @@ async def test_the_header_s_title_is_read_from_its_title_widget() -> None:
         app = Titled()
         async with app.run_test() as pilot:
             title = app.query_one(Header).query_one(internals.HeaderTitle)
-            await _until(pilot, lambda: "canary title" in str(title.render()))
+            await wait_for(pilot, lambda: "canary title" in str(title.render()), "the header's title")
 
 
 async def test_a_mouse_event_is_forwarded_as_the_driver_does() -> None:
@@ -377,7 +378,7 @@ async def test_a_mouse_event_is_forwarded_as_the_driver_does() -> None:
         async with app.run_test() as pilot:
             wheel = app.query_one(Wheel)
             internals.forward_event(wheel, events.MouseScrollUp(None, 1, 1, 0, 0, 0, False, False, False, screen_x=1, screen_y=1))
-            await _until(pilot, lambda: wheel.scrolled == 1)
+            await wait_for(pilot, lambda: wheel.scrolled == 1, "the wheel's scroll")
 
 
 async def test_a_key_is_sent_as_the_driver_sends_it() -> None:
@@ -389,7 +390,7 @@ async def test_a_key_is_sent_as_the_driver_sends_it() -> None:
             key = events.Key("x", "x")
             key.set_sender(app)
             internals.send_to_driver(app, key)
-            await _until(pilot, lambda: bool(rung))
+            await wait_for(pilot, lambda: bool(rung), "the bell")
 
 
 def test_asyncio_s_callbacks_are_there_to_time() -> None:
@@ -471,9 +472,7 @@ async def test_the_command_palette_s_search_is_seen_until_it_is_done() -> None:
             app = pilot.app
             assert isinstance(app.screen, CommandPalette)
             assert isinstance(CommandPalette._GATHER_COMMANDS_GROUP, str)
-            while internals.palette_searching(app, app.screen):
-                await pilot.pause()
-            assert not internals.palette_searching(app, app.screen)
+            await wait_for(pilot, lambda: not internals.palette_searching(app, app.screen), "the palette's search")
 
 
 def test_under_the_web_driver_a_file_s_pieces_and_the_frames_reach_the_server_as_whole_packets() -> None:
@@ -651,11 +650,3 @@ def _source(function: Any) -> str:
     import inspect
 
     return inspect.getsource(function)
-
-
-async def _until(pilot: Any, condition: Any, tries: int = 200) -> None:
-    for _ in range(tries):
-        if condition():
-            return
-        await pilot.pause()
-    raise AssertionError("the condition never held")

@@ -57,11 +57,6 @@ def finish(process: subprocess.Popen) -> None:
         process.communicate("\n\n", timeout=60)
 
 
-def until(condition) -> None:
-    """Wait (in this thread) until ``condition()`` is true; fails after :data:`PATIENCE` seconds."""
-    poll(condition, "the condition", step=0.005)
-
-
 def board_with_run(db: Path) -> None:
     with Blackboard.open(db) as board:
         create_run(board, RunConfig(limit=2))
@@ -123,7 +118,7 @@ def test_threads_sharing_the_writer_never_see_or_join_an_unfinished_transaction(
         with pytest.raises(RuntimeError, match="given up"), board.transaction():
             board.db.execute("DELETE FROM runs WHERE id = 1")
             reader.start()
-            until(lambda: board.writer.waiting or not reader.is_alive())  # blocked on the writer's lock, or done
+            poll(lambda: board.writer.waiting or not reader.is_alive(), "the writer blocked, or done", step=0.005)  # on the lock
             raise RuntimeError("given up")  # the transaction is rolled back
         reader.join(timeout=60)
         assert counted == [1]  # never the 0 of the deleted, then restored, run

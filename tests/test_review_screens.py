@@ -22,7 +22,7 @@ from pxp_tui.config import RunConfig
 from pxp_tui.protocol import Sender, Tag, session_flags
 from pxp_tui.tasks.base import DatasetRow
 
-from .app_helpers import wait_for
+from .app_helpers import settled, wait_for
 from .boards import EVERY_CLASS, WORDS, every_class_board, scripted_run
 from .cli_helpers import pxp
 from .waiting import PATIENCE, async_poll
@@ -40,13 +40,6 @@ def stop_of(tags: list[str]) -> str:
     return "ratified" if tags[-2:] == ["RATIFY", "RATIFY"] else "bound"
 
 
-async def settle(pilot) -> None:
-    """Let the screens' query workers finish and their results be shown."""
-    for _ in range(3):
-        await pilot.app.workers.wait_for_complete()
-        await pilot.pause()
-
-
 def table_rows(app: App, selector: str) -> list[list[str]]:
     table = app.screen.query_one(selector, DataTable)
     return [[str(getattr(c, "plain", c)) for c in table.get_row_at(i)] for i in range(table.row_count)]
@@ -62,15 +55,15 @@ async def every(db_path: Path) -> Path:
 
 
 async def open_sessions(pilot) -> None:
-    await settle(pilot)
+    await settled(pilot)
     await pilot.press("enter")
-    await settle(pilot)
+    await settled(pilot)
     assert isinstance(pilot.app.screen, SessionsScreen)
 
 
 async def test_runs_list_shows_each_run_with_its_counts(every: Path) -> None:
     async with ReviewApp(every).run_test(size=SIZE) as pilot:
-        await settle(pilot)
+        await settled(pilot)
         (row,) = table_rows(pilot.app, "#runs-table")
     flags = [flags_of(tags) for _, tags in EVERY_CLASS]
 
@@ -103,7 +96,7 @@ async def test_filter_by_class_keeps_only_that_class(every: Path, kind: str) -> 
     async with ReviewApp(every).run_test(size=SIZE) as pilot:
         await open_sessions(pilot)
         pilot.app.screen.query_one("#filter-class", Select).value = kind
-        await settle(pilot)
+        await settled(pilot)
         shown = [int(r[0]) - 1 for r in table_rows(pilot.app, "#sessions-table")]
         line = status(pilot.app, "#sessions-status")
     if kind in ("rejected", "bound"):
@@ -119,10 +112,10 @@ async def test_filter_by_text_typed_in_the_search_box(every: Path) -> None:
         await pilot.press("slash")
         assert isinstance(pilot.app.focused, Input)
         await pilot.press(*WORDS[4].upper(), "enter")
-        await settle(pilot)
+        await settled(pilot)
         assert [r[0] for r in table_rows(pilot.app, "#sessions-table")] == ["5"]
         await pilot.press("escape")  # clears the filter
-        await settle(pilot)
+        await settled(pilot)
         assert len(table_rows(pilot.app, "#sessions-table")) == len(EVERY_CLASS)
 
 
@@ -132,10 +125,10 @@ async def test_sort_by_any_column_and_reverse(every: Path) -> None:
         screen = pilot.app.screen
         while screen.query_state.sort != "messages":
             await pilot.press("o")
-        await settle(pilot)
+        await settled(pilot)
         up = [int(r[7]) for r in table_rows(pilot.app, "#sessions-table")]
         await pilot.press("O")
-        await settle(pilot)
+        await settled(pilot)
         down = [int(r[7]) for r in table_rows(pilot.app, "#sessions-table")]
         assert "sorted by msgs ↓" in status(pilot.app, "#sessions-status")
     assert up == sorted(up) and down == sorted(up, reverse=True) and up != down
@@ -145,7 +138,7 @@ async def test_replay_reveals_messages_one_by_one_with_the_instance(every: Path)
     async with ReviewApp(every).run_test(size=SIZE) as pilot:
         await open_sessions(pilot)
         await pilot.press("down", "enter")
-        await settle(pilot)
+        await settled(pilot)
         screen = pilot.app.screen
         assert isinstance(screen, ReplayScreen)
         assert len(screen.query(MessageCard)) == 1
@@ -174,7 +167,7 @@ async def test_pages_of_a_long_run(db_path: Path) -> None:
         await open_sessions(pilot)
         assert len(table_rows(pilot.app, "#sessions-table")) == 50
         await pilot.press("right_square_bracket")
-        await settle(pilot)
+        await settled(pilot)
         assert [r[0] for r in table_rows(pilot.app, "#sessions-table")] == [str(i) for i in range(51, 61)]
         assert "sessions 51–60 of 60" in status(pilot.app, "#sessions-status")
 
@@ -213,12 +206,12 @@ async def test_a_copy_on_another_machine_shows_the_stored_xray(tmp_path: Path) -
 
 async def test_runs_written_while_the_review_is_open_appear_on_refresh(every: Path) -> None:
     async with ReviewApp(every).run_test(size=SIZE) as pilot:
-        await settle(pilot)
+        await settled(pilot)
         assert len(table_rows(pilot.app, "#runs-table")) == 1
         with Blackboard.open(every, create=False) as writer:  # a live run in the same file
             await scripted_run(writer, [["INIT", "RATIFY", "RATIFY"]], human="alice")
         await pilot.press("f5")
-        await settle(pilot)
+        await settled(pilot)
         rows = table_rows(pilot.app, "#runs-table")
     assert [r[2] for r in rows] == ["proxy", "alice"]
 
@@ -229,7 +222,7 @@ async def test_the_review_screen_can_be_pushed_from_another_app(every: Path) -> 
             self.push_screen(ReviewScreen(every))
 
     async with Host().run_test(size=SIZE) as pilot:
-        await settle(pilot)
+        await settled(pilot)
         assert isinstance(pilot.app.screen, ReviewScreen)
         await pilot.press("escape")
         await pilot.pause()
@@ -252,7 +245,7 @@ def test_review_of_a_missing_file_is_one_line_exit_2(tmp_path: Path, capsys) -> 
 
 async def test_escape_from_the_runs_closes_the_review_app(every: Path) -> None:
     async with ReviewApp(every).run_test(size=SIZE) as pilot:
-        await settle(pilot)
+        await settled(pilot)
         await pilot.press("escape")
         await pilot.pause()
         assert not pilot.app.is_running
@@ -283,7 +276,7 @@ async def test_leaving_a_screen_while_it_still_reads_goes_back_and_the_review_go
             if leaving is ReplayScreen:
                 await open_sessions(pilot)
             else:
-                await settle(pilot)  # the runs are listed: enter opens the run's sessions
+                await settled(pilot)  # the runs are listed: enter opens the run's sessions
             back_to = type(app.screen)
             monkeypatch.setattr(review, group, slow)
             monkeypatch.setattr(leaving, "on_unmount", taken_down, raising=False)
@@ -311,7 +304,7 @@ async def test_a_class_chosen_from_the_filter_returns_to_the_sessions_and_enter_
         while overlay.highlighted is None or str(overlay.get_option_at_index(overlay.highlighted).prompt) != "2-way":
             await pilot.press("down")
         await pilot.press("enter")
-        await settle(pilot)
+        await settled(pilot)
         assert select.value == "two_way" and not select.expanded
         assert pilot.app.focused is pilot.app.screen.query_one("#sessions-table")
         await pilot.press("enter")  # a session replayed, not the list opened again
@@ -324,7 +317,7 @@ async def test_the_replay_shows_the_reference_and_whether_each_message_matched_i
     async with ReviewApp(every).run_test(size=SIZE) as pilot:
         await open_sessions(pilot)
         await pilot.press("enter")
-        await settle(pilot)
+        await settled(pilot)
         screen = pilot.app.screen
         assert isinstance(screen, ReplayScreen) and screen.replay is not None
         await pilot.press("end")
@@ -363,7 +356,7 @@ async def test_e_exports_the_run_for_a_spreadsheet_and_says_where(every: Path) -
 @pytest.mark.parametrize(("size", "wanted"), [((80, 24), "status"), ((120, 40), "date")])
 async def test_the_runs_list_drops_the_least_useful_columns_to_fit(every: Path, size, wanted: str) -> None:
     async with ReviewApp(every).run_test(size=size) as pilot:
-        await settle(pilot)
+        await settled(pilot)
         table = pilot.app.screen.query_one("#runs-table", DataTable)
         keys = [str(c.key.value) for c in table.ordered_columns]
         assert wanted in keys and {"progress", "two_way", "status"} <= set(keys)

@@ -17,7 +17,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from .waiting import PATIENCE, poll
+from .waiting import poll
 
 ROOT = Path(__file__).resolve().parent.parent
 #: the terminals' background: no grey, so that a grey pixel is a picture's (an X-ray is grey throughout)
@@ -34,12 +34,6 @@ def missing(*programs: str) -> list[str]:
 def displays() -> range:
     first, _, last = os.environ.get("PXP_TEST_DISPLAYS", "41-49").partition("-")
     return range(int(first), int(last or first) + 1)
-
-
-def wait_for(condition: Callable[[], Any], what: str, patience: float = PATIENCE, every: float = 0.25) -> Any:
-    """``condition``'s first true value, looked at every ``every`` seconds (a screenshot is not cheap); fails saying
-    ``what`` never came within ``patience`` seconds."""
-    return poll(condition, what, patience, every)
 
 
 def _lock_owner(number: int) -> int | None:
@@ -90,7 +84,7 @@ class XServer:
             probe = subprocess.run(["xdpyinfo", "-display", f":{number}"], capture_output=True, check=False)
             return probe.returncode == 0 or None
 
-        wait_for(up, f"Xvfb on :{number}", patience=30)
+        poll(up, f"Xvfb on :{number}", patience=30, step=0.25)
         return process.poll() is None
 
     def env(self) -> dict[str, str]:
@@ -150,7 +144,7 @@ class Terminal:
         self.stderr = tempfile.TemporaryFile("a+b")  # noqa: SIM115  # what the terminal said, as the server's
         self.process = subprocess.Popen(argv, env=full_env, stdout=subprocess.DEVNULL, stderr=self.stderr)
         try:
-            self.window = wait_for(self._window, f"the {kind} window", patience=60)
+            self.window = poll(self._window, f"the {kind} window", patience=60, step=0.25)
         except AssertionError as failure:
             said = self.describe()
             self.close()
@@ -281,4 +275,4 @@ def shown_picture(terminal: Terminal, wanted: Callable[[Box], bool], what: str) 
             return image, regions[0][1:]
         return None
 
-    return wait_for(steady, what, every=0.5)
+    return poll(steady, what, step=0.5)
