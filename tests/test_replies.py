@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from pxp_tui.agents.checker import parse_answer
-from pxp_tui.agents.replies import cut_off_thinking, trim_fences, without_thinking
 from pxp_tui.common.instance import Instance
+from pxp_tui.common.replies import cut_off_thinking, trim_fences, without_thinking
 from pxp_tui.engine import ParseError
 from pxp_tui.tasks import get_task
 from pxp_tui.tasks.drug import chem

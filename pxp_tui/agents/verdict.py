@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from pxp_tui.agents.replies import cut_off_thinking, without_fences, without_thinking
+from pxp_tui.common.replies import cut_off_thinking, without_fences, without_thinking
 
 _WORD = r"(yes|no)\b"
 #: a verdict word ends its clause ("No, ...", "Yes.", "No they are not"), unlike the "no" of "no contradictions"

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import re
 
-from pxp_tui.agents.replies import cut_off_thinking, trim_fences, without_thinking
+from pxp_tui.common.replies import cut_off_thinking, trim_fences, without_thinking
 from pxp_tui.engine import ParseError
 
 _LEAD = re.compile(r"^[\s>#*_\-\d.)]*")
