@@ -160,6 +160,11 @@ class PictureScreen(Screen):
         shown.paste(crop, ((cells_size[0] - crop.width) // 2, (cells_size[1] - crop.height) // 2))
         return unscaled(shown, (cells_size[0] // cell[0], cells_size[1] // cell[1]))
 
+    def on_picture_drawn(self, event: Picture.Drawn) -> None:
+        """The first picture shown: the status names its scale (the picture's size on the screen known only now)."""
+        event.stop()
+        self._status()
+
     def _status(self) -> None:
         note = graphics_note(self.pxp_task, self.instance) if self.zoomable else None
         shown_note = self.query_one("#viewer-note", Static)
