@@ -4,8 +4,9 @@ reaction drawn large.
 An X-ray is shown by cropping the original image (Pillow) and scaling the crop to the pixels the terminal
 shows, so a radiologist zooming on a lung sees the file's own detail at every renderer (Sixel, kitty
 graphics, half-cell blocks). The tools: fit (0) and 1:1 (z: one image pixel per screen pixel, the crop
-given to the terminal unscaled, in whole cells), zoom steps (+ -) and pan (arrows, h j k l, a drag, the
-wheel), window/level (brightness { }, contrast , .; :mod:`~pxp_tui.app.picture.tone`) and invert (i), d
+given to the terminal unscaled, in whole cells), the physical size (Z: the pixel spacing at the screen's
+resolution the expert states, :mod:`~pxp_tui.app.picture.physical`), zoom steps (+ -) and pan (arrows,
+h j k l, a drag, the wheel), window/level (brightness { }, contrast , .; :mod:`~pxp_tui.app.picture.tone`) and invert (i), d
 resetting the window; the bottom line gives the current values. Molecules are drawn again for the whole
 screen. Escape (or f, the key that opened it) goes back to where the expert was.
 """
@@ -23,17 +24,21 @@ from textual.widgets import Static
 
 from pxp_tui.app.picture.graphics import in_browser
 from pxp_tui.app.picture.instance_info import describe, graphics_note, open_outside
+from pxp_tui.app.picture.physical import Physical, no_dpi, screen_dpi
 from pxp_tui.app.picture.tone import Tone
 from pxp_tui.app.picture.widget import Picture, unscaled
-from pxp_tui.app.picture.zoom import View, exact_scale, in_whole_cells_at
+from pxp_tui.app.picture.zoom import View, exact_scale, in_whole_cells, in_whole_cells_at
 from pxp_tui.app.shared.fitting_footer import FittingFooter
 from pxp_tui.common.visible import visible
 from pxp_tui.tasks.grey_levels import DEEP_MODES, EIGHT_BIT, Levels, levels_of, spacing_text
 from pxp_tui.tasks.pictures import Surface
 
 
-def scale_words(view: View, image: tuple[int, int], area: tuple[int, int]) -> str:
-    """How the status line names the view's scale: ``fit``, ``1:1``, ``3:1``, ``1:2``, or ``zoom 1.5×`` (of the fit)."""
+def scale_words(view: View, image: tuple[int, int], area: tuple[int, int], physical: Physical | None = None) -> str:
+    """How the status line names the view's scale: ``fit``, ``1:1``, ``3:1``, ``1:2``, ``zoom 1.5×`` (of the fit), or
+    ``physical`` 's words where the view holds its scales."""
+    if physical is not None and view.scales == physical.scales:
+        return physical.words()
     scale = exact_scale(view, image, area)
     if scale is not None:
         return f"{scale:g}:1" if scale >= 1 else f"1:{round(1 / scale)}"
@@ -50,6 +55,7 @@ class PictureScreen(Screen):
         Binding("f", "leave_full_screen", "Leave full-screen", id="viewer.picture", show=False),
         Binding("0,home", "fit", "Fit", id="viewer.fit"),
         Binding("z", "actual", "Actual size (1:1)", id="viewer.actual"),
+        Binding("Z", "physical", "Physical size", id="viewer.physical", show=False),
         Binding("plus,equals_sign", "zoom(1)", "Zoom in", id="viewer.zoom_in"),
         Binding("minus", "zoom(-1)", "Zoom out", id="viewer.zoom_out"),
         Binding("left,h", "pan(-1, 0)", "Pan left", id="viewer.left", show=False),
@@ -66,7 +72,7 @@ class PictureScreen(Screen):
         Binding("v", "open_outside", "Open in new tab" if in_browser() else "Open in image viewer", id="viewer.open_picture"),
     ]
     #: the actions of the reading tools, for X-rays only
-    TOOLS = frozenset({"fit", "actual", "zoom", "pan", "brightness", "contrast", "invert", "reset_tone"})
+    TOOLS = frozenset({"fit", "actual", "physical", "zoom", "pan", "brightness", "contrast", "invert", "reset_tone"})
     #: how far one pan key moves, as a share of the region shown
     STEP = 0.25
 
@@ -79,6 +85,7 @@ class PictureScreen(Screen):
         self.caption = caption
         self.view = View()
         self.tone = Tone()
+        self.physical: Physical | None = None  # the physical size last asked for (its spacing and the screen's dpi)
         self._original: Any = None  # the decoded original image (decoded in the drawing thread)
         self._levels: Levels = EIGHT_BIT  # how its grey values read (a DICOM instance's: more than 8 bits)
         self._drag: tuple[int, int] | None = None
@@ -138,6 +145,8 @@ class PictureScreen(Screen):
             else:
                 self._original = image if image.mode in ("L", "RGB") else image.convert("RGB")
         image, area = self._original.size, surface.pixels
+        if view.scales is not None and not surface.coarse:
+            return self._physical_size(view, tone, surface)
         scale = None if surface.coarse else exact_scale(view, image, area)
         if scale is None:  # the fit, or a scale between: the crop scaled to the area, the terminal fitting it
             box, size = view.crop(image, area)
@@ -160,6 +169,28 @@ class PictureScreen(Screen):
         shown.paste(crop, ((cells_size[0] - crop.width) // 2, (cells_size[1] - crop.height) // 2))
         return unscaled(shown, (cells_size[0] // cell[0], cells_size[1] // cell[1]))
 
+    def _physical_size(self, view: View, tone: Tone, surface: Surface) -> Any:
+        """The view at its scales across and down (the physical size): the crop resampled to them, in whole cells, the
+        terminal scaling nothing (picture's thread)."""
+        from PIL import Image
+
+        assert view.scales is not None
+        cell = (surface.pixels[0] // surface.cols, surface.pixels[1] // surface.rows)
+        box, size, cells_size = in_whole_cells(view, view.scales, self._original.size, surface.pixels, cell)
+        self.shown, self.shown_view, self.shown_tone = (box, cells_size), view, tone
+        self.app.call_from_thread(self._status)
+        crop = tone.apply(self._original.crop(box), self._levels)
+        if crop.size != size:
+            crop = crop.resize(size, Image.Resampling.LANCZOS)
+        shown = Image.new(crop.mode, cells_size, 0)
+        shown.paste(crop, ((cells_size[0] - crop.width) // 2, (cells_size[1] - crop.height) // 2))
+        return unscaled(shown, (cells_size[0] // cell[0], cells_size[1] // cell[1]))
+
+    def on_picture_drawn(self, event: Picture.Drawn) -> None:
+        """The first picture shown: the status names its scale (the picture's size on the screen known only now)."""
+        event.stop()
+        self._status()
+
     def _status(self) -> None:
         note = graphics_note(self.pxp_task, self.instance) if self.zoomable else None
         shown_note = self.query_one("#viewer-note", Static)
@@ -169,7 +200,7 @@ class PictureScreen(Screen):
             text = "drawn for the whole screen"
         else:
             sizes = self._area()
-            scale = scale_words(self.view, *sizes) if sizes else f"zoom {self.view.zoom:.3g}×"
+            scale = scale_words(self.view, *sizes, self.physical) if sizes else f"zoom {self.view.zoom:.3g}×"
             tone = self.tone.describe(self._levels)
             if self._levels.spacing is not None:
                 tone += f" · pixel {spacing_text(self._levels.spacing)}"
@@ -224,6 +255,44 @@ class PictureScreen(Screen):
         if sizes:
             self.view = self.view.actual(*sizes).clamped(*sizes)
             self._show()
+
+    def action_physical(self) -> None:
+        """The physical size: each image pixel ``spacing * dpi / 25.4`` screen pixels, across and down. Where the
+        image has no pixel spacing, the screen's resolution is not stated (or not a resolution), or the terminal draws
+        half-cell blocks, a notice says why and the view stays as it is."""
+        sizes = self._area()
+        surface = self.query_one(Picture).surface
+        if sizes is None or surface is None:
+            self.notify("The picture is not drawn yet.", severity="warning", timeout=4)
+            return
+        if surface.coarse:
+            self.notify(
+                "Physical size needs the picture in pixels: this terminal shows it in half-cell blocks, whose size on the "
+                "screen says nothing of the image's. A Sixel or kitty terminal, or pxp serve, draws pixels.",
+                severity="warning",
+                timeout=8,
+            )
+            return
+        spacing = self._levels.spacing
+        if spacing is None:
+            self.notify(
+                "Physical size needs the image's pixel spacing: this image has none (a DICOM file's PixelSpacing or "
+                "ImagerPixelSpacing gives it).",
+                severity="warning",
+                timeout=8,
+            )
+            return
+        try:
+            dpi = screen_dpi()
+        except ValueError as exc:
+            self.notify(str(exc), severity="error", timeout=10)
+            return
+        if dpi is None:
+            self.notify(no_dpi(), severity="warning", timeout=10)
+            return
+        self.physical = Physical(spacing, dpi, at_detector=self._levels.spacing_tag == "ImagerPixelSpacing")
+        self.view = self.view.at_scales(self.physical.scales).clamped(*sizes)
+        self._show()
 
     def action_brightness(self, steps: int) -> None:
         self.tone = self.tone.brighter(steps)
