@@ -1,6 +1,6 @@
 """Regenerate the app's screenshots in docs/: start, sessions, metrics, outcome, summary, review; 80x24 and 160x48.
 
-    python scripts/screenshots.py [--out docs] [--only NAME ...] [--check]
+    python scripts/screenshots.py [--out docs] [--only NAME ...] [--check] [--all]
 
 Drives the real app with Pilot on the bundled demos and the offline machine (pictures as half-cell
 blocks, as in tmux; a small X-ray kept in its pane) and saves SVG; with `rsvg-convert` on PATH, PNG instead (the SVG is removed
@@ -8,7 +8,9 @@ unless ``--keep-svg``). Each PNG records the screen it shows (a digest of the ap
 chunks). ``--check`` writes nothing in docs/ and needs no ``rsvg-convert``: it renders each screen again and exits 1
 naming each PNG in docs/ that records another screen, none, or is missing (a stale screenshot), with the first row
 that differs. The times measured while a scene plays are pinned (:func:`pin_times`), so a fresh screenshot always
-passes.
+passes. ``--all`` makes every screenshot in docs/: the app's, then the real terminals' and the browser's
+(``scripts/terminal_screenshots.py``, ``scripts/browser_screenshot.py``: Xvfb, xterm, tmux, Chromium and the papers'
+X-ray; pictures of real programs, whose pixels no check can expect, so ``--check`` leaves them out).
 """
 
 from __future__ import annotations
@@ -319,7 +321,10 @@ def main() -> int:
     parser.add_argument("--keep-svg", action="store_true", help="keep the SVG next to the PNG")
     parser.add_argument("--only", nargs="+", choices=list(SCENES), metavar="NAME", help="only these scenes")
     parser.add_argument("--check", action="store_true", help="write nothing in --out; exit 1 naming each stale PNG")
+    parser.add_argument("--all", action="store_true", help="also the real terminals' and the browser's screenshots")
     args = parser.parse_args()
+    if args.all and (args.check or args.only):
+        parser.error("--all makes every screenshot: not with --check or --only")
     start.default_name = lambda: "alice"
     pin_times()
     args.out = args.out.resolve()
@@ -347,7 +352,15 @@ def main() -> int:
                 print(shot.relative_to(ROOT) if shot.is_relative_to(ROOT) else shot)
     for line in found:
         print(f"{line} (python scripts/screenshots.py --only NAME renders it again)", file=sys.stderr)
-    return 1 if found else 0
+    os.chdir(ROOT)  # out of the temporary folder, gone
+    failed = [
+        script
+        for script in ("terminal_screenshots.py", "browser_screenshot.py")
+        if args.all and subprocess.run([sys.executable, str(ROOT / "scripts" / script), "--out", str(args.out)]).returncode
+    ]
+    for script in failed:
+        print(f"screenshots: scripts/{script} failed (its own message above)", file=sys.stderr)
+    return 1 if found or failed else 0
 
 
 if __name__ == "__main__":
