@@ -1,6 +1,6 @@
 """A model reply far over ``--max-reply``: how soon the expert sees the run's pause, and at what memory.
 
-The stub server of the tests (``tests/stub.py``, on 127.0.0.1, in a process of its own) answers the machine with a
+The stub server of the tests (``pxp_harness/stub.py``, on 127.0.0.1, in a process of its own) answers the machine with a
 reply of ``--size`` bytes (10 MB by default, a server ignoring ``max_tokens``); the checker is answered Yes. It is
 refused unread as an unparseable reply, asked again twice (``PXP_RETRY_DELAY`` apart, 1 s by default), then the run
 pauses. Reported for the app (``pxp run`` in tmux, as the expert starts it; and in Pilot, as the tests drive it) and for ``pxp run --headless``, on the DRUG demo:
@@ -38,7 +38,7 @@ MB = 2**20
 #: the stub server in a process of its own: prints its address, then the time (time.time()) of each machine reply
 STUB = """
 import sys, time
-from tests.stub import StubServer, drug_first, learner
+from pxp_harness.stub import StubServer, drug_first, learner
 size = int(sys.argv[1])
 sentence = "the acid chloride is hydrolysed before the ester because this reasoning goes on, and "
 big = ("Pathway: CCO.CC(=O)Cl\\nExplanation: " + sentence * (size // len(sentence) + 1))[:size]
@@ -92,8 +92,8 @@ def file_mb(db: Path) -> float:
 
 async def in_the_app(size: int, db: Path) -> tuple[float, float, float, str]:
     """(seconds from the last reply to the notice on screen, peak resident MB, blackboard MB, the notice's cause)."""
+    from pxp_harness.app_helpers import live_app, wait_for
     from pxp_tui.app.session.failure import FailureScreen
-    from tests.app_helpers import live_app, wait_for
 
     stub = Stub(size)
     try:

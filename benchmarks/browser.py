@@ -32,7 +32,7 @@ sys.path.insert(0, str(ROOT))
 
 from docs_section import write_section  # noqa: E402  # at the top: it reads the load as the benchmark starts
 
-from tests.browser import VIEWPORT, Served, launch, why_no_browser  # noqa: E402
+from pxp_harness.browser import VIEWPORT, Served, launch, why_no_browser  # noqa: E402
 
 #: the page's clock: when the start form is first drawn; when a key went down and the first frame after its answer
 CLOCK = r"""

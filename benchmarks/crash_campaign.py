@@ -1,6 +1,6 @@
 """The crash campaign: kill -9 the real pxp at random moments beside outside readers, many times over.
 
-Scenarios (tests/crash_scenarios.py; tests/test_durability.py runs a few trials of each):
+Scenarios (pxp_harness/crash_scenarios.py; tests/test_durability.py runs a few trials of each):
 
 - ``app``: the live app in tmux, the expert answering 1 + ctrl+s, with ``pxp review`` open beside it;
   kill -9 at a random turn, at the turn or a random delay after answering; resumed in the app;
@@ -36,7 +36,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from benchmarks.docs_section import write_section  # noqa: E402 - first: it reads the load average as the benchmark starts
-from tests.crash_scenarios import SCENARIOS, Trial, reference, run_trial  # noqa: E402
+from pxp_harness.crash_scenarios import SCENARIOS, Trial, reference, run_trial  # noqa: E402
 
 
 def table(results: dict[str, list[Trial]], seconds: dict[str, float]) -> str:

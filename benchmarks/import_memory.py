@@ -24,7 +24,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from benchmarks.docs_section import write_section  # noqa: E402 - first: it reads the load average as the benchmark starts
-from tests.big_files import drug_csv, rad_csv  # noqa: E402
+from pxp_harness.big_files import drug_csv, rad_csv  # noqa: E402
 
 
 def measure(argv: list[str], cwd: Path) -> tuple[float, float, int]:

@@ -310,7 +310,7 @@ def _wrap_loop(probe: Probe, threshold: float = 0.0005) -> None:
     """Every event-loop callback (a task's step, a timer) that takes more than ``threshold`` s: a "loop" span."""
     from asyncio import events
 
-    from tests.internals import HANDLE_RUN, handle_callback
+    from pxp_harness.internals import HANDLE_RUN, handle_callback
 
     def make(original: Callable[..., Any]) -> Callable[..., Any]:
         def wrapper(self: Any) -> Any:
@@ -364,6 +364,7 @@ def install(probe: Probe) -> Probe:
     from textual.app import App
     from textual.screen import Screen
 
+    from pxp_harness.internals import FRAME, TERMINAL_WRITE, Compositor, image_widget_base
     from pxp_tui.agents import offline
     from pxp_tui.agents.checker import Checker
     from pxp_tui.agents.live import LiveHuman
@@ -374,7 +375,6 @@ def install(probe: Probe) -> Probe:
     from pxp_tui.app.session.widgets.metrics_pane import MetricsPane
     from pxp_tui.blackboard import Blackboard
     from pxp_tui.tasks import TASKS, get_task
-    from tests.internals import FRAME, TERMINAL_WRITE, Compositor, image_widget_base
 
     # the blackboard: one transaction per message, on the UI loop (the engine is an async worker)
     def record(original):

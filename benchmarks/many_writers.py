@@ -232,7 +232,7 @@ def main() -> None:
                 for failure in result["failures"]:
                     print(f"    {failure}", flush=True)
         if args.import_pictures:
-            from tests.big_files import rad_csv
+            from pxp_harness.big_files import rad_csv
 
             csv = rad_csv(Path(folder) / "pictures", args.import_pictures, side=1000, noise=True)
             result = trial(4, "instant", args.instant_sessions, Path(folder), beside=csv)

@@ -66,7 +66,7 @@ sys.path.insert(0, str(HERE))
 
 from docs_section import write_section  # noqa: E402 - first: it reads the load average as the benchmark starts
 
-from tests.waiting import async_poll  # noqa: E402
+from pxp_harness.waiting import async_poll  # noqa: E402
 
 now = time.perf_counter
 TAGS = {"1": "RATIFY", "2": "REFUTE"}
@@ -188,7 +188,7 @@ def press(app: Any, key: str) -> None:
     """A key as the terminal driver delivers it (no Pilot waits, which would force frames)."""
     from textual import events
 
-    from tests.internals import send_to_driver
+    from pxp_harness.internals import send_to_driver
 
     event = events.Key(key, key if len(key) == 1 else None)
     event.set_sender(app)

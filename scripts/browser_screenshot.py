@@ -22,7 +22,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from tests.browser import PXP, TURN, VIEWPORT, Served, Tab, launch, refute, start_rad_run, why_no_browser  # noqa: E402
+from pxp_harness.browser import PXP, TURN, VIEWPORT, Served, Tab, launch, refute, start_rad_run, why_no_browser  # noqa: E402
 
 EXPLANATION = "A round opacity against the pleura, right lower zone, with pleural fluid: round atelectasis."
 

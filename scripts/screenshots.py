@@ -37,9 +37,7 @@ os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from pxp_tui.app.shell.pxp_app import PXPApp  # noqa: E402
-from pxp_tui.app.start import screen as start  # noqa: E402
-from tests.app_helpers import (  # noqa: E402
+from pxp_harness.app_helpers import (  # noqa: E402
     expert_turn,
     make_run,
     outcome_shown,
@@ -48,6 +46,8 @@ from tests.app_helpers import (  # noqa: E402
     type_answer,
     wait_for,
 )
+from pxp_tui.app.shell.pxp_app import PXPApp  # noqa: E402
+from pxp_tui.app.start import screen as start  # noqa: E402
 
 SIZES = ((80, 24), (160, 48))
 Scene = Callable[[object, PXPApp], Awaitable[None]]

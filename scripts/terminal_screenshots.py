@@ -21,8 +21,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from tests.waiting import poll  # noqa: E402
-from tests.xscreen import Terminal, XServer, missing  # noqa: E402
+from pxp_harness.waiting import poll  # noqa: E402
+from pxp_harness.xscreen import Terminal, XServer, missing  # noqa: E402
 
 PXP = Path(sys.executable).with_name("pxp")
 SIZE = (160, 48)

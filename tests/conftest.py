@@ -63,7 +63,7 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo) -> objec
     """A failed test that started ``pxp serve`` reports what the server and its apps wrote on stderr: a browser's
     timeout says nothing of why the server did not answer."""
     report = yield
-    served = sys.modules.get("tests.browser")
+    served = sys.modules.get("pxp_harness.browser")
     if served is not None and report.failed:
         for log in served.SERVED_LOGS:
             if log.exists():
@@ -101,7 +101,7 @@ def shared_papers() -> Path:
 @pytest.fixture
 def machine_gate(monkeypatch: pytest.MonkeyPatch):
     """The offline machine answers only while this gate is open (``close()``, ``open()``; open again at the end)."""
-    from .app_helpers import MachineGate
+    from pxp_harness.app_helpers import MachineGate
 
     gate = MachineGate(monkeypatch)
     yield gate
@@ -132,7 +132,7 @@ def pxp(*args: str, env: dict[str, str] | None = None, timeout: float = 300, cwd
 @pytest.fixture
 def snap_compare(snap_compare, request: pytest.FixtureRequest, tmp_path: Path):
     """pytest-textual-snapshot's ``snap_compare``, failing with the rows that differ and both screens saved as SVG
-    in the test's temporary folder (tests/svg_diff.py), not only in the report it writes at the end of the run."""
-    from .svg_diff import explained
+    in the test's temporary folder (pxp_harness/svg_diff.py), not only in the report it writes at the end of the run."""
+    from pxp_harness.svg_diff import explained
 
     return explained(snap_compare, request.node, tmp_path)

@@ -13,6 +13,8 @@ from pathlib import Path
 
 import pytest
 
+from pxp_harness.cli_helpers import digest, pxp
+from pxp_harness.scripted import ScriptedAgent, split_script
 from pxp_tui.blackboard import Blackboard, notes, review, schema
 from pxp_tui.blackboard.metrics import run_rows, session_tags
 from pxp_tui.common.kinds import HumanKind
@@ -20,9 +22,6 @@ from pxp_tui.config import RunConfig
 from pxp_tui.engine import InstanceSkippedError, Reply, RunSpec, Turn, interact
 from pxp_tui.protocol import StopReason
 from pxp_tui.tasks import get_task
-
-from .cli_helpers import digest, pxp
-from .scripted import ScriptedAgent, split_script
 
 FIXTURE = Path(__file__).parent / "fixtures" / "blackboard-v2.db.gz"
 RATIFIED = ["INIT", "RATIFY", "RATIFY"]

@@ -7,14 +7,13 @@ from pathlib import Path
 
 import pytest
 
+from pxp_harness.app_helpers import expert_turn, live_app, messages, rows, run_done, session_screen, type_answer, wait_for
+from pxp_harness.internals import notifications
 from pxp_tui.app.review.review_app import ReviewApp
 from pxp_tui.app.session.states import SessionState
 from pxp_tui.app.session.widgets.tag_choice import TagChoice
 from pxp_tui.blackboard import Blackboard, notes, review
 from pxp_tui.protocol import Tag
-
-from .app_helpers import expert_turn, live_app, messages, rows, run_done, session_screen, type_answer, wait_for
-from .internals import notifications
 
 
 @pytest.fixture(autouse=True)

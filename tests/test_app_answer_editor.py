@@ -6,14 +6,13 @@ from __future__ import annotations
 import pytest
 from textual.widgets import Input
 
+from pxp_harness.app_helpers import expert_turn, live_app, messages, rows, wait_for
+from pxp_harness.internals import notifications
 from pxp_tui.app.session.early_keys import WAIT
 from pxp_tui.app.session.states import SessionState
 from pxp_tui.app.session.widgets.answer_fields import ExplanationArea, LabelList
 from pxp_tui.app.session.widgets.tag_choice import TagChoice
 from pxp_tui.tasks.rad.labels import LABELS
-
-from .app_helpers import expert_turn, live_app, messages, rows, wait_for
-from .internals import notifications
 
 
 @pytest.fixture(autouse=True)
@@ -114,7 +113,7 @@ async def test_rad_a_filter_that_leaves_one_label_sends_that_label(db_path) -> N
 async def test_keys_pressed_before_your_turn_say_to_wait_and_are_not_kept(db_path, machine_gate) -> None:
     machine_gate.close()  # the machine thinks until the keys are handled
     async with live_app(db_path) as (app, pilot, run_id):
-        from .app_helpers import session_screen
+        from pxp_harness.app_helpers import session_screen
 
         await wait_for(
             pilot,

@@ -4,13 +4,22 @@ from __future__ import annotations
 
 import pytest
 
+from pxp_harness.app_helpers import (
+    expert_turn,
+    live_app,
+    make_run,
+    messages,
+    rows,
+    run_done,
+    session_screen,
+    type_answer,
+    wait_for,
+)
+from pxp_harness.internals import notifications
 from pxp_tui.app.session.states import SessionState
 from pxp_tui.app.session.widgets.conversation import Conversation
 from pxp_tui.app.shell.pxp_app import PXPApp
 from pxp_tui.protocol import Tag
-
-from .app_helpers import expert_turn, live_app, make_run, messages, rows, run_done, session_screen, type_answer, wait_for
-from .internals import notifications
 
 
 @pytest.fixture(autouse=True)

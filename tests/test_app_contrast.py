@@ -11,10 +11,9 @@ import pytest
 from rich.color import ColorSystem
 from rich.style import Style
 
+from pxp_harness.app_helpers import expert_turn, live_app, make_run, outcome_shown, wait_for
+from pxp_harness.internals import screen_strips
 from pxp_tui.app.shell.pxp_app import PXPApp
-
-from .app_helpers import expert_turn, live_app, make_run, outcome_shown, wait_for
-from .internals import screen_strips
 
 #: WCAG AA for normal text
 AA = 4.5

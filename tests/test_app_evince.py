@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from pxp_harness.app_helpers import rows, session_screen, wait_for
 from pxp_tui.app.session.states import SessionState
 from pxp_tui.app.shared.distribution_bars import UNSTATED, bar, bars_content
 from pxp_tui.app.shell.pxp_app import PXPApp
@@ -12,8 +13,6 @@ from pxp_tui.blackboard import Blackboard
 from pxp_tui.common.kinds import HumanKind
 from pxp_tui.config import RunConfig
 from pxp_tui.runs.create import create_run
-
-from .app_helpers import rows, session_screen, wait_for
 
 
 def test_bars_in_eighths_and_a_reply_without_a_distribution_marked() -> None:
@@ -49,7 +48,7 @@ async def test_two_offline_machines_are_watched_with_their_distributions_and_mea
 
 @pytest.mark.slow
 async def test_the_expert_steps_in_for_the_other_machine_and_hands_the_seat_back(db_path, machine_gate) -> None:
-    from .app_helpers import expert_turn, type_answer
+    from pxp_harness.app_helpers import expert_turn, type_answer
 
     machine_gate.close()  # the first machine thinks until the expert has taken the other one's seat
     config = RunConfig(task="rad", human_kind=HumanKind.MODEL, human_model="offline", top_k=5, contentiousness=0.9, limit=1)

@@ -8,10 +8,9 @@ from typing import Any
 
 import pytest
 
+from pxp_harness.app_helpers import expert_turn, live_app, outcome_shown, session_screen, wait_for
+from pxp_harness.internals import on_frames, screen_lines
 from pxp_tui.app.shell.pxp_app import PXPApp
-
-from .app_helpers import expert_turn, live_app, outcome_shown, session_screen, wait_for
-from .internals import on_frames, screen_lines
 
 
 @pytest.fixture(autouse=True)

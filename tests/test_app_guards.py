@@ -5,11 +5,10 @@ from __future__ import annotations
 
 import pytest
 
+from pxp_harness.app_helpers import expert_turn, live_app, messages, rows, type_answer, wait_for
 from pxp_tui.agents import tfidf
 from pxp_tui.protocol import Tag
 from pxp_tui.tasks import get_task
-
-from .app_helpers import expert_turn, live_app, messages, rows, type_answer, wait_for
 
 PARACETAMOL_VIA_CHLORIDE = "CC(=O)Cl.Nc1ccc(O)cc1"
 CHLORIDE_REASON = "Acylation of 4-aminophenol with acetyl chloride; the amine is more nucleophilic than the phenol."

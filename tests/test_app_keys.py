@@ -13,9 +13,8 @@ from textual.dom import DOMNode
 from textual.widgets import DataTable
 
 import pxp_tui.app
-
-from .app_helpers import expert_turn, live_app, wait_for
-from .internals import palette_searching
+from pxp_harness.app_helpers import expert_turn, live_app, wait_for
+from pxp_harness.internals import palette_searching
 
 
 @pytest.fixture(autouse=True)

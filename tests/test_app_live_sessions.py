@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import pytest
 
+from pxp_harness.app_helpers import expert_turn, live_app, messages, rows, run_done, session_screen, type_answer, wait_for
+from pxp_harness.internals import notifications
 from pxp_tui.app.session.states import SessionState
 from pxp_tui.app.session.widgets.curve_plot import CurvePlot
 from pxp_tui.protocol import Sender, Tag, session_flags
-
-from .app_helpers import expert_turn, live_app, messages, rows, run_done, session_screen, type_answer, wait_for
-from .internals import notifications
 
 PARACETAMOL_VIA_CHLORIDE = "CC(=O)Cl.Nc1ccc(O)cc1"
 CHLORIDE_REASON = "Acylation of 4-aminophenol with acetyl chloride; the amine is more nucleophilic than the phenol."

@@ -12,13 +12,12 @@ from textual.geometry import Region
 from textual.widget import Widget
 from textual.widgets import Checkbox, DataTable
 
+from pxp_harness.app_helpers import expert_turn, live_app, outcome_shown, run_done, settled, wait_for
+from pxp_harness.internals import FooterKey
 from pxp_tui.app.review.review_app import ReviewApp
 from pxp_tui.app.shared.look import settings_path
 from pxp_tui.app.shell.pxp_app import PXPApp
 from pxp_tui.protocol import Tag
-
-from .app_helpers import expert_turn, live_app, outcome_shown, run_done, settled, wait_for
-from .internals import FooterKey
 
 
 @pytest.fixture(autouse=True)
@@ -195,7 +194,7 @@ def colours_16(screen) -> dict[int, int]:
 
     from rich.color import ColorSystem
 
-    from .internals import screen_strips
+    from pxp_harness.internals import screen_strips
 
     seen: Counter[int] = Counter()
     for strip in screen_strips(screen):

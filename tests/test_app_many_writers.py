@@ -10,13 +10,13 @@ from pathlib import Path
 import pytest
 from textual.widgets import Static
 
+from pxp_harness.app_helpers import expert_turn, live_app, messages, type_answer, wait_for
 from pxp_tui.app.review import ReviewApp
 from pxp_tui.app.session.failure import FailureScreen
 from pxp_tui.app.session.widgets.tag_picker import TagPicker
 from pxp_tui.blackboard import review
 from pxp_tui.protocol import Tag
 
-from .app_helpers import expert_turn, live_app, messages, type_answer, wait_for
 from .test_many_writers import finish, holder
 
 MINE = "The acid chloride is hydrolysed, not the ester: my own reasoning, typed and not yet stored."

@@ -4,11 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from pxp_tui.app.session.messages import HumanTurn
-from pxp_tui.app.session.states import SessionState
-from pxp_tui.protocol import Sender, Tag, session_flags
-
-from .app_helpers import (
+from pxp_harness.app_helpers import (
     expert_turn,
     footer_current,
     footer_keys,
@@ -21,7 +17,10 @@ from .app_helpers import (
     type_answer,
     wait_for,
 )
-from .internals import notifications
+from pxp_harness.internals import notifications
+from pxp_tui.app.session.messages import HumanTurn
+from pxp_tui.app.session.states import SessionState
+from pxp_tui.protocol import Sender, Tag, session_flags
 
 PARACETAMOL_VIA_CHLORIDE = "CC(=O)Cl.Nc1ccc(O)cc1"
 CHLORIDE_REASON = "Acylation of 4-aminophenol with acetyl chloride; the amine is more nucleophilic than the phenol."

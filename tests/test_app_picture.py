@@ -5,9 +5,8 @@ from __future__ import annotations
 from textual.app import App, ComposeResult
 from textual.widgets import Static
 
+from pxp_harness.app_helpers import wait_for
 from pxp_tui.app.picture.widget import Picture
-
-from .app_helpers import wait_for
 
 
 class OnePicture(App):

@@ -11,11 +11,10 @@ from pathlib import Path
 
 import pytest
 
+from pxp_harness.app_helpers import expert_turn, make_run, settled, wait_for
 from pxp_tui.app.picture.viewer import PictureScreen
 from pxp_tui.app.picture.widget import Picture
 from pxp_tui.app.shell.pxp_app import PXPApp
-
-from .app_helpers import expert_turn, make_run, settled, wait_for
 
 
 @pytest.fixture(autouse=True)

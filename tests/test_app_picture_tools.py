@@ -12,6 +12,7 @@ from pathlib import Path
 import numpy
 import pytest
 
+from pxp_harness.app_helpers import expert_turn, live_app, session_screen, wait_for
 from pxp_tui.app.picture import graphics
 from pxp_tui.app.picture.viewer import PictureScreen
 from pxp_tui.app.picture.widget import Picture
@@ -23,7 +24,6 @@ from pxp_tui.config import RunConfig
 from pxp_tui.runs.create import create_run
 from pxp_tui.runs.execute import execute
 
-from .app_helpers import expert_turn, live_app, session_screen, wait_for
 from .test_app_picture_viewer import drawn, open_viewer, replay_viewer
 
 TOOL_IDS = {
@@ -147,9 +147,8 @@ async def test_the_tools_keys_are_the_same_from_the_session_and_the_replay_in_he
 async def test_a_small_xray_opens_full_screen_by_itself_once_and_never_over_the_machines_message(
     db_path: Path, monkeypatch, machine_gate
 ) -> None:
+    from pxp_harness.internals import notifications
     from pxp_tui.app.picture.instance_view import BACK_FOR_THE_MESSAGE
-
-    from .internals import notifications
 
     monkeypatch.setenv("PXP_FULL_SCREEN", "auto")
     monkeypatch.setenv("PXP_IMAGES", "halfcell")  # 80x24 in half-cell blocks: the pane gives about 30 pixels

@@ -10,6 +10,8 @@ from pathlib import Path
 import pytest
 from textual import events
 
+from pxp_harness.app_helpers import expert_turn, live_app, wait_for
+from pxp_harness.internals import forward_event, screen_lines
 from pxp_tui.app.picture.viewer import PictureScreen
 from pxp_tui.app.picture.widget import Picture
 from pxp_tui.app.review import ReviewApp
@@ -21,9 +23,6 @@ from pxp_tui.blackboard import Blackboard
 from pxp_tui.config import RunConfig
 from pxp_tui.runs.create import create_run
 from pxp_tui.runs.execute import execute
-
-from .app_helpers import expert_turn, live_app, wait_for
-from .internals import forward_event, screen_lines
 
 PHANTOM = (256, 256)  # the RAD demo's phantoms
 

@@ -9,10 +9,10 @@ from pathlib import Path
 from textual import events
 from textual.widgets import Input
 
+from pxp_harness.app_helpers import expert_turn, live_app, outcome_shown, rows, type_answer, wait_for
 from pxp_tui.app.session.screen import RATIFY_OVER_EDITS
 from pxp_tui.app.shared.confirm import ConfirmScreen
 
-from .app_helpers import expert_turn, live_app, outcome_shown, rows, type_answer, wait_for
 from .test_app_guards import CHLORIDE_REASON, PARACETAMOL_VIA_CHLORIDE
 from .test_smiles_limits import CHAIN
 

@@ -10,11 +10,10 @@ from pathlib import Path
 
 import pytest
 
+from pxp_harness.app_helpers import expert_turn, make_run, settled, wait_for
 from pxp_tui.app.session.widgets import machine_pane
 from pxp_tui.app.shell.pxp_app import PXPApp
 from pxp_tui.app.start import screen as start
-
-from .app_helpers import expert_turn, make_run, settled, wait_for
 
 SIZES = [pytest.param((80, 24), id="80x24"), pytest.param((160, 48), id="160x48")]
 

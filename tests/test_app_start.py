@@ -7,11 +7,10 @@ import json
 import pytest
 from textual.widgets import Input, Select
 
+from pxp_harness.app_helpers import expert_turn, make_run, rows, session_screen, wait_for
+from pxp_harness.internals import select_options
 from pxp_tui.app.shell.pxp_app import PXPApp
 from pxp_tui.app.start import screen as start
-
-from .app_helpers import expert_turn, make_run, rows, session_screen, wait_for
-from .internals import select_options
 
 
 @pytest.fixture(autouse=True)

@@ -10,9 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from pxp_harness.terminal import PXP, Tmux, expert_turn, installed_tmux, run_finished
 from pxp_tui.app.picture.tmux import version_tuple
-
-from .terminal import PXP, Tmux, expert_turn, installed_tmux, run_finished
 
 pytestmark = [
     pytest.mark.slow,

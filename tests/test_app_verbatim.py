@@ -19,6 +19,7 @@ from textual.app import App, ComposeResult
 from textual.containers import Vertical
 from textual.widgets import DataTable, Static
 
+from pxp_harness import internals
 from pxp_tui.app.picture.instance_info import describe
 from pxp_tui.app.review.message_card import MessageCard
 from pxp_tui.app.review.sessions_screen import row_cells
@@ -29,8 +30,6 @@ from pxp_tui.app.session.widgets.outcome_banner import OutcomeBanner
 from pxp_tui.common.instance import Instance
 from pxp_tui.engine import Message
 from pxp_tui.protocol import Sender, StopReason, Tag, session_flags
-
-from . import internals
 
 FLUTAMIDE = "CC(C)C(=O)Nc1ccc([N+](=O)[O-])c(C(F)(F)F)c1"
 

@@ -23,13 +23,13 @@ from pathlib import Path
 
 import pytest
 
+from pxp_harness.big_files import drug_csv
+from pxp_harness.cli_helpers import digest, pxp
+from pxp_harness.full_disk import on_tmpfs
 from pxp_tui.blackboard import Blackboard
 from pxp_tui.blackboard.schema import SCHEMA_VERSION
 
-from .big_files import drug_csv
-from .cli_helpers import digest, pxp
 from .conftest import ROOT
-from .full_disk import on_tmpfs
 
 MOLS = "key,name,input,output,explanation\nz,,CCCOC(C)=O,CC(=O)Cl.OCCC,Propyl ester.\n"
 

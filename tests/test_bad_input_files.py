@@ -11,11 +11,10 @@ from pathlib import Path
 
 import pytest
 
+from pxp_harness.big_files import EXPLANATION, drug_csv, png, rad_csv
+from pxp_harness.cli_helpers import digest, pxp
 from pxp_tui.blackboard import Blackboard
 from pxp_tui.cli.progress import progress_bar
-
-from .big_files import EXPLANATION, drug_csv, png, rad_csv
-from .cli_helpers import digest, pxp
 
 MOLS = "key,name,input,output,explanation\n"
 

@@ -8,8 +8,9 @@ import sys
 
 import pytest
 
+from pxp_harness.terminal import needs_tmux
+
 from .conftest import ROOT
-from .terminal import needs_tmux
 
 BENCHMARK = ROOT / "benchmarks" / "turn_latency.py"
 
@@ -117,7 +118,7 @@ def test_first_message_presses_enter_at_pxp_s_first_frame_and_prints_its_table(t
 
 @pytest.mark.slow
 def test_the_browser_benchmark_times_a_page_load_and_keys_with_the_page_s_clock(tmp_path) -> None:
-    from .browser import why_no_browser
+    from pxp_harness.browser import why_no_browser
 
     reason = why_no_browser()
     if reason:

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from pxp_harness.cli_helpers import digest
 from pxp_tui.blackboard import Blackboard, BlackboardError
 from pxp_tui.blackboard.metrics import counts_of, run_rows, session_tags
 from pxp_tui.blackboard.schema import APPLICATION_ID, SCHEMA_VERSION
@@ -17,8 +18,6 @@ from pxp_tui.engine import Message
 from pxp_tui.protocol import Sender, StopReason, Tag, run_counts, session_flags
 from pxp_tui.runs.create import create_run
 from pxp_tui.tasks.base import DatasetRow
-
-from .cli_helpers import digest
 
 
 def test_a_new_file_gets_the_schema_wal_and_version(db_path: Path) -> None:

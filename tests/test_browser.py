@@ -1,6 +1,6 @@
 """``pxp serve`` in headless Chromium: an expert's RAD session in a browser tab, and four experts at once.
 
-The browser is Debian's ``chromium`` driven by Playwright (see tests/browser.py); skipped where either is absent.
+The browser is Debian's ``chromium`` driven by Playwright (see pxp_harness/browser.py); skipped where either is absent.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from PIL import Image
 
-from .browser import (
+from pxp_harness.browser import (
     PATIENCE,
     TURN,
     VIEWPORT,
@@ -25,7 +25,7 @@ from .browser import (
     start_rad_run,
     until_the_outcome,
 )
-from .terminal import cmdline, gone
+from pxp_harness.terminal import cmdline, gone
 
 pytestmark = [pytest.mark.slow, needs_browser]
 

@@ -15,12 +15,12 @@ from textual.app import App
 from textual.binding import Binding
 from textual.widgets import TextArea
 
+from pxp_harness.app_helpers import expert_turn, live_app, rows, type_answer, wait_for
 from pxp_tui.app.shared import textual_internals
 from pxp_tui.app.shared.browser import BROWSER_KEYS, PALETTE, reach_the_page
 from pxp_tui.app.shell.keymap import keys
 from pxp_tui.app.shell.pxp_app import PXPApp
 
-from .app_helpers import expert_turn, live_app, rows, type_answer, wait_for
 from .test_app_keys import app_classes
 
 

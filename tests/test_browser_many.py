@@ -13,7 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from .browser import PATIENCE, TURN, VIEWPORT, Served, Tab, db_rows, launch, needs_browser, refute
+from pxp_harness.browser import PATIENCE, TURN, VIEWPORT, Served, Tab, db_rows, launch, needs_browser, refute
+
 from .test_browser import human_messages
 
 pytestmark = [pytest.mark.slow, needs_browser]

@@ -2,7 +2,7 @@
 app, told so by the page's terminal, draws the X-ray in pixels with the reading tools.
 
 Read back from Chromium's screenshots, as tests/test_real_terminals.py reads xterm's: the app runs with a theme
-without grey (tests/xscreen.py), so the grey pixels on the screen are the X-ray's, its box the largest region of
+without grey (pxp_harness/xscreen.py), so the grey pixels on the screen are the X-ray's, its box the largest region of
 them. Half-cell blocks change colour once per half cell (neighbouring screen rows differ about 0.1 of the time);
 drawn at pixel resolution, they differ nearly everywhere.
 """
@@ -18,9 +18,9 @@ from typing import Any
 
 import pytest
 
-from . import waiting
-from .browser import PXP, VIEWPORT, Served, Tab, launch, needs_browser, start_rad_run
-from .xscreen import THEME, grey_regions
+from pxp_harness import waiting
+from pxp_harness.browser import PXP, VIEWPORT, Served, Tab, launch, needs_browser, start_rad_run
+from pxp_harness.xscreen import THEME, grey_regions
 
 pytestmark = [pytest.mark.slow, needs_browser]
 

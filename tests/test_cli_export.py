@@ -9,9 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from pxp_harness.cli_helpers import digest, offline_run, pxp
 from pxp_tui.blackboard import Blackboard
-
-from .cli_helpers import digest, offline_run, pxp
 
 
 @pytest.fixture

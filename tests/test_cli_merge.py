@@ -7,13 +7,12 @@ from pathlib import Path
 
 import pytest
 
+from pxp_harness.boards import EVERY_CLASS, scripted_run
+from pxp_harness.cli_helpers import digest, offline_run, pxp
 from pxp_tui.blackboard import Blackboard, review
 from pxp_tui.common.kinds import HumanKind
 from pxp_tui.config import RunConfig
 from pxp_tui.tasks.base import DatasetRow
-
-from .boards import EVERY_CLASS, scripted_run
-from .cli_helpers import digest, offline_run, pxp
 
 COUNTED = (
     "sessions",

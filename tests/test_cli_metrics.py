@@ -6,12 +6,11 @@ from pathlib import Path
 
 import pytest
 
+from pxp_harness.cli_helpers import offline_run, pxp
 from pxp_tui.blackboard import Blackboard
 from pxp_tui.common.kinds import HumanKind
 from pxp_tui.config import RunConfig
 from pxp_tui.runs.create import create_run
-
-from .cli_helpers import offline_run, pxp
 
 
 def test_each_run_is_named_with_its_expert(db_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

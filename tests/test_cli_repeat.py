@@ -6,12 +6,11 @@ from pathlib import Path
 
 import pytest
 
+from pxp_harness.cli_helpers import pxp
 from pxp_tui.blackboard import Blackboard, BlackboardError
 from pxp_tui.config import RunConfig
 from pxp_tui.runs.create import create_run
 from pxp_tui.runs.repeat import execute_all
-
-from .cli_helpers import pxp
 
 CONFIG_COLUMNS = ("task", "dataset", "model", "checker", "human_kind", "expert", "n", "k", "context", "seed", "split", "plan")
 

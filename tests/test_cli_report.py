@@ -11,11 +11,10 @@ from pathlib import Path
 import pytest
 from PIL import Image
 
+from pxp_harness.boards import EVERY_CLASS, scripted_run
+from pxp_harness.cli_helpers import digest, offline_run, pxp
 from pxp_tui.blackboard import Blackboard, evaluations
 from pxp_tui.blackboard.schema import CLASSES
-
-from .boards import EVERY_CLASS, scripted_run
-from .cli_helpers import digest, offline_run, pxp
 
 
 def table(out: str) -> list[dict[str, str]]:

@@ -11,9 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from .cli_helpers import pxp
+from pxp_harness.cli_helpers import pxp
+from pxp_harness.waiting import poll
+
 from .conftest import ROOT
-from .waiting import poll
 
 
 def message_count(db: Path) -> int:
@@ -41,7 +42,7 @@ def sequences(db: Path) -> list[tuple[int, int, str, str, str]]:
 @pytest.mark.slow
 def test_kill_9_then_resume_matches_an_uninterrupted_run(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     """The run killed is a real process; the uninterrupted run and the resume are the same commands run in this
-    process (tests/cli_helpers.py), which spares starting Python and importing litellm twice more."""
+    process (pxp_harness/cli_helpers.py), which spares starting Python and importing litellm twice more."""
     args = ["run", "--headless", "--task", "drug", "--model", "offline", "--human", "proxy", "--quiet"]
     whole = tmp_path / "whole.db"
     assert pxp(capsys, *args, "--db", whole)[0] == 0

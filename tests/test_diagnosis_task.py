@@ -9,13 +9,13 @@ from pathlib import Path
 
 import pytest
 
+from pxp_harness.cli_helpers import pxp
 from pxp_tui.common.instance import Instance
 from pxp_tui.engine import ParseError
 from pxp_tui.protocol.evince import OUTCOMES
 from pxp_tui.tasks import get_task
 from pxp_tui.tasks.pictures import CellPicture, Surface
 
-from .cli_helpers import pxp
 from .test_evince_outcomes import check_stop_reasons
 from .test_offline_debaters import check_each_states_its_top
 

@@ -8,12 +8,11 @@ from pathlib import Path
 import pytest
 from textual.widgets import Input, TextArea
 
+from pxp_harness.app_helpers import expert_turn, live_app, make_run, messages, rows, run_done, type_answer, wait_for
+from pxp_harness.boards import unpacked
 from pxp_tui.app.shell.pxp_app import PXPApp
 from pxp_tui.blackboard import Blackboard, drafts, schema
 from pxp_tui.blackboard.drafts import Draft
-
-from .app_helpers import expert_turn, live_app, make_run, messages, rows, run_done, type_answer, wait_for
-from .boards import unpacked
 
 
 @pytest.fixture(autouse=True)

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from .terminal import PXP, Tmux, expert_turn, gone, needs_tmux
-from .waiting import poll
+from pxp_harness.terminal import PXP, Tmux, expert_turn, gone, needs_tmux
+from pxp_harness.waiting import poll
 
 pytestmark = pytest.mark.slow
 

@@ -8,10 +8,9 @@ from pathlib import Path
 
 import pytest
 
+from pxp_harness.cli_helpers import pxp
 from pxp_tui.blackboard import Blackboard
 from pxp_tui.tasks import get_task
-
-from .cli_helpers import pxp
 
 TASK = get_task("drug")
 ACID_CHLORIDE, ACID, AMINE = "CC(=O)Cl", "CC(=O)O", "NCc1ccccc1"
@@ -86,9 +85,8 @@ def matched(capsys, db_path: Path) -> Path:
 
 
 async def test_the_review_names_the_runs_match_rule(matched: Path) -> None:
+    from pxp_harness.app_helpers import wait_for
     from pxp_tui.app.review import ReviewApp
-
-    from .app_helpers import wait_for
 
     app = ReviewApp(matched)
     async with app.run_test(size=(160, 40)) as pilot:

@@ -17,16 +17,15 @@ from pathlib import Path
 
 import pytest
 
+from pxp_harness import crash_scenarios
+from pxp_harness.app_helpers import expert_turn as app_turn
+from pxp_harness.app_helpers import live_app, wait_for
+from pxp_harness.outside import deleted_files, sqlite_count
+from pxp_harness.terminal import PXP, Tmux, expert_turn, gone, needs_tmux
 from pxp_tui.app.review.runs_screen import open_board
 from pxp_tui.blackboard import Blackboard
 from pxp_tui.config import RunConfig
 from pxp_tui.runs.create import create_run
-
-from . import crash_scenarios
-from .app_helpers import expert_turn as app_turn
-from .app_helpers import live_app, wait_for
-from .outside import deleted_files, sqlite_count
-from .terminal import PXP, Tmux, expert_turn, gone, needs_tmux
 
 DEMO = 23  # sessions in the bundled DRUG demo
 HEADLESS_LIMIT = 6  # sessions of the headless crash scenarios' runs (benchmarks/crash_campaign.py: 12, many trials)

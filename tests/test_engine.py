@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import pytest
 
+from pxp_harness.scripted import ScriptedAgent, split_script
 from pxp_tui.blackboard import Blackboard
 from pxp_tui.config import RunConfig
 from pxp_tui.engine import AgentError, ProtocolViolationError, RunProgress, RunSpec, interact
 from pxp_tui.protocol import Sender, Tag
-
-from .scripted import ScriptedAgent, split_script
 
 
 def setup_run(board: Blackboard, count: int) -> tuple[int, list]:

@@ -9,11 +9,10 @@ from pathlib import Path
 
 import pytest
 
+from pxp_harness.cli_helpers import pxp
+from pxp_harness.stub import Request, StubServer
 from pxp_tui.protocol.evince import RoundInformation
 from pxp_tui.tasks.rad.labels import LABELS
-
-from .cli_helpers import pxp
-from .stub import Request, StubServer
 
 scipy_stats = pytest.importorskip("scipy.stats")
 scipy_distance = pytest.importorskip("scipy.spatial.distance")

@@ -13,6 +13,8 @@ from pathlib import Path
 
 import pytest
 
+from pxp_harness.cli_helpers import pxp
+from pxp_harness.stub import Request, StubServer
 from pxp_tui.agents import crit
 from pxp_tui.agents.checker import Checker
 from pxp_tui.agents.llm import LLMClient
@@ -28,9 +30,6 @@ from pxp_tui.runs.create import create_run
 from pxp_tui.runs.execute import execute
 from pxp_tui.tasks import get_task
 from pxp_tui.tasks.base import ASK_AGAIN, ASK_AGAIN_OTHER, HUMAN, OTHER_EXPERT, before_ask
-
-from .cli_helpers import pxp
-from .stub import Request, StubServer
 
 TWO_MACHINES = ("--task", "rad", "--model", "offline", "--human", "model:offline", "--top-k", "5", "--contentiousness", "0.9")
 
@@ -278,9 +277,9 @@ def test_the_review_shows_both_models_messages_with_their_distributions_and_the_
 def test_the_replay_screen_draws_each_distribution_and_the_final_one(capsys, tmp_path: Path) -> None:
     from textual.widgets import DataTable
 
+    from pxp_harness.app_helpers import wait_for
     from pxp_tui.app.review import ReviewApp
 
-    from .app_helpers import wait_for
     from .test_app_look import text_of
 
     db = tmp_path / "replay.db"

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from pxp_harness.cli_helpers import pxp
 from pxp_tui.blackboard import Blackboard
 from pxp_tui.engine import Reply, RunSpec, Turn, interact
 from pxp_tui.protocol import StopReason, Tag
@@ -26,7 +27,6 @@ from pxp_tui.protocol.evince import (
     summarise,
 )
 
-from .cli_helpers import pxp
 from .test_engine import setup_run
 
 A, B = "Influenza", "Migraine"

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from pxp_harness.cli_helpers import pxp
 from pxp_tui.agents.checker import Checker
 from pxp_tui.agents.llm import LLMClient
 from pxp_tui.agents.machine import Debate, MachineAgent
@@ -25,7 +26,6 @@ from pxp_tui.protocol import Tag
 from pxp_tui.protocol.evince import combine, rounds_of
 from pxp_tui.tasks import get_task
 
-from .cli_helpers import pxp
 from .test_engine import setup_run
 
 A, B = "Influenza", "Migraine"

@@ -9,10 +9,9 @@ from pathlib import Path
 
 import pytest
 
+from pxp_harness.cli_helpers import offline_run, pxp
 from pxp_tui.blackboard import Blackboard
 from pxp_tui.protocol.intelligibility import CLASSES
-
-from .cli_helpers import offline_run, pxp
 
 FLAT = ["run_id", "session", "session_id", "instance_key", "expert", "j", "sender", "receiver", "tag", "prediction",
         "explanation", "created_at", "seconds"]  # fmt: skip

@@ -1,6 +1,6 @@
 """Escape sequences from a model, a dataset and a blackboard, through the real ``pxp`` in a real terminal (tmux).
 
-The blackboard of ``tests/hostile.py`` (a hostile CSV imported, the stub model's hostile replies, fields
+The blackboard of ``pxp_harness/hostile.py`` (a hostile CSV imported, the stub model's hostile replies, fields
 written with ``sqlite3``) is opened by the live app, the review and every command, each in a pane
 of a private tmux server that honours what such sequences ask: the pane's title (OSC 0 and 2), its
 clipboard (OSC 52, ``set-clipboard on``), its screen (``ESC[2J``, cursor moves, ``\\r``). After each: the
@@ -18,9 +18,9 @@ from pathlib import Path
 
 import pytest
 
-from .hostile import ESCAPES, REPLY, hostile, hostile_board, leaks, machine_reply, shown, stored
-from .stub import StubServer
-from .terminal import PXP, Tmux, expert_turn
+from pxp_harness.hostile import ESCAPES, REPLY, hostile, hostile_board, leaks, machine_reply, shown, stored
+from pxp_harness.stub import StubServer
+from pxp_harness.terminal import PXP, Tmux, expert_turn
 
 pytestmark = [
     pytest.mark.slow,

@@ -1,7 +1,7 @@
 """Terminal escape sequences from a model's reply, a dataset and a blackboard are shown as text, everywhere.
 
 One blackboard holds them all (``hostile_board``): a DRUG dataset imported from a CSV whose names and
-explanations hold every escape sequence of ``tests/hostile.py``, runs whose machine (the stub server,
+explanations hold every escape sequence of ``pxp_harness/hostile.py``, runs whose machine (the stub server,
 through litellm's HTTP path) explains with them, and fields written afterwards with ``sqlite3`` (notes, an expert's name, an experiment,
 a prediction, a distribution's label, an error). Every screen of the app and of the review is drawn from it,
 and every line of every command printed; what reaches the terminal is read back: no character a terminal
@@ -17,6 +17,10 @@ from pathlib import Path
 import pytest
 from textual.widgets import DataTable, Input, TextArea
 
+from pxp_harness.app_helpers import expert_turn, outcome_shown, settled, wait_for
+from pxp_harness.cli_helpers import pxp
+from pxp_harness.hostile import DATASET, ESCAPES, REPLY, hostile, hostile_board, leaks, machine_reply, screen_text, shown, stored
+from pxp_harness.stub import StubServer
 from pxp_tui.app.review import ReviewApp
 from pxp_tui.app.session.failure import FailureScreen
 from pxp_tui.app.session.states import SessionState
@@ -24,11 +28,6 @@ from pxp_tui.app.shared.note import NoteScreen
 from pxp_tui.app.shell.pxp_app import PXPApp
 from pxp_tui.blackboard import Blackboard
 from pxp_tui.tasks import get_task
-
-from .app_helpers import expert_turn, outcome_shown, settled, wait_for
-from .cli_helpers import pxp
-from .hostile import DATASET, ESCAPES, REPLY, hostile, hostile_board, leaks, machine_reply, screen_text, shown, stored
-from .stub import StubServer
 
 
 @pytest.fixture

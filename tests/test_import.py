@@ -7,9 +7,8 @@ import shutil
 from collections import Counter
 from pathlib import Path
 
+from pxp_harness.cli_helpers import digest, pxp
 from pxp_tui.blackboard import Blackboard
-
-from .cli_helpers import digest, pxp
 
 
 def test_the_papers_three_csvs_give_20_27_and_95_instances_with_images_stored(capsys, shared_data: Path, db_path: Path) -> None:

@@ -3,7 +3,7 @@
 pxp uses a few private parts of Textual, textual-image, textual-serve and litellm, each in one module per
 dependency (its door): ``pxp_tui/app/shared/textual_internals.py``, ``pxp_tui/app/picture/textual_image_internals.py``,
 ``pxp_tui/app/shell/textual_serve_internals.py``, ``pxp_tui/agents/litellm_internals.py``, and the tests' own,
-``tests/internals.py``. Each test here checks
+``pxp_harness/internals.py``. Each test here checks
 that what its door relies on is still there and still behaves so, through the door itself. When a release
 moves one, the test says which dependency, which release, what moved and which door to adapt; the
 behaviour built on it is tested elsewhere (the footers, the reply's frame, the terminal's probe, the
@@ -35,21 +35,21 @@ from textual.message import Message
 from textual.widget import Widget
 from textual.widgets import Footer, Header, Static
 
+from pxp_harness import internals
+from pxp_harness.app_helpers import wait_for
+from pxp_harness.outside import python_output
 from pxp_tui.agents import litellm_internals
 from pxp_tui.app.picture import graphics
 from pxp_tui.app.picture import textual_image_internals as image_internals
 from pxp_tui.app.shared import textual_internals
 
-from . import internals
-from .app_helpers import wait_for
 from .conftest import ROOT
-from .outside import python_output
 
 TEXTUAL_DOOR = "pxp_tui/app/shared/textual_internals.py"
 IMAGE_DOOR = "pxp_tui/app/picture/textual_image_internals.py"
 LITELLM_DOOR = "pxp_tui/agents/litellm_internals.py"
 SERVE_DOOR = "pxp_tui/app/shell/textual_serve_internals.py"
-TESTS_DOOR = "tests/internals.py"
+TESTS_DOOR = "pxp_harness/internals.py"
 
 
 @contextmanager
@@ -607,7 +607,7 @@ def _foreign_private(node: ast.Attribute, own: set[str], standard_modules: set[s
     return not (isinstance(node.value, ast.Name) and node.value.id in standard_modules)
 
 
-def _trees(folders: tuple[str, ...] = ("pxp_tui", "tests", "benchmarks", "scripts")) -> dict[Path, ast.Module]:
+def _trees(folders: tuple[str, ...] = ("pxp_tui", "pxp_harness", "tests", "benchmarks", "scripts")) -> dict[Path, ast.Module]:
     return {
         path.relative_to(ROOT): ast.parse(path.read_text(encoding="utf-8"))
         for folder in folders

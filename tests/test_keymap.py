@@ -18,11 +18,11 @@ from textual.binding import Binding
 from textual.screen import ModalScreen, Screen
 from textual.widgets import Input, TextArea
 
+from pxp_harness.app_helpers import expert_turn, live_app, outcome_shown, run_done, wait_for
 from pxp_tui.app.session.widgets.answer_fields import LabelList
 from pxp_tui.app.shell.keymap import CONTEXTUAL, conflicts, keys, meaning, takes_typing
 from pxp_tui.app.shell.pxp_app import PXPApp
 
-from .app_helpers import expert_turn, live_app, outcome_shown, run_done, wait_for
 from .test_app_keys import app_classes
 
 

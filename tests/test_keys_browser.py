@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from .browser import PATIENCE, VIEWPORT, Served, Tab, db_rows, launch, needs_browser
+from pxp_harness.browser import PATIENCE, VIEWPORT, Served, Tab, db_rows, launch, needs_browser
 
 pytestmark = [pytest.mark.slow, needs_browser]
 

@@ -8,12 +8,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from pxp_harness.app_helpers import expert_turn, rows, wait_for
+from pxp_harness.internals import send_to_driver
 from pxp_tui.app.shared.textual_internals import terminal_events
 from pxp_tui.app.shell.pxp_app import PXPApp
 from pxp_tui.app.start.screen import StartScreen
-
-from .app_helpers import expert_turn, rows, wait_for
-from .internals import send_to_driver
 
 #: 200 characters, of every kind a name may hold (spaces, punctuation, accents, other scripts, a question mark; none
 #: at either end, where the form trims spaces)

@@ -12,7 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from .terminal import PXP, Tmux
+from pxp_harness.terminal import PXP, Tmux
+
 from .test_keys_in_order import ENTER, NAME, burst
 
 pytestmark = [

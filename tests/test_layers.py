@@ -84,6 +84,8 @@ def test_every_module_of_the_app_is_in_a_group() -> None:
         ("app/session/summary.py", "from pxp_tui.app.shell.pxp_app import PXPApp", "app's groups"),
         ("app/session/exchange.py", "from pxp_tui.engine.interact import stop_by_rule", "stop decision"),
         ("cli/printing.py", "from ..engine.interact import stop_by_rule", "stop decision"),
+        ("app/shell/pxp_app.py", "from pxp_harness import waiting", "test harness"),
+        ("cli/main.py", "from tests.conftest import ROOT", "test harness"),
     ],
 )
 def test_the_contracts_catch_a_forbidden_import(tmp_path: Path, module: str, line: str, contract: str) -> None:

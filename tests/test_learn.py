@@ -7,12 +7,11 @@ from pathlib import Path
 
 import pytest
 
+from pxp_harness.cli_helpers import digest, pxp
+from pxp_harness.protocol_check import assert_run_obeys_protocol
+from pxp_harness.stub import Injected, Request, StubServer, drug_first, learner
 from pxp_tui.blackboard import Blackboard
 from pxp_tui.tasks.drug import chem
-
-from .cli_helpers import digest, pxp
-from .protocol_check import assert_run_obeys_protocol
-from .stub import Injected, Request, StubServer, drug_first, learner
 
 
 @pytest.fixture

@@ -5,9 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from pxp_harness.cli_helpers import pxp
 from pxp_tui.blackboard import Blackboard
-
-from .cli_helpers import pxp
 
 
 def test_the_gate_keeps_out_a_sessions_context_not_its_revision(capsys, db_path: Path) -> None:

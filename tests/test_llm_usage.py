@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from pxp_harness.stub import StubServer, drug_first, learner
 from pxp_tui.agents.checker import Checker
 from pxp_tui.agents.llm import LLMClient
 from pxp_tui.agents.machine import MachineAgent
@@ -14,8 +15,6 @@ from pxp_tui.cli.main import main
 from pxp_tui.common.instance import Instance
 from pxp_tui.engine import Turn
 from pxp_tui.tasks import get_task
-
-from .stub import StubServer, drug_first, learner
 
 
 async def test_a_priced_model_records_tokens_and_cost() -> None:

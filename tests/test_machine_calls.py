@@ -11,6 +11,8 @@ import time
 
 import pytest
 
+from pxp_harness.stub import Injected, Request, StubServer
+from pxp_harness.waiting import PATIENCE, async_poll
 from pxp_tui.agents.checker import Checker
 from pxp_tui.agents.llm import LLMClient
 from pxp_tui.agents.machine import MachineAgent
@@ -18,9 +20,6 @@ from pxp_tui.common.instance import Instance
 from pxp_tui.engine import AgentError, Message, Turn
 from pxp_tui.protocol import Sender, Tag
 from pxp_tui.tasks import get_task
-
-from .stub import Injected, Request, StubServer
-from .waiting import PATIENCE, async_poll
 
 TARGET = Instance(1, "d", "ethyl-acetate", input="CCOC(C)=O")
 MACHINE_J1 = Message(1, 1, Sender.MACHINE, Tag.INIT, "CCO.CC(=O)Cl", "Acylation of ethanol with acetyl chloride.")

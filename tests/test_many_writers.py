@@ -16,14 +16,13 @@ from pathlib import Path
 
 import pytest
 
+from pxp_harness.big_files import png, rad_csv
+from pxp_harness.outside import env
+from pxp_harness.waiting import async_poll, poll
 from pxp_tui.blackboard import Blackboard, WriteError, access, dataset_import, transactions
 from pxp_tui.config import RunConfig
 from pxp_tui.runs.create import create_run
 from pxp_tui.tasks import get_task
-
-from .big_files import png, rad_csv
-from .outside import env
-from .waiting import async_poll, poll
 
 #: another program holding the write lock: it takes it, says "held", keeps it ``argv[2]`` seconds (or, with
 #: "stdin", until a line comes), commits and says "committed"

@@ -18,10 +18,11 @@ from pathlib import Path
 
 import pytest
 
-from .outside import Readers, env
-from .terminal import PATIENCE, PXP, Tmux, expert_turn, needs_tmux, run_finished
+from pxp_harness.outside import Readers, env
+from pxp_harness.terminal import PATIENCE, PXP, Tmux, expert_turn, needs_tmux, run_finished
+from pxp_harness.waiting import poll
+
 from .test_run_status import headless
-from .waiting import poll
 
 HEADLESS = 12
 LIMIT = 3  # sessions of each headless run

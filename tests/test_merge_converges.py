@@ -17,10 +17,10 @@ from typing import Any
 
 import pytest
 
+from pxp_harness.cli_helpers import digest, offline_run, pxp
 from pxp_tui.blackboard import Blackboard, BlackboardError, notes
 from pxp_tui.runs.execute import execute
 
-from .cli_helpers import digest, offline_run, pxp
 from .test_run_status import headless, wait_for_messages
 
 #: tables whose rows belong to a session: compared by the session's order in its run
@@ -220,10 +220,9 @@ async def test_the_start_screen_lists_a_copy_as_continued_elsewhere_and_ctrl_r_s
 ) -> None:
     from textual.widgets import OptionList
 
+    from pxp_harness.app_helpers import wait_for
     from pxp_tui.app.shell.pxp_app import PXPApp
     from pxp_tui.app.start import screen as start
-
-    from .app_helpers import wait_for
 
     monkeypatch.setenv("PXP_IMAGES", "none")
     _, out = await asyncio.to_thread(paused_copy, capsys, tmp_path)  # run 1 of all.db: a copy

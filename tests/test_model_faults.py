@@ -9,13 +9,13 @@ from pathlib import Path
 
 import pytest
 
+from pxp_harness.app_helpers import live_app, messages, wait_for
+from pxp_harness.stub import Injected, Request, StubServer, drug_first, learner
 from pxp_tui.agents.llm import load_dotenv
 from pxp_tui.blackboard import Blackboard
 from pxp_tui.cli.main import main
 
-from .app_helpers import live_app, messages, wait_for
 from .conftest import pxp as pxp_process
-from .stub import Injected, Request, StubServer, drug_first, learner
 
 NO_CHOICES = {"id": "stub", "object": "chat.completion", "created": 0, "model": "stub", "choices": []}
 

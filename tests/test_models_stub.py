@@ -7,15 +7,14 @@ from pathlib import Path
 
 import pytest
 
+from pxp_harness.protocol_check import assert_run_obeys_protocol
+from pxp_harness.stub import Injected, Request, StubServer, drug_first, learner, rad_first
 from pxp_tui.blackboard import Blackboard
 from pxp_tui.cli.main import main
 from pxp_tui.tasks.drug.task import SYSTEM_PROMPT as DRUG_PROMPT
 from pxp_tui.tasks.drug.task import DrugTask
 from pxp_tui.tasks.rad.labels import LABELS
 from pxp_tui.tasks.rad.task import SYSTEM_PROMPT as RAD_PROMPT
-
-from .protocol_check import assert_run_obeys_protocol
-from .stub import Injected, Request, StubServer, drug_first, learner, rad_first
 
 SECRET = "sk-stub-secret-4f1c9a7be2d84c55"
 

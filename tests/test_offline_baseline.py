@@ -7,6 +7,7 @@ import json
 
 import pytest
 
+from pxp_harness.outside import python_output
 from pxp_tui.agents import tfidf
 from pxp_tui.agents.checker import Checker, agree_prompt, offline_checker
 from pxp_tui.agents.llm import LLMClient
@@ -17,8 +18,6 @@ from pxp_tui.protocol import Sender, StopReason, Tag
 from pxp_tui.runs.seats import register_offline_models
 from pxp_tui.tasks import get_task
 from pxp_tui.tasks.drug import templates
-
-from .outside import python_output
 
 TASK = get_task("drug")
 register_offline_models(TASK)  # pxp-offline/drug, as a run registers it

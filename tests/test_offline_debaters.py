@@ -10,13 +10,13 @@ from pathlib import Path
 
 import pytest
 
+from pxp_harness.cli_helpers import pxp
 from pxp_tui.protocol.evince import OUTCOMES
 from pxp_tui.tasks import get_task
 from pxp_tui.tasks.debating import contentiousness_in, debated, held
 from pxp_tui.tasks.drug import baseline as drug
 from pxp_tui.tasks.drug.prompt import instance_text
 
-from .cli_helpers import pxp
 from .test_evince_outcomes import check_stop_reasons
 
 

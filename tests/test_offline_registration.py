@@ -11,7 +11,7 @@ import json
 
 import pytest
 
-from .outside import python_output
+from pxp_harness.outside import python_output
 
 #: in a fresh interpreter (the registrations are the process's): each offline model asked before anything
 #: registered it, after the task was loaded, and after the run's machine was built

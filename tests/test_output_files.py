@@ -16,10 +16,9 @@ from pathlib import Path
 
 import pytest
 
+from pxp_harness.cli_helpers import offline_run, pxp
+from pxp_harness.full_disk import on_tmpfs
 from pxp_tui.blackboard import Blackboard
-
-from .cli_helpers import offline_run, pxp
-from .full_disk import on_tmpfs
 
 
 @contextmanager

@@ -5,9 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from pxp_harness.cli_helpers import pxp
 from pxp_tui.blackboard import Blackboard
-
-from .cli_helpers import pxp
 
 ROWS = {
     "CC(=O)Nc1ccc(O)cc1": True,  # paracetamol, 151.2 g/mol, a benzene ring

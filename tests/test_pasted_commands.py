@@ -13,6 +13,8 @@ from pathlib import Path
 
 import pytest
 
+from pxp_harness.cli_helpers import pxp
+from pxp_harness.stub import Injected, StubServer
 from pxp_tui.app.picture import desktop
 from pxp_tui.app.session.summary import next_steps
 from pxp_tui.blackboard import BlackboardError
@@ -20,8 +22,6 @@ from pxp_tui.blackboard.records import Run
 from pxp_tui.runs.copies import check_resumable
 from pxp_tui.tasks import get_task
 
-from .cli_helpers import pxp
-from .stub import Injected, StubServer
 from .test_desktop import xray
 
 #: a folder name a shell would run two commands from, were it pasted unquoted

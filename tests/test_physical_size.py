@@ -12,14 +12,14 @@ from pathlib import Path
 import numpy
 import pytest
 
+from pxp_harness.app_helpers import live_app, wait_for
+from pxp_harness.dicom_files import write_dicom
+from pxp_harness.internals import notifications
 from pxp_tui.app.picture.physical import DPI_ENV, Physical, parse_dpi, screen_dpi
 from pxp_tui.app.picture.viewer import PictureScreen
 from pxp_tui.app.picture.widget import Picture
 from pxp_tui.app.picture.zoom import View, in_whole_cells
 
-from .app_helpers import live_app, wait_for
-from .dicom_files import write_dicom
-from .internals import notifications
 from .test_app_picture_viewer import drawn, open_viewer
 from .test_rad_dicom import imported
 

@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pytest
 
+from pxp_harness.cli_helpers import pxp
 from pxp_tui.blackboard import Blackboard
 from pxp_tui.common.kinds import HumanKind
 from pxp_tui.runs.presets import PRESETS
 
-from .cli_helpers import pxp
 from .conftest import ROOT
 
 

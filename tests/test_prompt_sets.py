@@ -7,12 +7,11 @@ from pathlib import Path
 
 import pytest
 
+from pxp_harness.cli_helpers import pxp
 from pxp_tui.blackboard import Blackboard
 from pxp_tui.engine import Message
 from pxp_tui.protocol import Sender, Tag
 from pxp_tui.tasks import get_variant
-
-from .cli_helpers import pxp
 
 #: the conference paper, Example 1 (Prompt Assembly for X-Ray Diagnosis), as printed
 EXAMPLE_1_SYSTEM = (

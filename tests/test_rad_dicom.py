@@ -11,16 +11,15 @@ import numpy
 import pytest
 from PIL import Image
 
+from pxp_harness.app_helpers import expert_turn, live_app, wait_for
+from pxp_harness.cli_helpers import digest, pxp
+from pxp_harness.dicom_files import ramp, write_dicom
 from pxp_tui.app.picture.tone import Tone
 from pxp_tui.app.picture.viewer import PictureScreen
 from pxp_tui.blackboard import Blackboard
 from pxp_tui.common.instance import Instance
 from pxp_tui.tasks import get_task
 from pxp_tui.tasks.grey_levels import TOP_16, Levels, png
-
-from .app_helpers import expert_turn, live_app, wait_for
-from .cli_helpers import digest, pxp
-from .dicom_files import ramp, write_dicom
 
 pytest.importorskip("pydicom")
 

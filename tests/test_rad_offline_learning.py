@@ -6,10 +6,9 @@ from pathlib import Path
 
 import pytest
 
+from pxp_harness.protocol_check import assert_run_obeys_protocol
 from pxp_tui.blackboard import Blackboard
 from pxp_tui.cli.main import main
-
-from .protocol_check import assert_run_obeys_protocol
 
 
 def halves(values: list[float]) -> tuple[float, float]:

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 from PIL import Image
 
+from pxp_harness.cli_helpers import pxp
 from pxp_tui.agents.checker import Checker
 from pxp_tui.agents.llm import LLMClient
 from pxp_tui.agents.machine import MachineAgent
@@ -20,8 +21,6 @@ from pxp_tui.engine import AgentError, Turn
 from pxp_tui.protocol import Tag
 from pxp_tui.runs.variants import matching
 from pxp_tui.tasks import get_task
-
-from .cli_helpers import pxp
 
 UNNAMED = "Prediction: Normal chest\nExplanation: The lungs are clear and the heart is of normal size."
 

@@ -1,7 +1,7 @@
 """Real pixels in real terminal emulators: the real ``pxp`` in ``xterm -ti vt340`` (Sixel) and in kitty (its
 graphics protocol) on a private X server, the X-ray read back from a screenshot of the terminal's window.
 
-The app runs with a theme without grey (tests/xscreen.py), so the grey pixels on the screen are the X-ray's:
+The app runs with a theme without grey (pxp_harness/xscreen.py), so the grey pixels on the screen are the X-ray's:
 its box is the largest region of them. Drawn at pixel resolution, neighbouring screen rows through it differ
 far more often than once per half cell, and every band of six rows matches the image (the stray band
 was the first one, garbage); nothing grey the size of a cell is drawn anywhere else.
@@ -16,8 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from .terminal import PXP
-from .xscreen import THEME, Terminal, XServer, grey_regions, missing, shown_picture
+from pxp_harness.terminal import PXP
+from pxp_harness.xscreen import THEME, Terminal, XServer, grey_regions, missing, shown_picture
 
 pytestmark = [
     pytest.mark.slow,

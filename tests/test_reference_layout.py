@@ -8,6 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from pxp_harness.cli_helpers import pxp
 from pxp_tui.agents.checker import Checker
 from pxp_tui.agents.llm import LLMClient
 from pxp_tui.agents.machine import MachineAgent
@@ -16,8 +17,6 @@ from pxp_tui.common.instance import Instance
 from pxp_tui.engine import Message, SessionRecord, Turn
 from pxp_tui.protocol import Sender, StopReason, Tag
 from pxp_tui.tasks import get_task, get_variant
-
-from .cli_helpers import pxp
 
 
 def _case(number: int, row: Any) -> Instance:

@@ -13,11 +13,10 @@ from pathlib import Path
 
 import pytest
 
+from pxp_harness.cli_helpers import pxp
 from pxp_tui.blackboard import Blackboard
 from pxp_tui.tasks.drug import chem
 from pxp_tui.tasks.splits import reference_order
-
-from .cli_helpers import pxp
 
 TRAIN = [68, 22, 72, 73, 0, 26, 40, 42, 10]
 VAL = [56, 94, 54, 43, 50, 64, 46, 65, 61, 93, 75, 41, 58, 48, 88, 57, 32, 89, 59]

@@ -5,13 +5,12 @@ from __future__ import annotations
 
 import pytest
 
+from pxp_harness.scripted import ScriptedAgent, split_script
 from pxp_tui.blackboard import Blackboard
 from pxp_tui.config import RunConfig
 from pxp_tui.engine import ProtocolViolationError, RunSpec, interact
 from pxp_tui.protocol import StopReason, Tag, allowed_tags, decide_tag, stop_reason
 from pxp_tui.tasks.base import DatasetRow
-
-from .scripted import ScriptedAgent, split_script
 
 LATEST = [Tag.RATIFY, Tag.REFUTE, Tag.REVISE]
 

@@ -18,12 +18,11 @@ from pathlib import Path
 
 import pytest
 
+from pxp_harness.cli_helpers import pxp
+from pxp_harness.protocol_check import assert_run_obeys_protocol
+from pxp_harness.stub import Request, StubServer, drug_first, learner
 from pxp_tui.blackboard import Blackboard
 from pxp_tui.tasks import get_task
-
-from .cli_helpers import pxp
-from .protocol_check import assert_run_obeys_protocol
-from .stub import Request, StubServer, drug_first, learner
 
 _PAIR = re.compile(r"<first>\n(.*?)\n</first>\n\n<second>\n(.*?)\n</second>", re.S)
 

@@ -12,12 +12,11 @@ from pathlib import Path
 
 import pytest
 
+from pxp_harness.app_helpers import live_app, messages, wait_for
+from pxp_harness.stub import Request, StubServer, drug_first, learner
 from pxp_tui.app.session.failure import FailureScreen
 from pxp_tui.blackboard import Blackboard
 from pxp_tui.cli.main import main
-
-from .app_helpers import live_app, messages, wait_for
-from .stub import Request, StubServer, drug_first, learner
 
 MB = 2**20
 SENTENCE = "the acid chloride is hydrolysed before the ester because this reasoning goes on, and "

@@ -14,15 +14,14 @@ from typing import Any
 import pytest
 from textual.app import App, ComposeResult
 
+from pxp_harness.app_helpers import expert_turn, live_app, outcome_shown, type_answer, wait_for
+from pxp_harness.internals import notifications, on_frames
 from pxp_tui.app.picture.cache import CACHE, prediction_key
 from pxp_tui.app.picture.widget import Picture
 from pxp_tui.app.session.states import SessionState
 from pxp_tui.app.session.widgets.conversation import Conversation
 from pxp_tui.app.session.widgets.tag_choice import TagChoice
 from pxp_tui.app.session.widgets.tag_picker import TagPicker
-
-from .app_helpers import expert_turn, live_app, outcome_shown, type_answer, wait_for
-from .internals import notifications, on_frames
 
 
 def on_paint(screen: Any, record: Any, *, from_send: bool = True) -> None:
@@ -190,9 +189,8 @@ async def test_the_next_half_cell_picture_takes_the_place_of_the_one_on_screen(m
 async def test_escape_never_cancels_the_machine_and_its_own_key_asks_first(db_path: Path, monkeypatch, machine_gate) -> None:
     """While the machine thinks: escape does nothing to it; ``ctrl+g`` asks, "no" keeps waiting, "yes" cancels (nothing
     pending written), and r continues."""
+    from pxp_harness.app_helpers import messages
     from pxp_tui.app.shared.confirm import ConfirmScreen
-
-    from .app_helpers import messages
 
     fast_machine(monkeypatch)
     async with live_app(db_path, limit=1) as (app, pilot, run_id):

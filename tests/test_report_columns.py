@@ -5,10 +5,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from pxp_harness.boards import EVERY_CLASS, scripted_run
+from pxp_harness.cli_helpers import pxp
 from pxp_tui.blackboard import Blackboard
-
-from .boards import EVERY_CLASS, scripted_run
-from .cli_helpers import pxp
 
 SCRIPTS = [tags for _, tags in EVERY_CLASS]
 

@@ -7,10 +7,9 @@ from pathlib import Path
 
 from PIL import Image
 
+from pxp_harness.boards import EVERY_CLASS, scripted_run
+from pxp_harness.cli_helpers import pxp
 from pxp_tui.blackboard import Blackboard, evaluations
-
-from .boards import EVERY_CLASS, scripted_run
-from .cli_helpers import pxp
 
 
 def test_every_series_differs_in_marker_and_line_style_not_only_colour() -> None:

@@ -16,14 +16,13 @@ from pathlib import Path
 import pytest
 from rdkit import Chem
 
+from pxp_harness.cli_helpers import pxp
 from pxp_tui.blackboard import Blackboard, evaluations
 from pxp_tui.common.kinds import HumanKind
 from pxp_tui.config import RunConfig
 from pxp_tui.engine import Reply, RunSpec, Turn, interact
 from pxp_tui.protocol import Tag
 from pxp_tui.tasks.base import DatasetRow
-
-from .cli_helpers import pxp
 
 N, K = 6, 3
 GOOD = ("RATIFY", "REVISE")

@@ -7,12 +7,11 @@ from pathlib import Path
 
 import pytest
 
+from pxp_harness.boards import EVERY_CLASS, WORDS, every_class_board
 from pxp_tui.blackboard import Blackboard, BlackboardError, review
 from pxp_tui.blackboard.schema import CLASSES
 from pxp_tui.protocol import Sender, Tag, session_flags
 from pxp_tui.tasks import get_task
-
-from .boards import EVERY_CLASS, WORDS, every_class_board
 
 
 def expected_tags(tags: list[str]) -> list[tuple[Sender, Tag]]:

@@ -12,6 +12,10 @@ from PIL import Image
 from textual.app import App
 from textual.widgets import DataTable, Input, Select, Static
 
+from pxp_harness.app_helpers import settled, wait_for
+from pxp_harness.boards import EVERY_CLASS, WORDS, every_class_board, scripted_run
+from pxp_harness.cli_helpers import pxp
+from pxp_harness.waiting import PATIENCE, async_poll
 from pxp_tui.app.review import ReviewApp, ReviewScreen
 from pxp_tui.app.review.glyphs import TAGS
 from pxp_tui.app.review.message_card import MessageCard
@@ -21,11 +25,6 @@ from pxp_tui.blackboard import Blackboard, review
 from pxp_tui.config import RunConfig
 from pxp_tui.protocol import Sender, Tag, session_flags
 from pxp_tui.tasks.base import DatasetRow
-
-from .app_helpers import settled, wait_for
-from .boards import EVERY_CLASS, WORDS, every_class_board, scripted_run
-from .cli_helpers import pxp
-from .waiting import PATIENCE, async_poll
 
 SIZE = (120, 36)
 
@@ -182,9 +181,8 @@ async def test_a_copy_on_another_machine_shows_the_stored_xray(tmp_path: Path) -
             RunConfig(task="rad", dataset="xrays", model="script", n=4),
             board.instance_ids("xrays"),
         )
+        from pxp_harness.scripted import ScriptedAgent
         from pxp_tui.engine import RunSpec, interact
-
-        from .scripted import ScriptedAgent
 
         await interact(
             RunSpec(run_id, n=4),
@@ -336,7 +334,7 @@ async def test_the_replay_shows_the_reference_and_whether_each_message_matched_i
 async def test_e_exports_the_run_for_a_spreadsheet_and_says_where(every: Path) -> None:
     from openpyxl import load_workbook
 
-    from .internals import notifications
+    from pxp_harness.internals import notifications
 
     async with ReviewApp(every).run_test(size=SIZE) as pilot:
         await open_sessions(pilot)

@@ -21,6 +21,11 @@ from pathlib import Path
 import pytest
 from textual.widgets import OptionList, Static
 
+from pxp_harness.app_helpers import wait_for
+from pxp_harness.cli_helpers import pxp as pxp_here
+from pxp_harness.outside import env
+from pxp_harness.terminal import PXP, Tmux, expert_turn, gone, needs_tmux
+from pxp_harness.waiting import PATIENCE, poll
 from pxp_tui.app.review import ReviewApp
 from pxp_tui.app.shell.pxp_app import PXPApp
 from pxp_tui.app.start import screen as start
@@ -29,12 +34,7 @@ from pxp_tui.common.kinds import HumanKind
 from pxp_tui.config import RunConfig
 from pxp_tui.runs.create import create_run
 
-from .app_helpers import wait_for
-from .cli_helpers import pxp as pxp_here
 from .conftest import ROOT, pxp
-from .outside import env
-from .terminal import PXP, Tmux, expert_turn, gone, needs_tmux
-from .waiting import PATIENCE, poll
 
 HOLD = """
 import sys, time
@@ -194,7 +194,7 @@ def test_metrics_and_report_show_a_killed_run_as_interrupted(db_path: Path) -> N
 
 # -- stop signals: the run pauses with the reason ----------------------------------------------------
 #: RESUMED: the run signalled or killed is a real process; its --resume is the same command run in this
-#: process (tests/cli_helpers.py), which spares starting Python and importing litellm once more
+#: process (pxp_harness/cli_helpers.py), which spares starting Python and importing litellm once more
 def headless(db: Path, *extra: str, latency: float = 0.05) -> subprocess.Popen:
     command = [sys.executable, "-m", "pxp_tui", "run", "--headless", "--db", str(db), *extra]
     return subprocess.Popen(

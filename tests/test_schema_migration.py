@@ -11,12 +11,11 @@ from pathlib import Path
 
 import pytest
 
+from pxp_harness.cli_helpers import digest, offline_run, pxp
 from pxp_tui.blackboard import Blackboard, BlackboardError, review, schema
 from pxp_tui.common.kinds import HumanKind
 from pxp_tui.config import RunConfig, parse_human
 from pxp_tui.runs.create import create_run
-
-from .cli_helpers import digest, offline_run, pxp
 
 FIXTURE = Path(__file__).parent / "fixtures" / "blackboard-v2.db.gz"
 

@@ -12,12 +12,11 @@ from pathlib import Path
 
 import pytest
 
+from pxp_harness.cli_helpers import pxp
 from pxp_tui.blackboard import Blackboard, schema
 from pxp_tui.blackboard.merge import merge
 from pxp_tui.protocol.evince import OLD_TOLERANCE, PLATEAU, RoundInformation, summarise
 from pxp_tui.tasks.rad.labels import LABELS
-
-from .cli_helpers import pxp
 
 FIXTURE = Path(__file__).parent / "fixtures" / "blackboard-v5.db.gz"
 

@@ -13,10 +13,9 @@ from pathlib import Path
 
 import pytest
 
+from pxp_harness.cli_helpers import pxp
 from pxp_tui.blackboard import Blackboard, schema
 from pxp_tui.blackboard.merge import merge
-
-from .cli_helpers import pxp
 
 FIXTURE = Path(__file__).parent / "fixtures" / "blackboard-v7.db.gz"
 

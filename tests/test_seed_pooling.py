@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .cli_helpers import offline_run, pxp
+from pxp_harness.cli_helpers import offline_run, pxp
 
 NOTE = "pools runs whose `--seed` differs"
 

@@ -10,10 +10,10 @@ from urllib.parse import urlsplit
 
 import pytest
 
+from pxp_harness.browser import Served
+from pxp_harness.cli_helpers import pxp
 from pxp_tui.app.shell import serve
 
-from .browser import Served
-from .cli_helpers import pxp
 from .conftest import ROOT
 
 

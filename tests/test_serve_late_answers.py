@@ -14,10 +14,10 @@ from pathlib import Path
 
 import pytest
 
+from pxp_harness.waiting import async_poll
 from pxp_tui.app.shell import page_terminal, serve, textual_serve_internals
 
 from .test_page_terminal import XTERM_JS
-from .waiting import async_poll
 
 pytestmark = pytest.mark.slow
 

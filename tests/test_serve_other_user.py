@@ -20,7 +20,7 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from .browser import Served
+from pxp_harness.browser import Served
 
 pytestmark = [
     pytest.mark.slow,

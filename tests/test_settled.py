@@ -1,4 +1,4 @@
-"""``settled`` (tests/app_helpers.py), what a snapshot waits for, leaves nothing on the screen for a timer to change:
+"""``settled`` (pxp_harness/app_helpers.py), what a snapshot waits for, leaves nothing on the screen for a timer to change:
 with Textual's one-shot timers made slower than the machine (as on a machine faster than the app's timers), the
 screen it settles on is the one the timers lead to, not the one before them."""
 
@@ -10,9 +10,8 @@ import pytest
 from textual.message_pump import MessagePump
 from textual.widgets import Static
 
+from pxp_harness.app_helpers import expert_turn, live_app, settled, shown
 from pxp_tui.app.picture.widget import Picture
-
-from .app_helpers import expert_turn, live_app, settled, shown
 
 #: how much slower than asked each one-shot timer fires
 SLOWER = 20

@@ -6,9 +6,8 @@ import re
 
 from PIL import Image
 
+from pxp_harness.internals import sixel_data
 from pxp_tui.app.picture.sixel import registers_first
-
-from .internals import sixel_data
 
 
 def _xray_like() -> Image.Image:

@@ -12,16 +12,16 @@ from pathlib import Path
 
 import pytest
 
+from pxp_harness.app_helpers import expert_turn, live_app, messages, session_screen, wait_for
+from pxp_harness.internals import notifications
+from pxp_harness.stub import StubServer, learner
 from pxp_tui.app.session.states import SessionState
 from pxp_tui.blackboard import Blackboard
 from pxp_tui.tasks.drug import chem, limits, reader
 from pxp_tui.tasks.drug.task import DrugTask
 from pxp_tui.tasks.isolated import IsolatedError, Worker
 
-from .app_helpers import expert_turn, live_app, messages, session_screen, wait_for
 from .conftest import pxp
-from .internals import notifications
-from .stub import StubServer, learner
 
 CHAIN = "C" * 20_000  # RDKit's canonical SMILES of it overflows the stack (SIGSEGV)
 NESTED = "C(" * 20_000 + "C" + ")" * 20_000

@@ -6,12 +6,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from pxp_harness.app_helpers import expert_turn, live_app, outcome_shown
+from pxp_harness.internals import screen_lines
 from pxp_tui.blackboard import Blackboard
 from pxp_tui.engine import Observer, RunSpec, interact
 from pxp_tui.protocol import StopReason
 
-from .app_helpers import expert_turn, live_app, outcome_shown
-from .internals import screen_lines
 from .test_engine import scripted_pair, setup_run
 
 

@@ -1,11 +1,11 @@
-"""A failing snapshot test's message (tests/svg_diff.py): the rows whose text differs, with both texts, and the rows
+"""A failing snapshot test's message (pxp_harness/svg_diff.py): the rows whose text differs, with both texts, and the rows
 whose colours alone differ, read from the SVGs Textual draws."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from .svg_diff import differences, screen
+from pxp_harness.svg_diff import differences, screen
 
 SNAPSHOT = (
     Path(__file__).parent / "__snapshots__" / "test_app_snapshots" / "test_drug_session_at_the_experts_first_turn[80x24].svg"

@@ -11,10 +11,9 @@ from pathlib import Path
 
 import pytest
 
+from pxp_harness.terminal import PXP, Tmux, children, cmdline, expert_turn, gone, run_finished
+from pxp_harness.waiting import poll
 from pxp_tui.blackboard import Blackboard
-
-from .terminal import PXP, Tmux, children, cmdline, expert_turn, gone, run_finished
-from .waiting import poll
 
 pytestmark = [
     pytest.mark.slow,

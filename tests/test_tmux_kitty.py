@@ -28,10 +28,9 @@ from pathlib import Path
 import pytest
 from PIL import Image
 
+from pxp_harness.terminal import PXP, installed_tmux, pxp_env
+from pxp_harness.waiting import poll
 from pxp_tui.app.picture.tmux import version_tuple
-
-from .terminal import PXP, installed_tmux, pxp_env
-from .waiting import poll
 
 pytestmark = pytest.mark.slow
 

@@ -14,6 +14,8 @@ from typing import Any
 import pytest
 from textual.widgets import Static
 
+from pxp_harness.app_helpers import expert_turn, make_run, outcome_shown, settled, wait_for
+from pxp_harness.internals import ChopsUpdate, FooterKey, LayoutUpdate, on_terminal_writes
 from pxp_tui.agents import offline
 from pxp_tui.agents.llm import LLMClient
 from pxp_tui.app.picture import cache as picture_cache
@@ -23,9 +25,6 @@ from pxp_tui.app.shell.pxp_app import PXPApp
 from pxp_tui.runs.seats import register_offline_models
 from pxp_tui.tasks import get_task
 from pxp_tui.tasks.pictures import Surface
-
-from .app_helpers import expert_turn, make_run, outcome_shown, settled, wait_for
-from .internals import ChopsUpdate, FooterKey, LayoutUpdate, on_terminal_writes
 
 MESSAGES = [{"role": "user", "content": "Target: CCO\nPropose reactants."}]
 
@@ -143,7 +142,7 @@ def test_the_offline_runs_first_messages_never_wait_for_litellm(tmp_path: Path, 
 
 
 def app_rows(db_path: Path, session_id: int, j: int) -> dict[str, Any]:
-    from .app_helpers import rows
+    from pxp_harness.app_helpers import rows
 
     return rows(db_path, "SELECT latency_ms FROM messages WHERE session_id = ? AND j = ?", (session_id, j))[0]
 

@@ -12,9 +12,8 @@ import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
 
+from pxp_harness.hostile import acted_on, leaks
 from pxp_tui.common.visible import visible
-
-from .hostile import acted_on, leaks
 
 #: what the papers' tasks and the world write: scripts, marks, joiners, emoji sequences, SMILES, markup
 ORDINARY = [

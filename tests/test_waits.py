@@ -1,7 +1,7 @@
 """The suite waits for conditions, never for a fixed time: a check over the tests' own source.
 
 A fixed pause (a pause of a fixed number of seconds in Pilot, ``time.sleep(1)``) passes on an idle machine and fails on a
-loaded one. Every wait in tests/ is a bounded loop on a condition that names what it waited for when it
+loaded one. Every wait in tests/ and pxp_harness/ is a bounded loop on a condition that names what it waited for when it
 gives up (``app_helpers.wait_for``, ``waiting.poll``, ``Tmux.wait``). A sleep is allowed only where
 :data:`ALLOWED` says why it is not a wait: the step of such a loop, or time a stand-in really takes (a
 slow model, a slow server) or a trial chooses (a kill at a random moment).
@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 TESTS = Path(__file__).resolve().parent
+HARNESS = TESTS.parent / "pxp_harness"
 
 #: (file, function, the call's argument) -> why that sleep (or pause) is not a fixed wait
 ALLOWED = {
@@ -77,12 +78,12 @@ def fixed_waits(source: str, name: str) -> list[tuple[int, str, str]]:
 
 
 def sources() -> list[Path]:
-    return [p for p in TESTS.rglob("*.py") if "__snapshots__" not in p.parts]
+    return [p for folder in (TESTS, HARNESS) for p in folder.rglob("*.py") if "__snapshots__" not in p.parts]
 
 
 def test_no_test_waits_a_fixed_time() -> None:
     found = [
-        f"{p.relative_to(TESTS)}:{line} in {function}: {what}"
+        f"{p.relative_to(TESTS.parent)}:{line} in {function}: {what}"
         for p in sources()
         for line, function, what in fixed_waits(p.read_text(), p.name)
     ]

@@ -1,4 +1,4 @@
-"""The real-terminal tests' X server and terminals (tests/xscreen.py): a server that keeps serving when its last
+"""The real-terminal tests' X server and terminals (pxp_harness/xscreen.py): a server that keeps serving when its last
 client leaves, and a terminal that cannot start saying why."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ import subprocess
 
 import pytest
 
-from .xscreen import FONT, Terminal, XServer, displays, missing
+from pxp_harness.xscreen import FONT, Terminal, XServer, displays, missing
 
 pytestmark = pytest.mark.skipif(
     bool(missing("Xvfb", "xdpyinfo", "xprop", "xterm")), reason="needs Xvfb, xdpyinfo, xprop and xterm"

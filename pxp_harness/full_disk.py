@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from .conftest import ROOT
+ROOT = Path(__file__).resolve().parent.parent
 
 
 def on_tmpfs(script: str, disk: Path, **env: str) -> subprocess.CompletedProcess[str]:

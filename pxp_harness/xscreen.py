@@ -17,7 +17,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from .waiting import poll
+from pxp_harness.waiting import poll
 
 ROOT = Path(__file__).resolve().parent.parent
 #: the terminals' background: no grey, so that a grey pixel is a picture's (an X-ray is grey throughout)

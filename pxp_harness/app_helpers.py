@@ -8,13 +8,12 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
+from pxp_harness.waiting import PATIENCE, Patience
 from pxp_tui.app.session.states import SessionState
 from pxp_tui.app.shell.pxp_app import PXPApp
 from pxp_tui.blackboard import Blackboard
 from pxp_tui.config import RunConfig, parse_human
 from pxp_tui.runs.create import create_run
-
-from .waiting import PATIENCE, Patience
 
 
 class MachineGate:
@@ -92,9 +91,8 @@ def session_screen(app: PXPApp) -> Any:
 def footer_keys(screen: Any) -> tuple[set[tuple[str, bool]], set[tuple[str, bool]]]:
     """(shown, offered): (action, enabled) of each key the footer shows (or hides for want of room: ``?`` lists it),
     and of each key the screen's bindings offer now (the first binding of each action, as Textual's footer takes them)."""
+    from pxp_harness.internals import FooterKey
     from pxp_tui.app.shared.fitting_footer import NO_ROOM
-
-    from .internals import FooterKey
 
     keys = [k for k in screen.query(FooterKey) if not k.has_class("-command-palette")]
     shown = {(k.action, not k.has_class("-disabled")) for k in keys if k.display or k.has_class(NO_ROOM)}
@@ -116,9 +114,8 @@ def settled_now(app: PXPApp | Any) -> str | None:
     aside: it waits for the expert), a picture shown whose drawing is due, the header's title, the footer's keys."""
     from textual.widgets import Footer, Header
 
+    from pxp_harness.internals import HeaderTitle
     from pxp_tui.app.picture.widget import Picture
-
-    from .internals import HeaderTitle
 
     screen = app.screen
     session = session_screen(app) if isinstance(app, PXPApp) else None

@@ -12,7 +12,7 @@ import time
 import uuid
 from pathlib import Path
 
-from .waiting import PATIENCE, poll
+from pxp_harness.waiting import PATIENCE, poll
 
 ROOT = Path(__file__).resolve().parent.parent
 PXP = Path(sys.executable).with_name("pxp")

@@ -6,16 +6,15 @@ import gzip
 import shutil
 from pathlib import Path
 
+from pxp_harness.scripted import ScriptedAgent, split_script
 from pxp_tui.blackboard import Blackboard
 from pxp_tui.common.kinds import HumanKind
 from pxp_tui.config import RunConfig
 from pxp_tui.engine import Reply, RunSpec, Turn, interact
 from pxp_tui.tasks import get_task
 
-from .scripted import ScriptedAgent, split_script
-
 #: the blackboards written by older code (tests/fixtures/README.md)
-FIXTURES = Path(__file__).parent / "fixtures"
+FIXTURES = Path(__file__).resolve().parent.parent / "tests" / "fixtures"
 
 
 def unpacked(fixture: str, path: Path) -> Path:

@@ -24,9 +24,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .outside import Readers, deleted_files, env
-from .terminal import PXP, Tmux, expert_turn, gone
-from .waiting import poll
+from pxp_harness.outside import Readers, deleted_files, env
+from pxp_harness.terminal import PXP, Tmux, expert_turn, gone
+from pxp_harness.waiting import poll
 
 SCENARIOS = ("app", "headless", "repeat")
 PATIENCE = 120.0  # a bound against hanging, not a timing assertion

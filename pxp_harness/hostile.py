@@ -17,7 +17,7 @@ import unicodedata
 from pathlib import Path
 from typing import Any
 
-from .stub import Request
+from pxp_harness.stub import Request
 
 #: one of everything: OSC 0 and 2 (the terminal's title), OSC 52 (its clipboard: "pwned"), a wipe and a cursor
 #: home, cursor moves, a carriage return painting over the line, a right-to-left override and an isolate, C1's CSI
@@ -112,8 +112,8 @@ def hostile_board(folder: Path, model_url: str, capsys: Any) -> Path:
     """A blackboard in ``folder``: the hostile dataset imported (``pxp import``); run 1, the stub machine at
     ``model_url`` and the proxy, run headless (its lines checked as printed); run 2, a live expert's, and run 3,
     the proxy's, created but not started; then :func:`poison`."""
-    from .app_helpers import make_run
-    from .cli_helpers import pxp
+    from pxp_harness.app_helpers import make_run
+    from pxp_harness.cli_helpers import pxp
 
     db = folder / "sessions.db"
     code, out, err = pxp(capsys, "import", "drug", hostile_csv(folder), "--name", DATASET, "--db", db)
@@ -138,6 +138,6 @@ def stored(db: Path, sql: str, params: tuple = ()) -> list[Any]:
 
 def screen_text(app: Any) -> str:
     """Every cell the app's screen draws now (its layers: dialogs, notifications), as the terminal is sent them."""
-    from .internals import screen_lines
+    from pxp_harness.internals import screen_lines
 
     return "\n".join(screen_lines(app.screen))

@@ -27,8 +27,8 @@ from typing import Any
 
 import pytest
 
-from . import waiting
-from .waiting import async_poll
+from pxp_harness import waiting
+from pxp_harness.waiting import async_poll
 
 ROOT = Path(__file__).resolve().parent.parent
 PXP = Path(sys.executable).with_name("pxp")
@@ -207,7 +207,7 @@ class Tab:
         return (self.screen.columns, self.screen.lines) if self.screen is not None else (0, 0)
 
     async def _poll(self, condition: Callable[[], Any], what: str) -> Any:
-        """:func:`~tests.waiting.async_poll` within this tab's patience (Playwright delivers the frames meanwhile);
+        """:func:`~pxp_harness.waiting.async_poll` within this tab's patience (Playwright delivers the frames meanwhile);
         on giving up, the screen the tab showed."""
         try:
             return await async_poll(condition, what, self.patience)
