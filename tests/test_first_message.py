@@ -16,16 +16,29 @@ PROBE = r"""
 import asyncio, gc, json, sys
 from pathlib import Path
 
+from textual.dom import DOMNode
+
 import pxp_tui.app.shell.launch as launch
 from pxp_tui.app.shell.pxp_app import PXPApp
 
-seen = {}
+seen = {"restyled": []}
+watching = False
+restyle = DOMNode.update_node_styles
+
+def update_node_styles(self, animate=True):  # a node and all its descendants styled again
+    if watching:
+        seen["restyled"].append([type(self).__name__, len(list(self.walk_children()))])
+    restyle(self, animate)
+
+DOMNode.update_node_styles = update_node_styles
 
 async def headless(db_path):
     app = PXPApp(Path(db_path))
     async with app.run_test(size=(160, 48)) as pilot:
         await app.painted()
         before = [generation["collections"] for generation in gc.get_stats()]
+        global watching
+        watching = True
         await pilot.press("enter")
         for _ in range(24000):  # a bound against hanging (240 s), not a wait: the loop ends at the expert's turn
             screen = app.screen
@@ -33,6 +46,7 @@ async def headless(db_path):
                 break
             await asyncio.sleep(0.01)
         after = [generation["collections"] for generation in gc.get_stats()]
+        watching = False
         seen["turn"] = type(app.screen).__name__ == "SessionScreen" and app.screen.answering
         seen["collections"] = [b - a for a, b in zip(before, after)]
     return 0
@@ -43,6 +57,12 @@ from pxp_tui.cli.main import main  # what the `pxp` command runs
 assert main([]) == 0
 print(json.dumps(seen))
 """
+
+
+@pytest.fixture(scope="module")
+def started(tmp_path_factory: pytest.TempPathFactory) -> dict:
+    """What the app did between enter at the first frame and the expert's first turn (one launch for the tests)."""
+    return first_session(tmp_path_factory.mktemp("first"))
 
 
 def first_session(tmp_path: Path) -> dict:
@@ -59,11 +79,20 @@ def first_session(tmp_path: Path) -> dict:
 
 
 @pytest.mark.slow
-def test_no_full_garbage_collection_between_enter_and_the_first_message(tmp_path: Path) -> None:
+def test_no_full_garbage_collection_between_enter_and_the_first_message(started: dict) -> None:
     """The modules and the screens live as long as the app: the collector leaves them out (``app/shell/heap.py``).
     Walking them all took 0.05-0.1 s of the loop's CPU each time, once or twice before the first message."""
-    seen = first_session(tmp_path)
-    assert seen["turn"], "the expert's turn never came"
-    young, _, full = seen["collections"]
+    assert started["turn"], "the expert's turn never came"
+    young, _, full = started["collections"]
     assert full == 0, f"{full} full collection(s) between enter and the expert's turn"
     assert young < 100, f"{young} young collections between enter and the expert's turn (700 allocations apart)"
+
+
+@pytest.mark.slow
+def test_the_session_screen_is_styled_once_before_the_first_message(started: dict) -> None:
+    """Its widgets are styled as they mount; shown for the first time, the screen is not styled again whole (some ninety
+    widgets), nor is the answer form, disabled from the start, until the expert's turn enables it."""
+    assert started["turn"], "the expert's turn never came"
+    whole = [widgets for name, widgets in started["restyled"] if name == "SessionScreen" and widgets]
+    assert not whole, f"the session screen styled again whole, with its {whole[0]} widgets"
+    assert [name for name, _ in started["restyled"]].count("TagPicker") == 1  # enabled at the expert's turn
