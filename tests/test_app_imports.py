@@ -126,3 +126,21 @@ def test_the_process_ends_when_the_expert_quits_while_litellm_is_still_warming_u
     )
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.strip() == "quitting"
+
+
+def test_the_rdkit_worker_starts_without_numpy(tmp_path) -> None:
+    """The RDKit worker the DRUG task reads SMILES in starts beside the first session: what it imports as it starts
+    (its ``preload``) leaves out numpy, which RDKit's descriptors and fingerprint generators bring (0.2 s of CPU)."""
+    from pxp_tui.tasks.drug import reader
+
+    imports = "; ".join(f"import {module}" for module in ("pxp_tui.tasks.isolated", *reader.WORKER.preload))
+    done = subprocess.run(
+        [sys.executable, "-c", f"{imports}; import sys; print(sorted(m for m in sys.modules if m.split('.')[0] == 'numpy'))"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "PYTHONPATH": str(ROOT), "PXP_ISOLATED_WORKER": "1"},
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.strip() == "[]"

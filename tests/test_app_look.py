@@ -217,6 +217,8 @@ async def test_a_terminal_of_16_colours_gets_no_bright_red_green_or_blue(db_path
         shown = colours_16(session)
         assert not {SATURATED_16[c] for c in shown if c in SATURATED_16}, shown
         assert {3, 6} <= set(shown)  # the accent in yellow, the primary in cyan
+        calm = app.current_theme  # made once per theme (Textual asks for it thousands of times per frame)
+        assert app.current_theme is calm and calm.primary == look.CALM_16["primary"] and calm.name == app.theme
         await pilot.press("2", "ctrl+s")  # REFUTE: the machine answers, the tags in their colours
         await wait_for(pilot, lambda: len(session.exchange.messages) >= 3, "the machine's answer")
         await settled(pilot)

@@ -1,8 +1,9 @@
 """Canaries: one per use of a dependency's private parts, each failing with the dependency's name and release.
 
-pxp uses a few private parts of Textual, textual-image, textual-serve and litellm, each in one module per
+pxp uses a few private parts of Textual, textual-image, textual-serve, litellm and RDKit, each in one module per
 dependency (its door): ``pxp_tui/app/shared/textual_internals.py``, ``pxp_tui/app/picture/textual_image_internals.py``,
-``pxp_tui/app/shell/textual_serve_internals.py``, ``pxp_tui/agents/litellm_internals.py``, and the tests' own,
+``pxp_tui/app/shell/textual_serve_internals.py``, ``pxp_tui/agents/litellm_internals.py``,
+``pxp_tui/tasks/drug/rdkit_internals.py``, and the tests' own,
 ``pxp_harness/internals.py``. Each test here checks
 that what its door relies on is still there and still behaves so, through the door itself. When a release
 moves one, the test says which dependency, which release, what moved and which door to adapt; the
@@ -49,6 +50,7 @@ TEXTUAL_DOOR = "pxp_tui/app/shared/textual_internals.py"
 IMAGE_DOOR = "pxp_tui/app/picture/textual_image_internals.py"
 LITELLM_DOOR = "pxp_tui/agents/litellm_internals.py"
 SERVE_DOOR = "pxp_tui/app/shell/textual_serve_internals.py"
+RDKIT_DOOR = "pxp_tui/tasks/drug/rdkit_internals.py"
 TESTS_DOOR = "pxp_harness/internals.py"
 
 
@@ -302,6 +304,19 @@ def test_litellm_s_price_of_a_call_is_among_the_hidden_parameters() -> None:
     assert litellm_internals.hidden_params(object()) == {}
 
 
+# -- RDKit, the DRUG task's door ----------------------------------------------------------------------------
+def test_the_average_weight_is_rdkit_s_molwt() -> None:
+    from rdkit import Chem
+    from rdkit.Chem import Descriptors
+
+    from pxp_tui.tasks.drug import rdkit_internals
+
+    with relied_on("rdkit", "rdMolDescriptors._CalcMolWt (what Descriptors.MolWt calls)", RDKIT_DOOR):
+        for smiles in ("CCO", "c1ccccc1O", "[NH4+].[Cl-]", "C[C@H](N)C(=O)O", "[2H]C([2H])([2H])Br"):
+            mol = Chem.MolFromSmiles(smiles)
+            assert rdkit_internals.average_weight(mol) == Descriptors.MolWt(mol)  # type: ignore[attr-defined]
+
+
 # -- Textual and textual-image, the tests' door ---------------------------------------------------------
 def test_the_compositor_is_there_to_watch() -> None:
     with relied_on(
@@ -521,8 +536,8 @@ def test_under_the_web_driver_a_file_s_pieces_and_the_frames_reach_the_server_as
 
 
 # -- every use in its door ------------------------------------------------------------------------------
-DEPENDENCIES = ("textual", "textual_image", "litellm", "textual_serve")
-DOORS = {Path(TEXTUAL_DOOR), Path(IMAGE_DOOR), Path(LITELLM_DOOR), Path(SERVE_DOOR), Path(TESTS_DOOR)}
+DEPENDENCIES = ("textual", "textual_image", "litellm", "textual_serve", "rdkit")
+DOORS = {Path(TEXTUAL_DOOR), Path(IMAGE_DOOR), Path(LITELLM_DOOR), Path(SERVE_DOOR), Path(RDKIT_DOOR), Path(TESTS_DOOR)}
 #: the private names the doors wrap (the benchmarks' profile reports only name Textual's frame steps, as text)
 WRAPPED = {
     "_disabled",
@@ -536,6 +551,7 @@ WRAPPED = {
     "_forward_event",
     "_driver",
     "_callback",
+    "_CalcMolWt",
 }
 
 

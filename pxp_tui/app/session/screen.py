@@ -12,7 +12,7 @@ import contextlib
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from textual import work
+from textual import events, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
@@ -153,6 +153,15 @@ class SessionScreen(PictureActions, Screen):
                 yield OutcomeBanner(id="outcome")
             yield MetricsPane(id="metrics")
         yield QuickFooter()  # fitted to the width, updated in place at each turn
+
+    _styled = False  # whether the screen has been shown once (its widgets styled as they mounted)
+
+    def on_screen_resume(self, event: events.ScreenResume) -> None:
+        """Shown for the first time: every widget was styled as it mounted, just now (the app's CSS holds this screen's),
+        and Textual would style all of them again (some ninety) before the first message. Later, as Textual decides."""
+        if not self._styled:
+            self._styled = True
+            event.refresh_styles = False
 
     def on_mount(self) -> None:
         self.sub_title = f"run {self.run_id}"

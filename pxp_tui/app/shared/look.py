@@ -82,6 +82,32 @@ CALM_16 = {
 }
 
 
+def _calm(theme: Theme) -> Theme:
+    """``theme`` with the calm colours of :data:`CALM_16`, made once per theme: Textual asks for the current theme
+    thousands of times as a screen is drawn (every ANSI colour it resolves)."""
+    made = _CALMED.get(id(theme))
+    if made is None or made[0] is not theme:
+        calm = CALM_16
+        made = _CALMED[id(theme)] = (
+            theme,
+            replace(
+                theme,
+                primary=calm["primary"],
+                secondary=calm["secondary"],
+                accent=calm["accent"],
+                warning=calm["warning"],
+                success=calm["success"],
+                error=calm["error"],
+            ),
+        )
+    return made[1]
+
+
+#: id of a theme -> (the theme, its calm copy); the theme kept beside its id, so that a new theme at a reused id is not
+#: mistaken for it
+_CALMED: dict[int, tuple[Theme, Theme]] = {}
+
+
 def sixteen_colours(app: Any) -> bool:
     """Whether the app's terminal shows 16 colours (Rich's ``standard`` colour system: ``TERM=xterm``, no COLORTERM)."""
     return getattr(getattr(app, "console", None), "color_system", None) == "standard"
@@ -96,16 +122,7 @@ class Look(_AppBase):
         theme = super().current_theme
         if getattr(theme, "ansi", False) or not sixteen_colours(self):  # Theme.ansi: Textual 8
             return theme
-        calm = CALM_16
-        return replace(
-            theme,
-            primary=calm["primary"],
-            secondary=calm["secondary"],
-            accent=calm["accent"],
-            warning=calm["warning"],
-            success=calm["success"],
-            error=calm["error"],
-        )
+        return _calm(theme)
 
     def get_css_variables(self) -> dict[str, str]:
         variables = {**super().get_css_variables(), **READABLE_256.get(self.current_theme.name, {})}

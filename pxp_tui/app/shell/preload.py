@@ -17,6 +17,7 @@ HEAVY = ("textual_plotext",)
 def load(tasks: list[str]) -> None:
     """Import everything a session needs but litellm, so that nothing slow is imported on the UI loop later."""
     from pxp_tui.app.picture import graphics
+    from pxp_tui.app.shell import heap
     from pxp_tui.tasks import get_task
 
     for name in tasks:
@@ -31,6 +32,7 @@ def load(tasks: list[str]) -> None:
         modules += get_task(name).slow_modules  # loading it: RDKit for DRUG
     for module in modules:
         import_module(module)
+    heap.settle()  # what was imported here lives as long as the app: left out of the collector's walks
 
 
 def expect_model(model: str | None) -> None:

@@ -6,8 +6,13 @@ not the session (:mod:`pxp_tui.tasks.isolated`).
 
 from __future__ import annotations
 
+from functools import cache
+from typing import Any
+
 from rdkit import Chem, rdBase
-from rdkit.Chem import Descriptors, rdFingerprintGenerator, rdMolDescriptors
+from rdkit.Chem import rdMolDescriptors
+
+from pxp_tui.tasks.drug.rdkit_internals import average_weight
 
 rdBase.DisableLog("rdApp.*")
 
@@ -29,13 +34,18 @@ def describe(smiles: str) -> dict[str, str]:
     return {
         "smiles": smiles,
         "formula": rdMolDescriptors.CalcMolFormula(mol),
-        "weight": f"{Descriptors.MolWt(mol):.1f} g/mol",  # type: ignore[attr-defined]  # made at import: not in RDKit's stubs
+        "weight": f"{average_weight(mol):.1f} g/mol",
     }
 
 
-#: the reference scripts' fingerprint (``GetMorganFingerprintAsBitVect(mol, radius=2, nBits=1024)``), from RDKit's
-#: generator, which sets the same bits
-_MORGAN = rdFingerprintGenerator.GetMorganGenerator(radius=2, fpSize=1024)
+@cache
+def _morgan() -> Any:
+    """The reference scripts' fingerprint (``GetMorganFingerprintAsBitVect(mol, radius=2, nBits=1024)``), from RDKit's
+    generator, which sets the same bits. Made at the first fingerprint: its module imports numpy (0.2 s), which the
+    worker's start does without (MATCH by fingerprint is not the default rule)."""
+    from rdkit.Chem import rdFingerprintGenerator
+
+    return rdFingerprintGenerator.GetMorganGenerator(radius=2, fpSize=1024)
 
 
 def fingerprint(smiles: str) -> str | None:
@@ -44,7 +54,7 @@ def fingerprint(smiles: str) -> str | None:
         mol = Chem.MolFromSmiles(smiles)
     except Exception:  # noqa: BLE001 - RDKit can raise on pathological input
         return None
-    return None if mol is None else str(_MORGAN.GetFingerprint(mol).ToBitString())
+    return None if mol is None else str(_morgan().GetFingerprint(mol).ToBitString())
 
 
 def weight_and_rings(smiles: str) -> tuple[float, int] | None:
@@ -52,7 +62,7 @@ def weight_and_rings(smiles: str) -> tuple[float, int] | None:
     mol = Chem.MolFromSmiles(smiles)
     if mol is None:
         return None
-    weight = float(Descriptors.MolWt(mol))  # type: ignore[attr-defined]  # made at import: not in RDKit's stubs
+    weight = average_weight(mol)
     return weight, int(rdMolDescriptors.CalcNumAromaticRings(mol))
 
 

@@ -71,7 +71,8 @@ class TagPicker(Vertical):
         answer: Answer
 
     def __init__(self, prediction_label: str = "Prediction", *, id: str | None = None) -> None:
-        super().__init__(id=id)
+        # disabled from the start (no turn yet): disabling it once mounted restyled all of it, before the first message
+        super().__init__(id=id, disabled=True)
         self.prediction_label = prediction_label
         self.pxp_task: Task | None = None
         self.instance: Any = None
