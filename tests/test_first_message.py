@@ -104,3 +104,25 @@ def test_the_session_screen_is_styled_once_before_the_first_message(started: dic
     whole = [widgets for name, widgets in started["restyled"] if name == "SessionScreen" and widgets]
     assert not whole, f"the session screen styled again whole, with its {whole[0]} widgets"
     assert [name for name, _ in started["restyled"]].count("TagPicker") == 1  # enabled at the expert's turn
+
+
+async def test_an_app_made_again_in_the_same_process_leaves_the_garbage_before_it_to_the_collector(db_path) -> None:
+    """The heap is frozen once per process at each moment (the first frame, the modules preloaded): a second app in
+    the same process (as the tests make hundreds) freezes nothing more, so what the first left behind is freed."""
+    import gc
+
+    from pxp_tui.app.shell.pxp_app import PXPApp
+
+    frozen = []
+    for _ in range(2):
+        app = PXPApp(db_path)
+        async with app.run_test(size=(80, 24)):
+            await app.painted()
+            await app.loaded()
+        frozen.append(gc.get_freeze_count())
+        garbage = [[object()] for _ in range(1000)]  # cycles left for the collector, as an app's screens are
+        for item in garbage:
+            item.append(item)
+        del garbage
+    assert frozen[0] > 0, "the heap was never frozen"
+    assert frozen[1] <= frozen[0], f"the second app froze {frozen[1] - frozen[0]} objects more"

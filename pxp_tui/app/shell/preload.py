@@ -32,7 +32,7 @@ def load(tasks: list[str]) -> None:
         modules += get_task(name).slow_modules  # loading it: RDKit for DRUG
     for module in modules:
         import_module(module)
-    heap.settle()  # what was imported here lives as long as the app: left out of the collector's walks
+    heap.settle("preloaded")  # what was imported here lives as long as the app: left out of the collector's walks
 
 
 def expect_model(model: str | None) -> None:

@@ -90,7 +90,7 @@ class PXPApp(AltKeys, KeysInOrder, VisibleText, Look, App[int]):
         from pxp_tui.app.shell import heap
         from pxp_tui.engine.stopping import on_stop_signals
 
-        heap.settle()  # the modules and the first screen, left out of the collector's walks
+        heap.settle("first frame")  # the modules and the first screen, left out of the collector's walks
         self._undo_signals = on_stop_signals(self._stop_signal)
         if self.is_web:  # pxp serve: the frames and a file's pieces (another thread's) reach the server whole
             from pxp_tui.app.shared.textual_internals import web_writes_whole
