@@ -119,6 +119,7 @@ async def test_an_app_made_again_in_the_same_process_leaves_the_garbage_before_i
         async with app.run_test(size=(80, 24)):
             await app.painted()
             await app.loaded()
+            await app.screen.fields.mounted.wait()  # the form whole, as an expert sees it, before it is taken down
         frozen.append(gc.get_freeze_count())
         garbage = [[object()] for _ in range(1000)]  # cycles left for the collector, as an app's screens are
         for item in garbage:
