@@ -65,7 +65,7 @@ def parse_dpi(given: object, where: str) -> float:
     if not LOWEST <= dpi <= HIGHEST:  # (NaN and the infinities too)
         shown = visible(str(given), one_line=True)
         shown = shown if len(shown) <= 24 else shown[:23] + "…"
-        raise ValueError(f"{where} is {shown!r}, not a screen resolution: {HOW}.")
+        raise ValueError(f"{where} is '{shown}', not a screen resolution: {HOW}.")  # shown made visible: no repr on top
     return dpi
 
 
