@@ -54,9 +54,18 @@ class Tmux:
         self.socket = f"pxp-test-{uuid.uuid4().hex[:8]}"
         self.tmp_path = tmp_path
         self.env = env or {}
+        # read when the server starts: a pane whose command ended keeps its last screen (what pxp printed as it
+        # ended, an error included) until the test closes it, so that a test that fails can show it
+        self.config = tmp_path / f"{self.socket}.conf"
+        self.config.write_text("set-option -g remain-on-exit on\n")
+
+    def run(self, *args: str) -> subprocess.CompletedProcess[str]:
+        """tmux ``args`` on this server (started with its configuration, if not running)."""
+        command = ["tmux", "-L", self.socket, "-f", str(self.config), *args]
+        return subprocess.run(command, capture_output=True, text=True, check=False)
 
     def tmux(self, *args: str) -> str:
-        return subprocess.run(["tmux", "-L", self.socket, *args], capture_output=True, text=True, check=False).stdout
+        return self.run(*args).stdout
 
     def start(self, name: str, command: list[str], size: tuple[int, int] = (160, 48), pane_env: tuple[str, ...] = ()) -> None:
         """Run ``command`` in a new session ``name``, in a clean environment but for ``TMUX`` (plus ``pane_env``:
@@ -68,7 +77,10 @@ class Tmux:
             f'cd {shlex.quote(str(self.tmp_path))} && env -i TMUX="$TMUX" {exports} {shlex.join(command)}; '
             f"echo $? > {shlex.quote(str(rc))}"
         )
-        self.tmux("new-session", "-d", "-s", name, "-x", str(size[0]), "-y", str(size[1]), shell)
+        self.tmux("kill-session", "-t", f"={name}")  # one of that name whose command ended (its pane kept)
+        rc.unlink(missing_ok=True)
+        made = self.run("new-session", "-d", "-s", name, "-x", str(size[0]), "-y", str(size[1]), shell)
+        assert made.returncode == 0, f"tmux could not make pane {name} (exit code {made.returncode}): {made.stderr.strip()}"
 
     def screen(self, name: str) -> str:
         return self.tmux("capture-pane", "-p", "-t", name)
@@ -95,7 +107,39 @@ class Tmux:
             screen = self.screen(name)
             glimpse = " | ".join(line.strip() for line in screen.splitlines() if line.strip())[-400:]
             # the first line is what a run's short summary shows: the screen's last words are in it
-            raise AssertionError(f"never saw {pattern!r}; the screen ended: {glimpse}\nthe screen was:\n{screen}") from None
+            ended = self.ended(name)
+            if ended:  # the pane kept: what the command printed last may have scrolled into its history
+                screen = self.tmux("capture-pane", "-p", "-S", "-", "-t", name)
+                glimpse = " | ".join(line.strip() for line in screen.splitlines() if line.strip())[-400:]
+            threads = "" if ended else self.stacks(name)
+            raise AssertionError(
+                f"never saw {pattern!r}{ended}; the screen ended: {glimpse}\nthe screen was:\n{screen}{threads}"
+            ) from None
+
+    def stacks(self, name: str) -> str:
+        """What each thread of the pane's ``pxp`` process is doing now (``py-spy dump``), for a test that waited in
+        vain for a screen: a process that waits on a lock or a thread says which here."""
+        pane = self.tmux("list-panes", "-t", name, "-F", "#{pane_pid}").strip()
+        pids = [p for p in children(int(pane)) if "pxp" in cmdline(p)] if pane.isdigit() else []
+        spy = Path(sys.executable).with_name("py-spy")
+        if not pids or not spy.exists():
+            return ""
+        try:
+            done = subprocess.run(
+                [str(spy), "dump", "--pid", str(pids[0])], capture_output=True, text=True, timeout=60, check=False
+            )
+        except subprocess.TimeoutExpired:
+            return "\npy-spy dump of the pxp process took over 60 s"
+        return f"\nthe pxp process's threads (py-spy dump):\n{(done.stdout or done.stderr).strip()[-6000:]}"
+
+    def ended(self, name: str) -> str:
+        """``" (the command in pane NAME had ended: exit code N)"``, once the pane's command has ended; else ``""``."""
+        rc = self.tmp_path / f"{name}.rc"
+        try:
+            code = rc.read_text().strip()
+        except OSError:
+            return ""
+        return f" (the command in pane {name} had ended: exit code {code})"
 
     def exit_code(self, name: str) -> int:
         rc = self.tmp_path / f"{name}.rc"

@@ -161,6 +161,7 @@ def pyproject(files: Iterable[str], tests: Iterable[str]) -> str:
     text = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
     settings = {
         "source_paths": ["pxp_tui"],
+        "also_copy": ["pxp_harness"],  # the tests' harness, beside the mutated package
         "only_mutate": sorted(set(files)),
         "pytest_add_cli_args_test_selection": list(dict.fromkeys(tests)),
         "pytest_add_cli_args": ["-p", "no:cacheprovider", "-m", "not slow"],
@@ -178,7 +179,7 @@ def run_mutmut(chosen: Sequence[Group], work: Path, log: Path) -> list[Mutant]:
     tests = [test_file(name) for g in chosen if g.mutate for name in g.tests]
     again = (work / "mutants").is_dir()
     if not again:
-        for name in ("pxp_tui", "tests"):
+        for name in ("pxp_tui", "pxp_harness", "tests"):
             (work / name).symlink_to(ROOT / name)
     (work / "pyproject.toml").write_text(pyproject([path for _, path, _ in targets], tests), encoding="utf-8")
     names = [m.name for m in _results(work, targets) if not m.killed] if again else [p for _, _, ps in targets for p in ps]
@@ -267,6 +268,7 @@ def run_sql(chosen: Sequence[Group], work: Path) -> list[Mutant]:
     copy.mkdir()
     shutil.copytree(ROOT / "pxp_tui", copy / "pxp_tui", ignore=shutil.ignore_patterns("__pycache__"))
     shutil.copytree(ROOT / "tests", copy / "tests", ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(ROOT / "pxp_harness", copy / "pxp_harness", ignore=shutil.ignore_patterns("__pycache__"))
     shutil.copy2(ROOT / "pyproject.toml", copy / "pyproject.toml")
     schema = json.loads(
         subprocess.run([sys.executable, "-c", SCHEMA], cwd=copy, capture_output=True, text=True, check=True).stdout

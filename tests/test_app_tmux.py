@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from pxp_harness.terminal import PXP, Tmux, expert_turn, installed_tmux, run_finished
+from pxp_harness.terminal import PXP, Tmux, expert_turn, gone, installed_tmux, run_finished
 from pxp_tui.app.picture.tmux import version_tuple
 
 pytestmark = [
@@ -57,7 +57,9 @@ def test_a_crash_loses_nothing_shown_and_the_run_resumes_at_the_next_message(tmu
         expert_turn(tmux, "first", session, 3)
         tmux.keys("first", "1", "C-s")
     expert_turn(tmux, "first", 3, 3)  # the machine's INIT of session 3 is on screen
-    os.kill(tmux.pxp_pid("first"), signal.SIGKILL)
+    pid = tmux.pxp_pid("first")
+    os.kill(pid, signal.SIGKILL)
+    assert gone(pid)  # its lock on the run is the kernel's to free as it ends: --resume before that is refused
 
     shown = query(db, "SELECT d.ord, m.j, m.sender, m.tag FROM messages m JOIN data d USING (session_id) ORDER BY d.ord, m.j")
     assert shown[-1] == (2, 1, "machine", "INIT")

@@ -1,7 +1,7 @@
 """The dependencies' lower bounds are releases the suite was run with: `.ci/oldest.txt` pins each one.
 
 CONTRIBUTING.md's oldest-test-command (CI runs it) installs the project with `.ci/oldest.txt` as pip's
-constraints and runs both tiers. These tests keep that file and `pyproject.toml` saying the same:
+constraints and runs the quick tier. These tests keep that file and `pyproject.toml` saying the same:
 a bound raised in one and not the other, or a new dependency without a tested oldest release, fails here.
 """
 

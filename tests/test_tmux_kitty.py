@@ -18,6 +18,7 @@ import os
 import pty
 import re
 import select
+import shlex
 import struct
 import subprocess
 import termios
@@ -109,7 +110,12 @@ class KittyAroundTmux:
 
 
 def rad_run(tmp_path: Path) -> list[str]:
-    return [str(PXP), "run", "--task", "rad", "--human", "live", "--limit", "1", "--db", str(tmp_path / "sessions.db")]
+    """The RAD run, started once tmux knows the terminal around it (its answer to XTVERSION): a kitty answers
+    within milliseconds, before pxp asks tmux, but the pseudo-kitty here answers from a thread of the test's busy
+    process, and pxp asking before the answer arrived is told of no terminal around tmux."""
+    run = [str(PXP), "run", "--task", "rad", "--human", "live", "--limit", "1", "--db", str(tmp_path / "sessions.db")]
+    known = "until tmux display-message -p '#{client_termtype}' | grep -q .; do sleep 0.05; done"
+    return ["sh", "-c", f"{known}; exec {shlex.join(run)}"]
 
 
 @needs_tmux_passthrough
