@@ -72,7 +72,7 @@ class Tmux:
         more variables kept from the pane's own, as tmux sets them: ``TERM_PROGRAM``...)."""
         env = {**pxp_env(self.tmp_path), **self.env}
         exports = " ".join([*(f"{k}={shlex.quote(v)}" for k, v in env.items()), *(f'{k}="${k}"' for k in pane_env)])
-        rc = self.tmp_path / f"{name}.rc"
+        rc = self.rc(name)
         shell = (
             f'cd {shlex.quote(str(self.tmp_path))} && env -i TMUX="$TMUX" {exports} {shlex.join(command)}; '
             f"echo $? > {shlex.quote(str(rc))}"
@@ -104,13 +104,11 @@ class Tmux:
         try:
             return poll(seen, pattern, patience, step)
         except AssertionError:
-            screen = self.screen(name)
-            glimpse = " | ".join(line.strip() for line in screen.splitlines() if line.strip())[-400:]
-            # the first line is what a run's short summary shows: the screen's last words are in it
             ended = self.ended(name)
-            if ended:  # the pane kept: what the command printed last may have scrolled into its history
-                screen = self.tmux("capture-pane", "-p", "-S", "-", "-t", name)
-                glimpse = " | ".join(line.strip() for line in screen.splitlines() if line.strip())[-400:]
+            # the pane kept once its command ended: what it printed last may have scrolled into its history
+            screen = self.tmux("capture-pane", "-p", "-S", "-", "-t", name) if ended else self.screen(name)
+            # the first line is what a run's short summary shows: the screen's last words are in it
+            glimpse = " | ".join(line.strip() for line in screen.splitlines() if line.strip())[-400:]
             threads = "" if ended else self.stacks(name)
             raise AssertionError(
                 f"never saw {pattern!r}{ended}; the screen ended: {glimpse}\nthe screen was:\n{screen}{threads}"
@@ -119,8 +117,7 @@ class Tmux:
     def stacks(self, name: str) -> str:
         """What each thread of the pane's ``pxp`` process is doing now (``py-spy dump``), for a test that waited in
         vain for a screen: a process that waits on a lock or a thread says which here."""
-        pane = self.tmux("list-panes", "-t", name, "-F", "#{pane_pid}").strip()
-        pids = [p for p in children(int(pane)) if "pxp" in cmdline(p)] if pane.isdigit() else []
+        pids = self.pxp_pids(name)
         spy = Path(sys.executable).with_name("py-spy")
         if not pids or not spy.exists():
             return ""
@@ -134,24 +131,29 @@ class Tmux:
 
     def ended(self, name: str) -> str:
         """``" (the command in pane NAME had ended: exit code N)"``, once the pane's command has ended; else ``""``."""
-        rc = self.tmp_path / f"{name}.rc"
         try:
-            code = rc.read_text().strip()
+            code = self.rc(name).read_text().strip()
         except OSError:
             return ""
         return f" (the command in pane {name} had ended: exit code {code})"
 
+    def rc(self, name: str) -> Path:
+        """The file the shell of pane ``name`` writes its command's exit code into as it ends."""
+        return self.tmp_path / f"{name}.rc"
+
     def exit_code(self, name: str) -> int:
-        rc = self.tmp_path / f"{name}.rc"
+        rc = self.rc(name)
         poll(rc.exists, f"the end of the command in pane {name}")
         return int(rc.read_text().strip())
 
-    def pane_pid(self, name: str) -> int:
-        return int(self.tmux("list-panes", "-t", name, "-F", "#{pane_pid}").strip())
+    def pxp_pids(self, name: str) -> list[int]:
+        """The ``pxp`` processes running in pane ``name`` (none once its command ended, or without such a pane)."""
+        pane = self.tmux("list-panes", "-t", name, "-F", "#{pane_pid}").strip()
+        return [p for p in children(int(pane)) if "pxp" in cmdline(p)] if pane.isdigit() else []
 
     def pxp_pid(self, name: str) -> int:
         """The pid of the ``pxp`` process running in pane ``name``."""
-        found = [p for p in children(self.pane_pid(name)) if "pxp" in cmdline(p)]
+        found = self.pxp_pids(name)
         assert found, f"no pxp process in pane {name}"
         return found[0]
 
