@@ -228,6 +228,10 @@ def main(args: argparse.Namespace) -> int:
         raise ValueError(
             f"an experiment of {repeat} runs goes on headless, without a live expert: use --human proxy or --repeat 1"
         )
+    if not args.headless and repeat <= 1:  # the app: refused here, before the run is made, where it cannot be seen
+        from pxp_tui.app.shell.launch import require_terminal
+
+        require_terminal()
     board = Blackboard.open(args.db)
     with board:
         if args.resume:

@@ -4,13 +4,40 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 
+def require_terminal(environ: Mapping[str, str] | None = None, streams: Sequence[Any] | None = None) -> None:
+    """Refuse (ValueError, saying what to do) to start the app where it could neither read keys nor be seen.
+
+    The app reads keys from standard input and draws on standard error; without a terminal there (a script's
+    pipe, a job without one) Textual's input thread would spin on the empty input forever, the app never seen.
+    An app given a driver of its own (``TEXTUAL_DRIVER``: ``pxp serve``'s tabs) needs none."""
+    if (os.environ if environ is None else environ).get("TEXTUAL_DRIVER"):
+        return
+    stdin, stderr = (sys.__stdin__, sys.__stderr__) if streams is None else streams
+    missing = [name for name, stream in (("input", stdin), ("error", stderr)) if not _is_terminal(stream)]
+    if missing:
+        which = " and ".join(f"standard {name}" for name in missing)
+        verb = "are" if len(missing) > 1 else "is"
+        raise ValueError(
+            f"the app needs a terminal: it reads keys from standard input and draws on standard error, and here {which} "
+            f"{verb} not a terminal. Run pxp in a terminal, or headless: pxp run --headless"
+        )
+
+
+def _is_terminal(stream: Any) -> bool:
+    try:
+        return stream is not None and bool(stream.isatty())
+    except (OSError, ValueError):  # closed
+        return False
+
+
 def run_app(db_path: str | Path, run_id: int | None = None) -> int:
     """Open the app on ``db_path`` (the start screen, or run ``run_id``); exits the process when it closes."""
+    require_terminal()
 
     def make() -> Any:
         from pxp_tui.app.shell.pxp_app import PXPApp
@@ -27,6 +54,7 @@ def run_app(db_path: str | Path, run_id: int | None = None) -> int:
 
 def run_review(db_path: str | Path) -> int:
     """Open the review of past runs on ``db_path`` (read-only); returns its exit code."""
+    require_terminal()
 
     def make() -> Any:
         from pxp_tui.app.review import ReviewApp
