@@ -30,10 +30,11 @@ def prose(size: int) -> str:
 
 #: a reply of 10 MB (10,000,000 bytes: 9.5 MB of 2**20), as a server that ignores max_tokens might send
 BIG = prose(10_000_000)
-#: what handling the refused reply may add to the process's peak memory: the reply arrives whole (litellm reads the
-#: body, decodes the JSON: about four copies of it) and the stub in this process answers it (two more); a reply read,
-#: parsed, stored three times and kept in every later prompt costs gigabytes
-PEAK_GROWTH = 150 * MB
+#: what handling the refused reply may add to the process's peak memory: the stub in this process answers it (its
+#: JSON text and bytes: about 20 MB); pxp reads none of it, the server having said its length. Read whole, litellm
+#: holds it in about four copies (80 MB added here); read, parsed, stored three times and kept in every later prompt,
+#: gigabytes
+PEAK_GROWTH = 50 * MB
 
 needs_proc = pytest.mark.skipif(not Path("/proc/self/clear_refs").exists(), reason="peak memory is read from Linux's /proc")
 
@@ -80,7 +81,9 @@ def test_a_10_mb_reply_is_refused_unread_and_the_run_pauses_saying_its_size(caps
         grew = resident()[1] - before
         asked = len(stub.machine_requests())
     assert code == 1, out
-    assert "unparseable reply after 3 attempts (the reply is 9.5 MB, over the limit of 256 KB (--max-reply)" in out, out
+    assert (
+        "unparseable reply after 3 attempts (the reply is 9.5 MB, over the limit of 256 KB (--max-reply), refused unread)" in out
+    ), out
     assert "Traceback" not in out and asked == 1 + 3  # asked again twice, then paused
     with Blackboard.open(db_path, readonly=True) as board:
         assert board.run(2).status == "paused" and board.progress(2, []).open_messages == []
@@ -124,5 +127,38 @@ async def test_the_live_app_shows_a_10_mb_reply_s_refusal_and_stores_nothing(db_
             assert "unparseable reply after 3 attempts (the reply is 9.5 MB, over the limit of 256 KB" in cause, cause
             assert messages(db_path, run_id) == []
     assert file_size(db_path) < MB, "the refused reply is stored nowhere"
-    assert grew < PEAK_GROWTH + 50 * MB, f"the app's peak memory grew by {grew / MB:.0f} MB"  # its screens too
-    assert len(cause) < 1_000  # the cause quotes the reply's beginning, not the reply
+    assert grew < PEAK_GROWTH, f"the app's peak memory grew by {grew / MB:.0f} MB"
+    assert "refused unread" in cause and len(cause) < 1_000  # the cause says the reply's size, not the reply
+
+
+async def test_an_answer_of_unknown_length_is_read_no_further_than_the_limit() -> None:
+    """A server that does not say its answer's length (chunked): the answer is cut off once the bytes a reply within
+    --max-reply can take have come, the rest never asked for; one that says it is refused before a byte is read."""
+    import httpx
+
+    from pxp_tui.agents import reply_cap
+
+    sent = [0]
+
+    async def chunks():
+        for _ in range(10_000):
+            sent[0] += 1_000
+            yield b"x" * 1_000
+
+    def answer(request: httpx.Request) -> httpx.Response:
+        if request.url.path == "/chunked":
+            return httpx.Response(200, content=chunks())
+        return httpx.Response(200, content=b"x" * 2_000_000)
+
+    limit = reply_cap.body_limit(32)
+    assert limit == 32 * 1024 * 6 + 64 * 1024  # the escaped text's worst case, and the JSON around it
+    reply_cap.LIMIT.set(limit)
+    async with httpx.AsyncClient(transport=reply_cap.CappedTransport(lambda: httpx.MockTransport(answer))) as client:
+        with pytest.raises(reply_cap.ReplyTooLargeError) as chunked:
+            await client.get("http://model.invalid/chunked")
+        assert chunked.value.size is None and limit < sent[0] <= limit + 1_000
+        with pytest.raises(reply_cap.ReplyTooLargeError) as said:
+            await client.get("http://model.invalid/said")
+        assert said.value.size == 2_000_000
+        reply_cap.LIMIT.set(reply_cap.body_limit(2_000))
+        assert len((await client.get("http://model.invalid/said")).content) == 2_000_000  # within a larger limit

@@ -10,13 +10,16 @@ import threading
 import time
 from collections.abc import Coroutine, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pxp_tui.agents import litellm_internals, offline
 from pxp_tui.agents.offline import MODEL_MS as OFFLINE_MODEL_MS
 from pxp_tui.common.models import OFFLINE_PROVIDER, is_offline
 from pxp_tui.common.redaction import redact
 from pxp_tui.engine import AgentError
+
+if TYPE_CHECKING:
+    from pxp_tui.agents.reply_cap import ReplyTooLargeError
 
 #: the key sent to a local OpenAI-compatible server (``--api-base``) when no OPENAI_API_KEY is set
 LOCAL_KEY = "no-key"
@@ -47,6 +50,9 @@ def load_litellm() -> Any:
             litellm.telemetry = False
             litellm.drop_params = True  # e.g. temperature for models that refuse it
             offline.install(litellm)
+            from pxp_tui.agents import reply_cap  # httpx, which litellm has imported
+
+            reply_cap.install(litellm)
             _litellm = litellm
     return _litellm
 
@@ -209,7 +215,10 @@ class LLMClient:
             kwargs["max_retries"] = 0  # the provider SDK's own retries would hide failures from ours
         if self.api_base and self.model.startswith("openai/") and not os.environ.get("OPENAI_API_KEY"):
             kwargs["api_key"] = LOCAL_KEY  # local OpenAI-compatible servers want a key, any key
+        from pxp_tui.agents import reply_cap
+
         last: BaseException | None = None
+        reply_cap.LIMIT.set(reply_cap.body_limit(self.max_reply_kb))  # this task's calls: the answer read no further
         for attempt in range(self.retries + 1):
             await self.backoff(attempt)
             started = time.perf_counter()
@@ -221,6 +230,11 @@ class LLMClient:
                 last = ReplyTimeoutError(f"no whole reply within {self.timeout:g} s")
                 continue
             except Exception as exc:  # noqa: BLE001 - classified below
+                too_large = reply_cap.found(exc)
+                if too_large is not None:  # as a text over the limit: an unparseable reply, asked again by the agent
+                    latency = (time.perf_counter() - started) * 1000
+                    unread = refused_unread(too_large, self.max_reply_kb)
+                    return Completion("", self.model, latency, attempts=attempt + 1, call_ms=latency, unread=unread)
                 last = exc
                 if not _retryable(litellm, exc):
                     raise AgentError(_cause(self.model, exc), retryable=False) from None
@@ -319,6 +333,13 @@ def oversized(text: str, max_kb: int) -> str:
         return ""
     start = " ".join(text[:200].split())[:60]
     return f"the reply is {_size(size)}, over the limit of {max_kb:,} KB (--max-reply), beginning {start!r}"
+
+
+def refused_unread(too_large: ReplyTooLargeError, max_kb: int) -> str:
+    """Why an answer refused as it arrived was not read ("the reply is 9.5 MB, over the limit of 256 KB (--max-reply),
+    refused unread"; "more than 1.6 MB" when the server did not say its length)."""
+    size = _size(too_large.size) if too_large.size is not None else f"more than {_size(too_large.limit)}"
+    return f"the reply is {size}, over the limit of {max_kb:,} KB (--max-reply), refused unread"
 
 
 def utf8_size(text: str) -> int:
