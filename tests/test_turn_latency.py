@@ -103,7 +103,8 @@ async def calls():
         profile.enable()
         await LLMClient("pxp-offline/drug").complete([{"role": "user", "content": "Target: CCO"}])
         profile.disable()
-        counts.append(pstats.Stats(profile).total_calls)
+        calls = pstats.Stats(profile).stats.items()  # pxp's and its libraries' own: the event loop's vary with timing
+        counts.append(sum(n for (where, _, _), (_, n, *_) in calls if "/pxp_tui/" in where or "site-packages" in where))
     with open("counts.json", "w", encoding="utf-8") as out:  # a file: nothing else the process prints can mix in
         json.dump({"calls": counts, "litellm": "litellm" in sys.modules}, out)
 
@@ -116,7 +117,8 @@ asyncio.run(calls())
 def test_the_offline_runs_first_messages_never_wait_for_litellm(tmp_path: Path, before: str) -> None:
     """litellm's import takes seconds of CPU and its first call builds much of a call: the offline baseline answers
     without it, with or without the app's preload first, so an offline run's first message waits for neither. Its
-    second call does no more work than its first (counted in function calls, not timed)."""
+    second call does no more work than its first (counted in calls of pxp's and its libraries' functions, not timed;
+    the event loop's and the thread pool's own calls, left out, vary with when the worker thread's answer comes)."""
     import json
     import subprocess
     import sys
