@@ -133,10 +133,14 @@ async def test_the_live_app_shows_a_10_mb_reply_s_refusal_and_stores_nothing(db_
 
 async def test_an_answer_of_unknown_length_is_read_no_further_than_the_limit() -> None:
     """A server that does not say its answer's length (chunked): the answer is cut off once the bytes a reply within
-    --max-reply can take have come, the rest never asked for; one that says it is refused before a byte is read."""
+    --max-reply can take have come, the rest never asked for; one that says it is refused before a byte is read; one
+    compressed though asked not to be is refused (a few KB may be gigabytes once decoded)."""
+    import gzip
+
     import httpx
 
     from pxp_tui.agents import reply_cap
+    from pxp_tui.agents.llm import refused_unread
 
     sent = [0]
 
@@ -146,8 +150,11 @@ async def test_an_answer_of_unknown_length_is_read_no_further_than_the_limit() -
             yield b"x" * 1_000
 
     def answer(request: httpx.Request) -> httpx.Response:
+        assert request.headers["accept-encoding"] == "identity"  # asked uncompressed: its bytes bound its size
         if request.url.path == "/chunked":
             return httpx.Response(200, content=chunks())
+        if request.url.path == "/gzip":  # 2 KB that a client decoding it would make 10 MB
+            return httpx.Response(200, content=gzip.compress(b"x" * 10_000_000), headers={"Content-Encoding": "gzip"})
         return httpx.Response(200, content=b"x" * 2_000_000)
 
     limit = reply_cap.body_limit(32)
@@ -160,5 +167,9 @@ async def test_an_answer_of_unknown_length_is_read_no_further_than_the_limit() -
         with pytest.raises(reply_cap.ReplyTooLargeError) as said:
             await client.get("http://model.invalid/said")
         assert said.value.size == 2_000_000
+        with pytest.raises(reply_cap.ReplyTooLargeError) as compressed:
+            await client.get("http://model.invalid/gzip")
+        assert compressed.value.encoding == "gzip"
+        assert refused_unread(compressed.value, 32).startswith("the reply came compressed (gzip) though asked not to be")
         reply_cap.LIMIT.set(reply_cap.body_limit(2_000))
         assert len((await client.get("http://model.invalid/said")).content) == 2_000_000  # within a larger limit

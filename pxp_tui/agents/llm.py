@@ -337,7 +337,9 @@ def oversized(text: str, max_kb: int) -> str:
 
 def refused_unread(too_large: ReplyTooLargeError, max_kb: int) -> str:
     """Why an answer refused as it arrived was not read ("the reply is 9.5 MB, over the limit of 256 KB (--max-reply),
-    refused unread"; "more than 1.6 MB" when the server did not say its length)."""
+    refused unread"; "more than 1.6 MB" when the server did not say its length; or that it came compressed)."""
+    if too_large.encoding:
+        return f"the reply came compressed ({too_large.encoding}) though asked not to be: its size has no bound, refused unread"
     size = _size(too_large.size) if too_large.size is not None else f"more than {_size(too_large.limit)}"
     return f"the reply is {size}, over the limit of {max_kb:,} KB (--max-reply), refused unread"
 

@@ -37,12 +37,16 @@ LIMIT: contextvars.ContextVar[int] = contextvars.ContextVar("pxp_reply_body_limi
 
 
 class ReplyTooLargeError(Exception):
-    """The server's answer is over :data:`LIMIT`: ``size`` its length (None: unknown, more than ``limit``)."""
+    """The server's answer is over :data:`LIMIT`: ``size`` its length (None: unknown, more than ``limit``); or it
+    came compressed (``encoding``) though asked not to be, so that its size once decoded has no bound."""
 
-    def __init__(self, size: int | None, limit: int) -> None:
-        self.size, self.limit = size, limit
+    def __init__(self, size: int | None, limit: int, encoding: str = "") -> None:
+        self.size, self.limit, self.encoding = size, limit, encoding
         said = f"{size:,} bytes" if size is not None else f"more than {limit:,} bytes"
-        super().__init__(f"the server's answer is {said}, over the {limit:,} bytes a reply within --max-reply takes")
+        if encoding:
+            super().__init__(f"the server's answer came compressed ({encoding}) though asked not to be")
+        else:
+            super().__init__(f"the server's answer is {said}, over the {limit:,} bytes a reply within --max-reply takes")
 
 
 def found(exc: BaseException | None) -> ReplyTooLargeError | None:
@@ -74,7 +78,7 @@ class _Capped(httpx.AsyncByteStream):
 
 class CappedTransport(httpx.AsyncBaseTransport):
     """httpx's own transport, one per event loop (a pool's connections belong to the loop that opened them), each
-    answer's body cut off at :data:`LIMIT`."""
+    answer's body cut off at :data:`LIMIT`; answers asked uncompressed, a compressed one refused."""
 
     def __init__(self, make: Any = httpx.AsyncHTTPTransport) -> None:
         self._make = make
@@ -90,8 +94,13 @@ class CappedTransport(httpx.AsyncBaseTransport):
         return inner
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        request.headers["Accept-Encoding"] = "identity"  # a compressed answer's bytes would not bound its size
         response = await self._inner().handle_async_request(request)
         limit = LIMIT.get()
+        encoding = response.headers.get("content-encoding", "identity").strip().lower()
+        if encoding != "identity":  # a few compressed KB may be gigabytes once decoded
+            await response.aclose()
+            raise ReplyTooLargeError(None, limit, encoding)
         length = response.headers.get("content-length", "")
         if length.isdigit() and int(length) > limit:
             await response.aclose()  # not a byte of it read
