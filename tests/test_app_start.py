@@ -311,3 +311,38 @@ async def test_a_file_found_not_a_blackboard_after_the_form_was_taken_down_tells
         worker = screen.load_board()  # the reason arriving now
         await worker.wait()
         assert worker.error is None  # (and run_test raises any error the app ended with)
+
+
+async def test_a_run_another_pxp_is_writing_is_listed_not_offered_and_enter_starts_the_forms_run(db_path) -> None:
+    """Another expert's run, started a moment before on the same file: resuming it here would be refused (its writer
+    lives), so enter keeps starting this expert's run, as on a file without unfinished runs."""
+    import subprocess
+    import sys
+
+    from .conftest import ROOT
+
+    run_id = make_run(db_path)
+    hold = (
+        "import sys, time\nfrom pxp_tui.blackboard import Blackboard\nboard = Blackboard.open(sys.argv[1])\n"
+        "with board.writing(int(sys.argv[2])):\n    board.set_status(int(sys.argv[2]), 'running')\n"
+        "    print('held', flush=True)\n    time.sleep(600)\n"
+    )
+    other = subprocess.Popen(
+        [sys.executable, "-c", hold, str(db_path), str(run_id)], stdout=subprocess.PIPE, text=True, env={"PYTHONPATH": str(ROOT)}
+    )
+    try:
+        assert other.stdout is not None and other.stdout.readline().strip() == "held"
+        app = PXPApp(db_path)
+        async with app.run_test(size=(80, 24)) as pilot:
+            screen = await start_screen(pilot, app)
+            listed = screen.query_one("#start-unfinished")
+            await wait_for(pilot, lambda: listed.option_count >= 1 and listed.get_option_at_index(0).disabled, "the run listed")
+            assert "running in another pxp" in str(listed.get_option_at_index(0).prompt)
+            assert screen.focused is not listed
+            await pilot.press("enter")
+            session = await expert_turn(pilot, app, j=2)
+            assert session.run_id != run_id
+    finally:
+        other.kill()
+        other.wait()
+    assert rows(db_path, "SELECT COUNT(*) AS n FROM runs")[0]["n"] == 2

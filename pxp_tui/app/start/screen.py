@@ -179,10 +179,12 @@ class StartScreen(Screen):
         self._fill_datasets()
         unfinished = self.query_one("#start-unfinished", OptionList)
         unfinished.clear_options()
-        for run, skipped in runs:  # a copy merged from another file is continued there: listed, not offered
-            copy = run.run.copy_of is not None
-            unfinished.add_option(Option(_run_label(run, skipped), id=None if copy else str(run.run.id), disabled=copy))
-        resumable = [i for i, (run, _) in enumerate(runs) if run.run.copy_of is None]
+        # listed, not offered: a copy merged from another file (continued there), and a run another pxp is writing now
+        # (another expert's, just started: resumed here it would be refused, and enter would not start the form's run)
+        for run, skipped in runs:
+            offered = _resumable(run)
+            unfinished.add_option(Option(_run_label(run, skipped), id=str(run.run.id) if offered else None, disabled=not offered))
+        resumable = [i for i, (run, _) in enumerate(runs) if _resumable(run)]
         for i in resumable:  # resumed, its model's first call waits for litellm no longer than its import
             host(self.app).expect_model(runs[i][0].run.config.model)
             host(self.app).expect_model(runs[i][0].run.config.checker)
@@ -341,10 +343,17 @@ def progress_words(done: int, skipped: int, planned: int) -> str:
     return f"{behind}, {skipped} skipped" if skipped else behind
 
 
+def _resumable(summary: RunSummary) -> bool:
+    """Whether enter may resume the run here: not a copy (continued in its own file), not written by a living pxp."""
+    return summary.run.copy_of is None and str(summary.run.status) != "running"
+
+
 def _run_label(summary: RunSummary, skipped: int) -> Content:
     run = summary.run
     origin = run.copy_of
     state = str(run.status) if origin is None else f"copy: continue it in {origin.get('file', 'its own file')}"
+    if origin is None and state == "running":
+        state = "running in another pxp"
     return Content.assemble(
         (f"run {run.id}", "bold"),
         "  ",  # apart from what the file says (shown as text, on one line)
