@@ -38,6 +38,17 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         items.sort(key=lambda item: item.get_closest_marker("slow") is None)  # stable: file order otherwise
 
 
+def pytest_collectstart(collector: pytest.Collector) -> None:
+    """Before the first test module that uses Hypothesis is imported (so that its ``@settings`` inherit it), the
+    profile of this suite: no deadline and no too-slow health check, both measures of the wall clock, which moves
+    with what else runs on the machine (a test asserts behaviour, never time). Other modules never import Hypothesis."""
+    if isinstance(collector, pytest.Module) and "hypothesis" not in sys.modules and b"hypothesis" in collector.path.read_bytes():
+        from hypothesis import HealthCheck, settings
+
+        settings.register_profile("pxp", deadline=None, suppress_health_check=[HealthCheck.too_slow])
+        settings.load_profile("pxp")
+
+
 #: the packages whose code may call a model through litellm
 MODEL_CALLERS = ("pxp_tui.agents", "pxp_tui.runs", "pxp_tui.app", "pxp_tui.cli")
 
