@@ -91,11 +91,13 @@ class KittyAroundTmux:
         return subprocess.run(["tmux", "-L", self.socket, *args], capture_output=True, text=True, check=False).stdout
 
     def wait(self, pattern: str) -> str:
+        shown = [""]
+
         def seen() -> str | None:
-            screen = self.tmux("capture-pane", "-p")
+            shown[0] = screen = self.tmux("capture-pane", "-p")
             return screen if re.search(pattern, screen) else None
 
-        return poll(seen, pattern)
+        return poll(seen, lambda: f"{pattern}; the pane showed:\n{shown[0]}")  # a wait in vain says what was there
 
     def sent(self) -> bytes:
         with self._lock:
