@@ -156,6 +156,8 @@ async def test_an_answer_of_unknown_length_is_read_no_further_than_the_limit() -
             return httpx.Response(200, content=chunks())
         if request.url.path == "/gzip":  # 2 KB that a client decoding it would make 10 MB
             return httpx.Response(200, content=gzip.compress(b"x" * 10_000_000), headers={"Content-Encoding": "gzip"})
+        if request.url.path == "/title":  # the server's header is data: an escape sequence is not passed on
+            return httpx.Response(200, content=b"x", headers={"Content-Encoding": "\x1b]0;title\x07gzip"})
         return httpx.Response(200, content=b"x" * 2_000_000)
 
     limit = reply_cap.body_limit(32)
@@ -171,6 +173,9 @@ async def test_an_answer_of_unknown_length_is_read_no_further_than_the_limit() -
         with pytest.raises(reply_cap.ReplyTooLargeError) as compressed:
             await client.get("http://model.invalid/gzip")
         assert compressed.value.encoding == "gzip"
+        with pytest.raises(reply_cap.ReplyTooLargeError) as titled:
+            await client.get("http://model.invalid/title")
+        assert "\x1b" not in titled.value.encoding and "\x07" not in titled.value.encoding
         assert refused_unread(compressed.value, 32).startswith("the reply came compressed (gzip) though asked not to be")
         reply_cap.LIMIT.set(reply_cap.body_limit(2_000))
         assert len((await client.get("http://model.invalid/said")).content) == 2_000_000  # within a larger limit

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
+import re
 import weakref
 from collections.abc import AsyncIterator
 from typing import Any
@@ -31,7 +32,7 @@ def body_limit(max_kb: int) -> int:
 
 
 #: the largest answer a reply within ``--max-reply``'s default (256 KB) takes
-DEFAULT_LIMIT = 256 * 1024 * ESCAPED + ENVELOPE
+DEFAULT_LIMIT = body_limit(256)
 #: the largest answer read in the current call (:meth:`pxp_tui.agents.llm.LLMClient.complete` sets the run's)
 LIMIT: contextvars.ContextVar[int] = contextvars.ContextVar("pxp_reply_body_limit", default=DEFAULT_LIMIT)
 
@@ -42,11 +43,11 @@ class ReplyTooLargeError(Exception):
 
     def __init__(self, size: int | None, limit: int, encoding: str = "") -> None:
         self.size, self.limit, self.encoding = size, limit, encoding
-        said = f"{size:,} bytes" if size is not None else f"more than {limit:,} bytes"
         if encoding:
             super().__init__(f"the server's answer came compressed ({encoding}) though asked not to be")
-        else:
-            super().__init__(f"the server's answer is {said}, over the {limit:,} bytes a reply within --max-reply takes")
+            return
+        said = f"{size:,} bytes" if size is not None else f"more than {limit:,} bytes"
+        super().__init__(f"the server's answer is {said}, over the {limit:,} bytes a reply within --max-reply takes")
 
 
 def found(exc: BaseException | None) -> ReplyTooLargeError | None:
@@ -97,7 +98,8 @@ class CappedTransport(httpx.AsyncBaseTransport):
         request.headers["Accept-Encoding"] = "identity"  # a compressed answer's bytes would not bound its size
         response = await self._inner().handle_async_request(request)
         limit = LIMIT.get()
-        encoding = response.headers.get("content-encoding", "identity").strip().lower()
+        # the server's word, shown to the expert: only the letters a coding's name has, and few of them
+        encoding = re.sub(r"[^a-z0-9, -]", "?", response.headers.get("content-encoding", "identity").strip().lower())[:40]
         if encoding != "identity":  # a few compressed KB may be gigabytes once decoded
             await response.aclose()
             raise ReplyTooLargeError(None, limit, encoding)
