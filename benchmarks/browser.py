@@ -3,7 +3,7 @@
     python benchmarks/browser.py [--loads 10] [--keys 30] [--docs]
 
 Runs the real ``pxp serve`` on a fresh blackboard and opens it in Debian's Chromium (headless, Playwright,
-as tests/test_browser.py does), at 1280x800. Both figures are read with the page's own clock
+as tests/real/test_browser.py does), at 1280x800. Both figures are read with the page's own clock
 (``performance.now()``), from a script the benchmark adds to the page:
 
 - page load to the start form: from the navigation's start (the address typed) to the first frame the

@@ -1,6 +1,6 @@
 """The crash campaign: kill -9 the real pxp at random moments beside outside readers, many times over.
 
-Scenarios (pxp_harness/crash_scenarios.py; tests/test_durability.py runs a few trials of each):
+Scenarios (pxp_harness/crash_scenarios.py; tests/real/test_durability.py runs a few trials of each):
 
 - ``app``: the live app in tmux, the expert answering 1 + ctrl+s, with ``pxp review`` open beside it;
   kill -9 at a random turn, at the turn or a random delay after answering; resumed in the app;

@@ -4,7 +4,7 @@ Each scenario returns a :class:`Trial`: how many messages were shown (on the app
 (a headless session line), how many of those the file lacks, whether ``PRAGMA integrity_check`` is
 ok, whether ``--resume`` finished the run(s) with exactly the planned sessions and no duplicate or
 missing ``j``, and how often ``/proc/PID/fd`` showed the writer holding a deleted db, -wal or -shm.
-Used by tests/test_durability.py (a few trials) and benchmarks/crash_campaign.py (many).
+Used by tests/real/test_durability.py (a few trials) and benchmarks/crash_campaign.py (many).
 """
 
 from __future__ import annotations

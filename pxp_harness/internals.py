@@ -2,7 +2,7 @@
 
 Tests watch what Textual paints (the compositor, each frame's write to the terminal), read the app's
 notifications, and deliver events as the terminal's driver does; benchmarks time the same steps. None of
-it is public: every use is here, each saying what it relies on, and ``tests/test_internals.py`` has a
+it is public: every use is here, each saying what it relies on, and ``tests/app/test_internals.py`` has a
 canary for each that names the release that moved it. (The app's own doors are
 ``pxp_tui/app/shared/textual_internals.py``, ``pxp_tui/app/picture/textual_image_internals.py`` and
 ``pxp_tui/agents/litellm_internals.py``.)

@@ -1,4 +1,4 @@
-"""Waiting in tests: a bounded loop on a condition, never a fixed time (tests/test_waits.py keeps it so).
+"""Waiting in tests: a bounded loop on a condition, never a fixed time (tests/app/test_waits.py keeps it so).
 
 A fixed pause passes on an idle machine and fails on a loaded one (two cores shared by a whole suite
 under ``-n``); a wait on the state the test needs takes as long as the machine does, and when it gives

@@ -1,6 +1,6 @@
 """Real terminal emulators on a private X server: ``Xvfb``, ``xterm -ti vt340`` (Sixel) and kitty (its
 graphics protocol), keys typed by ``xdotool``, and screenshots of the terminal's window (``xwd``, read with
-Pillow). Used by the real-pixels tests (tests/test_real_terminals.py) and scripts/screenshots.py.
+Pillow). Used by the real-pixels tests (tests/real/test_real_terminals.py) and scripts/screenshots.py.
 
 Display numbers come from ``PXP_TEST_DISPLAYS`` (``first-last``, default ``41-49``): the first free one is taken.
 """

@@ -3,7 +3,7 @@
     python scripts/browser_screenshot.py [--out docs] [--data ../shared/data/interact] [--demo]
 
 Runs the real ``pxp serve`` on a fresh blackboard and drives it in Debian's Chromium (Playwright, as
-tests/test_browser.py does) at 1280x800, a common laptop window. With the papers' X-rays found under
+tests/real/test_browser.py does) at 1280x800, a common laptop window. With the papers' X-rays found under
 ``--data`` (``train_xray_data.csv``) the session is on their first case, case_1; otherwise, or with
 ``--demo``, on the bundled phantoms. Writes ``browser-rad-1280x800.png`` (the expert's turn, their own
 explanation typed) and ``browser-rad-picture-1280x800.png`` (the X-ray full-screen, f).

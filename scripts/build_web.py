@@ -4,7 +4,7 @@
 ``web/package-lock.json`` pins xterm.js, its addons and esbuild; ``web/src/terminal.js`` is the page's own code.
 esbuild bundles them into one minified script, and xterm.js's stylesheet is copied beside it, in
 ``pxp_tui/app/shell/web/static/`` (shipped in the package: a user needs no Node). The build is deterministic:
-the same lockfile and source give the same bytes, which ``tests/test_web_build.py`` checks.
+the same lockfile and source give the same bytes, which ``tests/real/test_web_build.py`` checks.
 
 Usage::
 

@@ -7,8 +7,8 @@ mutant is killed when a test fails. A surviving mutant that cannot change what t
 mutant) is listed in ``scripts/mutation_equivalents.toml`` with the reason, and left out of the score; any other
 survivor is printed with its change, to be killed by a new test.
 
-One mutant at a time (one worker process), in a copy of the package in a temporary folder. Prints the score of
-each module and group; exits 1 when a group (or the whole) is below its target. ``--docs`` also writes the
+One mutant at a time (one worker process; ``--jobs N``: N at once), in a copy of the package in a temporary folder.
+Prints the score of each module and group; exits 1 when a group (or the whole) is below its target. ``--docs`` also writes the
 scores into CONTRIBUTING.md's ``mutation`` block; ``--ci`` checks only the groups marked ``ci`` (what .ci/run
 runs); ``--group NAME`` only that group.
 """
@@ -50,6 +50,9 @@ SHARED_DATA = ROOT.parent / "shared" / "data" / "interact"
 KILLED = {1: "killed", 3: "killed", 36: "timeout", 24: "timeout", -24: "timeout", 152: "timeout", 255: "timeout"}
 KILLED |= {37: "caught by type check", -11: "segfault", -9: "segfault"}
 NOT_KILLED = {0: "survived", 5: "no tests", 33: "no tests", None: "not checked"}
+
+#: how many mutants are tested at once unless ``--jobs`` says: one, on a machine shared with other work
+JOBS = 1
 
 
 @dataclass(frozen=True)
@@ -170,7 +173,7 @@ def pyproject(files: Iterable[str], tests: Iterable[str]) -> str:
     return text.rstrip("\n") + "\n" + "\n".join(lines) + "\n"
 
 
-def run_mutmut(chosen: Sequence[Group], work: Path, log: Path) -> list[Mutant]:
+def run_mutmut(chosen: Sequence[Group], work: Path, log: Path, jobs: int = JOBS) -> list[Mutant]:
     """mutmut over the groups' files in ``work``; when ``work`` holds an earlier run (``--again``), only the mutants
     that survived it are tested again (with the tests as they are now)."""
     targets = [(g, path, patterns) for g in chosen for path, patterns in mutmut_targets(g)]
@@ -186,11 +189,11 @@ def run_mutmut(chosen: Sequence[Group], work: Path, log: Path) -> list[Mutant]:
     files = len({path for _, path, _ in targets})
     print(f"mutation: mutmut on {files} files, {len(set(tests))} test files (log: {log})", flush=True)
     if names:
-        _mutmut(names, work, log)
+        _mutmut(names, work, log, jobs)
     if again:  # a file changed since is mutated anew: its new mutants are tested too
         unchecked = [m.name for m in _results(work, targets) if m.status == "not checked"]
         if unchecked:
-            _mutmut(unchecked, work, log)
+            _mutmut(unchecked, work, log, jobs)
     return _results(work, targets)
 
 
@@ -198,10 +201,13 @@ def run_mutmut(chosen: Sequence[Group], work: Path, log: Path) -> list[Mutant]:
 LOG_LINES = 30
 
 
-def _mutmut(names: Sequence[str], work: Path, log: Path) -> None:
+def _mutmut(names: Sequence[str], work: Path, log: Path, jobs: int) -> None:
     with log.open("a") as out:
         done = subprocess.run(
-            [sys.executable, "-m", "mutmut", "run", "--max-children", "1", *names], cwd=work, stdout=out, stderr=subprocess.STDOUT
+            [sys.executable, "-m", "mutmut", "run", "--max-children", str(jobs), *names],
+            cwd=work,
+            stdout=out,
+            stderr=subprocess.STDOUT,
         )
     if done.returncode != 0:
         # the work folder may be a temporary one, gone once this exits: what mutmut said ends the message
@@ -387,11 +393,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     parser.add_argument("--group", action="append", metavar="NAME", help="only this group (repeatable)")
     parser.add_argument("--docs", action="store_true", help="write the scores into CONTRIBUTING.md (every group only)")
+    parser.add_argument(
+        "--jobs",
+        type=int,
+        default=JOBS,
+        metavar="N",
+        help=f"test N Python mutants at once (default {JOBS}: the machine is shared)",
+    )
     parser.add_argument("--keep", metavar="DIR", help="work in DIR (new, kept after) instead of a temporary folder")
     parser.add_argument(
         "--again", metavar="DIR", help="in DIR, kept by an earlier --keep, test again only the Python mutants that survived"
     )
     args = parser.parse_args(argv)
+    if args.jobs < 1:
+        raise SystemExit(f"mutation: --jobs must be at least 1, got {args.jobs}")
     config = tomllib.loads(CONFIG.read_text(encoding="utf-8"))
     every = groups(config)
     chosen = [g for g in every if (not args.ci or g.ci) and (not args.group or g.name in args.group)]
@@ -412,7 +427,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             work.mkdir(parents=True)
         else:
             work = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="pxp-mutation-")))
-        found = run_mutmut(chosen, work, work / "mutmut.log") + run_sql(chosen, work)
+        found = run_mutmut(chosen, work, work / "mutmut.log", args.jobs) + run_sql(chosen, work)
     listed = tomllib.loads(EQUIVALENTS.read_text(encoding="utf-8")).get("equivalent", [])
     in_scope = {m.module for m in found}
     unused = [

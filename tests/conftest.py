@@ -1,5 +1,7 @@
-"""Shared fixtures: the real cases of ../shared/data/interact and the papers (skipped where absent, failing under CI),
-blackboards."""
+"""What every tier shares: the real cases of ../shared/data/interact and the papers (skipped where absent, failing
+under CI), blackboards, the test environment. The tests live in three folders by what they need in the test
+process: tests/pure (neither pxp's app nor its agents nor litellm), tests/app (Pilot, snapshots, the agents) and
+tests/real (real terminals, the browser, kill -9); each tier's conftest.py adds what its tests need."""
 
 from __future__ import annotations
 
@@ -11,7 +13,7 @@ import pytest
 
 # The apps run in the tests' process (Pilot, snapshots) draw in 24-bit colours whatever terminal runs pytest: with
 # TERM=xterm and no COLORTERM, Rich would report 16 colours and the theme would give way to its calm 16-colour one
-# (tests/test_app_look.py tests that one on purpose).
+# (tests/app/test_app_look.py tests that one on purpose).
 os.environ["TEXTUAL_COLOR_SYSTEM"] = "truecolor"
 if "textual.constants" in sys.modules:  # a plugin (pytest-textual-snapshot) imported Textual before this file
     sys.modules["textual.constants"].COLOR_SYSTEM = "truecolor"
@@ -49,19 +51,15 @@ def pytest_collectstart(collector: pytest.Collector) -> None:
         settings.load_profile("pxp")
 
 
-#: the packages whose code may call a model through litellm
-MODEL_CALLERS = ("pxp_tui.agents", "pxp_tui.runs", "pxp_tui.app", "pxp_tui.cli")
-
-
-def pytest_collection_finish(session: pytest.Session) -> None:
+def freeze_what_every_test_keeps(*, with_litellm: bool) -> None:
     """Leave out of the garbage collector's full passes what every test of this process keeps: the modules
-    collection imported (Textual, the app, RDKit...) and litellm, which the first run in a process imports.
-    Each full pass walked all of them again (half a million objects, about 15 % of a Pilot test's CPU).
-    litellm only where the tests collected can call a model (their modules imported the agents, the runs, the app or
-    the command line): a file of pure tests (the protocol, the report) runs alone without its seconds of import."""
+    collection imported (Textual, the app, RDKit...) and, for the tiers whose tests call a model, litellm, which the
+    first run in a process imports. Each full pass walked all of them again (half a million objects, about 15 % of a
+    Pilot test's CPU). Called by the conftest of the app and real tiers (tests/app, tests/real) once their tests are
+    collected; the pure tier (tests/pure) imports neither litellm nor Textual's app and runs alone in a second or two."""
     import gc
 
-    if any(name.startswith(MODEL_CALLERS) for name in sys.modules):
+    if with_litellm:
         os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")  # as _offline_env: no fetch over the network
         import litellm  # noqa: F401  # what the offline machine imports at the first run, in any case
 
@@ -92,7 +90,7 @@ def _offline_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
     monkeypatch.setenv("PXP_OFFLINE_LATENCY", "0")
     monkeypatch.setenv("PXP_RETRY_DELAY", "0")
-    # a small X-ray stays in the session pane (tests/test_app_picture_tools.py tests it opening full-screen)
+    # a small X-ray stays in the session pane (tests/app/test_app_picture_tools.py tests it opening full-screen)
     monkeypatch.setenv("PXP_FULL_SCREEN", "never")
     monkeypatch.setenv("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 

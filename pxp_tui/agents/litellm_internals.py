@@ -2,7 +2,7 @@
 
 litellm documents custom providers (``CustomLLM``, ``litellm.custom_provider_map``) and the response's
 cost, but not how a provider gives the caller a value of its own, nor how a provider added after
-litellm has loaded is taken in. Each use is checked by a canary test (``tests/test_internals.py``) that
+litellm has loaded is taken in. Each use is checked by a canary test (``tests/app/test_internals.py``) that
 names litellm's release when one moves (``litellm>=1.82.1``; ``.ci/oldest.txt`` pins the oldest).
 
 Nothing of litellm is imported with this module (it loads after the app's first paint).

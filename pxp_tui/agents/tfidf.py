@@ -13,7 +13,7 @@ import re
 from collections import Counter
 
 #: cosine at or above which two explanations agree; calibrated on the demo set and the papers
-#: (see docs/models-and-keys.md; tests/test_offline_baseline.py checks the checker)
+#: (see docs/models-and-keys.md; tests/app/test_offline_baseline.py checks the checker)
 THRESHOLD = 0.2
 
 _WORD = re.compile(r"[a-z0-9]+")

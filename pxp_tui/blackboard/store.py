@@ -391,7 +391,7 @@ class Blackboard:
     def record(self, message: Message, context: Mapping[str, Any], stop: StopReason | None) -> None:
         """Commit one message, its context entry and (if it ends the session) the session's end.
 
-        The engine's one write per message, pinned by ``tests/test_engine_cost.py``: three statements in one
+        The engine's one write per message, pinned by ``tests/pure/test_engine_cost.py``: three statements in one
         transaction, run as they are under the writer's lock; each statement's text is made once per set of columns
         (the message's own, and those of ``meta`` that ``messages`` has), and none of sqlite-utils' table work (a
         table's existence, its columns, a savepoint per insert) is repeated for every message.

@@ -6,7 +6,7 @@ them). xterm (``-ti vt340``) draws such a band as a row of garbage: grey blocks 
 top of the picture, the stray band. The same data with the register definitions moved ahead of the
 first band is drawn as it should be. :func:`registers_first` makes that move on the encoder's output
 (nothing else changes: the same registers, the same bands), and :class:`SixelPicture` is textual-image's
-Sixel widget with it. ``tests/test_real_terminals.py`` looks at xterm's pixels.
+Sixel widget with it. ``tests/real/test_real_terminals.py`` looks at xterm's pixels.
 """
 
 from __future__ import annotations

@@ -4,7 +4,7 @@ textual-image asks the terminal its questions when imported and draws half-cell 
 pxp asks the questions before Textual starts (``graphics.py``, with a reader of its own) and builds half-cell pictures in a thread
 (``halfcell.py``), with textual-image's own reader, geometry and scaling, which it does not export; inside
 tmux it wraps the kitty messages textual-image writes for tmux's passthrough (``tmux.py``). Each
-use is checked by a canary test (``tests/test_internals.py``) that names textual-image's release when one
+use is checked by a canary test (``tests/app/test_internals.py``) that names textual-image's release when one
 moves; ``pyproject.toml`` admits the releases the canaries pass on (``textual-image>=0.9,<0.13``).
 
 Nothing of textual-image is imported with this module: each function imports what it uses (its reader

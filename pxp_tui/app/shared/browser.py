@@ -6,7 +6,7 @@ ctrl+r reloads it, ctrl+o opens a file, ctrl+p prints). So each of pxp's actions
 one, an alt+letter, which reaches the page's terminal in every browser (xterm.js sends it as ESC and the letter;
 on macOS the page makes Option the Meta key). Both keys work everywhere; :func:`served_keys` puts the browser's first in
 a browser tab, where the footer and the help (``?``) show it, and the terminal's first in a terminal; :func:`named_key`
-is the key the app's texts name. ``tests/test_browser_keys.py`` checks every binding against :data:`BROWSER_KEYS`.
+is the key the app's texts name. ``tests/app/test_browser_keys.py`` checks every binding against :data:`BROWSER_KEYS`.
 """
 
 from __future__ import annotations

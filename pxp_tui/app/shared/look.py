@@ -58,7 +58,7 @@ else:
 
 
 #: colours of a theme that read below 4.5:1 against their background once a 256-colour terminal shows them (the
-#: nearest of its 256), replaced by the nearest that read at 4.5:1 or more (tests/test_app_contrast.py)
+#: nearest of its 256), replaced by the nearest that read at 4.5:1 or more (tests/app/test_app_contrast.py)
 READABLE_256: dict[str, dict[str, str]] = {
     "textual-dark": {
         "block-cursor-background": "#0053AA",  # a highlighted option: white on #0087d7 was 3.6:1

@@ -1,7 +1,7 @@
 """The app's one door to Textual's private parts: every use of them is here, each saying what it relies on.
 
 Textual's public API has no way to do these things; each is small and checked by a canary test
-(``tests/test_internals.py``) that names Textual's release when one moves. ``pyproject.toml`` admits
+(``tests/app/test_internals.py``) that names Textual's release when one moves. ``pyproject.toml`` admits
 every release the canaries pass on (``textual>=7,<9``; ``.ci/oldest.txt`` pins the oldest).
 
 Importing this module imports nothing Textual has not already imported for the first frame.

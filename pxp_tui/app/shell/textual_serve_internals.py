@@ -3,7 +3,7 @@
 textual-serve runs each browser tab's app as a process and stops it by telling it to quit and reading its output to
 the end, but does not wait for the process itself to end; pxp's server starts each tab's app itself (after the page's
 terminal has answered) and hands the tab's websocket to the server's own loop. Each use is checked by a canary test
-(``tests/test_internals.py``) that names textual-serve's release when one moves (``.ci/oldest.txt`` pins the
+(``tests/app/test_internals.py``) that names textual-serve's release when one moves (``.ci/oldest.txt`` pins the
 oldest).
 """
 

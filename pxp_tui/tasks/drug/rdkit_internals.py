@@ -1,4 +1,4 @@
-"""RDKit's door: the one private part of RDKit pxp uses, checked by a canary (``tests/test_internals.py``).
+"""RDKit's door: the one private part of RDKit pxp uses, checked by a canary (``tests/app/test_internals.py``).
 
 ``rdkit.Chem.Descriptors``, RDKit's public home of the average molecular weight, imports its fingerprint generators,
 and numpy with them, as it loads: about 0.2 s of CPU at each start of the RDKit worker (``reading``), while the first
