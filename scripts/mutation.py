@@ -8,9 +8,9 @@ mutant) is listed in ``scripts/mutation_equivalents.toml`` with the reason, and 
 survivor is printed with its change, to be killed by a new test.
 
 One mutant at a time (one worker process; ``--jobs N``: N at once), in a copy of the package in a temporary folder.
-Prints the score of each module and group; exits 1 when a group (or the whole) is below its target. ``--docs`` also writes the
-scores into CONTRIBUTING.md's ``mutation`` block; ``--ci`` checks only the groups marked ``ci`` (what .ci/run
-runs); ``--group NAME`` only that group.
+Prints the score of each module and group; exits 1 when a group (or the whole) is below its target. ``--docs`` also
+writes the scores into CONTRIBUTING.md's ``mutation`` block; ``--ci`` checks only the groups marked ``ci`` (what
+.ci/run runs); ``--group NAME`` only that group.
 """
 
 from __future__ import annotations

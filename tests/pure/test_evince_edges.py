@@ -4,10 +4,9 @@ session's summary saying what each rule found where it first held."""
 
 from __future__ import annotations
 
-from dataclasses import fields
-
 import pytest
 
+from pxp_harness.rounds import measured
 from pxp_tui.protocol.evince import (
     CONVERGED,
     DIVERGED,
@@ -16,7 +15,6 @@ from pxp_tui.protocol.evince import (
     NMI,
     PLATEAU,
     STALLED,
-    RoundInformation,
     compared_mi,
     fig1_stops,
     outcome,
@@ -25,13 +23,6 @@ from pxp_tui.protocol.evince import (
     stop_outcome,
     summarise,
 )
-
-
-def measured(n: int, wd: float, nmi: float = 0.5, mi: float = 0.5) -> RoundInformation:
-    """A round whose Wasserstein distance, normalised MI and literal MI are these (every other measure 0)."""
-    zero = {f.name: 0.0 for f in fields(RoundInformation)}
-    return RoundInformation(**{**zero, "round": n, "wasserstein": wd, "normalised_mi": nmi, "mutual_information": mi})
-
 
 # WD still; the normalised MI fell while the literal MI rose
 MI_ROSE = (measured(1, 0.5, nmi=0.95, mi=0.5), measured(2, 0.5, nmi=0.5, mi=0.9))

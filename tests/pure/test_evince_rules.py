@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import dataclasses
-
 import pytest
 
+from pxp_harness.rounds import measured
 from pxp_tui.protocol import information as info
 from pxp_tui.protocol.evince import (
     FIG1,
@@ -38,11 +37,6 @@ CLAUDE_3 = {
     "Obstructive Jaundice": 0.10,
     "Acute Liver Failure": 0.05,
 }
-
-
-def with_values(round: int, wd: float, nmi: float) -> RoundInformation:
-    base = RoundInformation.measure(round, {"a": 1}, {"a": 1})
-    return dataclasses.replace(base, wasserstein=wd, normalised_mi=nmi)
 
 
 def test_a_round_carries_every_measure() -> None:
@@ -90,19 +84,19 @@ def test_a_round_carries_every_measure() -> None:
     ],
 )
 def test_the_two_stop_rules_where_they_differ(wd: float, nmi: float, plateau: bool, fig1: bool) -> None:
-    rounds = [with_values(1, 1.0, 0.4), with_values(2, wd, nmi)]
+    rounds = [measured(1, 1.0, 0.4), measured(2, wd, nmi)]
     assert should_stop(rounds, rule=PLATEAU) is plateau
     assert should_stop(rounds, rule=FIG1) is fig1
     assert not should_stop(rounds[:1], rule=PLATEAU) and not should_stop(rounds[:1], rule=FIG1)  # nothing to compare yet
 
 
 def test_the_tolerance_counts_small_moves_as_none() -> None:
-    small = [with_values(1, 1.0, 0.4), with_values(2, 0.995, 0.405)]
+    small = [measured(1, 1.0, 0.4), measured(2, 0.995, 0.405)]
     assert should_stop(small, rule=PLATEAU) and not should_stop(small, tolerance=1e-9, rule=PLATEAU)
-    worse = [with_values(1, 1.0, 0.4), with_values(2, 1.005, 0.395)]
+    worse = [measured(1, 1.0, 0.4), measured(2, 1.005, 0.395)]
     assert not should_stop(worse, rule=FIG1) and should_stop(worse, tolerance=1e-9, rule=FIG1)
     # CRIT on its 1-10 scale: a fall of 0.05 is within 0.01 of CRIT / 10; a fall of 0.5 is not
-    flat = [with_values(1, 1.0, 0.4), with_values(2, 1.0, 0.4)]
+    flat = [measured(1, 1.0, 0.4), measured(2, 1.0, 0.4)]
     assert not should_stop(flat, rule=FIG1, crit=[6.0, 5.95]) and should_stop(flat, rule=FIG1, crit=[6.0, 5.5])
     assert not should_stop(flat, rule=FIG1, crit=[6.0, None])  # a round not judged: WD and NMI only
 
@@ -124,9 +118,9 @@ def test_on_the_papers_own_debate_the_rule_stops_when_the_models_swap_distributi
 
 
 def test_a_summary_of_a_session_that_never_settles() -> None:
-    summary = summarise([with_values(1, 2.0, 0.1), with_values(2, 1.0, 0.2), with_values(3, 1.5, 0.05)])
+    summary = summarise([measured(1, 2.0, 0.1), measured(2, 1.0, 0.2), measured(3, 1.5, 0.05)])
     assert summary.plateau_at == summary.fig1_at == 3 and summary.wasserstein_decreased and not summary.mi_increased
-    moving = summarise([with_values(1, 2.0, 0.1), with_values(2, 1.0, 0.2)])
+    moving = summarise([measured(1, 2.0, 0.1), measured(2, 1.0, 0.2)])
     assert moving.plateau_at is None and moving.fig1_at is None and moving.stopped_at(FIG1) is None
     with pytest.raises(ValueError):
         summarise([])
