@@ -150,3 +150,10 @@ def test_every_listed_equivalent_mutant_says_where_what_and_why(tool) -> None:
         source = " ".join(next(f for f in files if f.is_file()).read_text().split())
         for line in entry["was"].split(" ⏎ "):  # the lines as they were are the file's
             assert " ".join(line.split()) in source, entry
+
+
+def test_jobs_below_one_are_refused_before_any_work(tool) -> None:
+    _, mutation = tool
+    with pytest.raises(SystemExit) as refused:
+        mutation.main(["--group", "protocol", "--jobs", "0"])
+    assert str(refused.value) == "mutation: --jobs must be at least 1, got 0"
