@@ -56,6 +56,7 @@ async def scripted_run(
     experiment: str | None = None,
     n: int = 6,
     dataset: str = "demo-drug",
+    seed: int | None = None,
 ) -> int:
     """Record one run of ``scripts`` (one session each) on the DRUG demo's first instances."""
     if not board.has_dataset(dataset):
@@ -70,6 +71,7 @@ async def scripted_run(
             expert=None if human == "proxy" else human,
             n=n,
             experiment=experiment,
+            seed=seed,
         ),
         ids,
     )

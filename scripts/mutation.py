@@ -234,13 +234,14 @@ def _results(work: Path, targets: Sequence[tuple[Group, str, list[str]]]) -> lis
 
 
 def _functions(path: Path) -> dict[str, str]:
-    """The source of every function in a file mutmut wrote, by name, each without its ``def`` line."""
+    """The source of every function in a file mutmut wrote, by name, its ``def`` line naming it ``function`` (so that
+    a mutant of a default value shows, and the mangled names do not)."""
     source = path.read_text(encoding="utf-8")
     out = {}
     for node in ast.walk(ast.parse(source)):
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and "__mutmut_" in node.name:
             text = ast.get_source_segment(source, node) or ""
-            out[node.name] = text.split("\n", 1)[1] if "\n" in text else ""
+            out[node.name] = text.replace(f"def {node.name}(", "def function(", 1)
     return out
 
 

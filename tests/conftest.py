@@ -35,11 +35,18 @@ def shared(path: Path, what: str) -> Path:
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Under pytest-xdist, the ``slow`` tests first, and among them the real tier's (tests/real: the browsers and
-    terminals, the longest of all): the workers share the long ones out from the start, instead of one worker
-    finishing a long test alone at the end while the other has nothing left."""
+    terminals, the longest of all), and the pure tier's last (tests/pure: the shortest): the workers share the long
+    ones out from the start, and the short ones fill the end, instead of one worker finishing a long test alone at
+    the end while the other has nothing left."""
     if hasattr(config, "workerinput"):
         # stable: file order otherwise
-        items.sort(key=lambda item: (item.get_closest_marker("slow") is None, item.path.parent.name != "real"))
+        items.sort(
+            key=lambda item: (
+                item.get_closest_marker("slow") is None,
+                item.path.parent.name != "real",
+                item.path.parent.name == "pure",
+            )
+        )
 
 
 def pytest_collectstart(collector: pytest.Collector) -> None:

@@ -44,7 +44,9 @@ def kappa(first: Sequence[str], second: Sequence[str]) -> float | None:
     from sklearn.metrics import cohen_kappa_score
 
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)  # 0/0 when chance agreement is 1
+        # scikit-learn warns (UserWarning, UndefinedMetricWarning, RuntimeWarning: the release decides) where kappa is
+        # undefined; the report says so in its own words, and nothing else is printed on the expert's terminal
+        warnings.simplefilter("ignore")
         value = float(cohen_kappa_score(list(first), list(second)))
     return None if math.isnan(value) else value
 

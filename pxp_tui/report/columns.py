@@ -85,18 +85,19 @@ def differences(runs: Sequence[Run]) -> dict[str, list[Any]]:
     for f in fields(RunConfig):
         if f.name in NOT_CONFIGURATION:
             continue
-        values = list(dict.fromkeys(_hashable(getattr(r.config, f.name)) for r in runs))
+        values = list(dict.fromkeys(getattr(r.config, f.name) for r in runs))
         if len(values) > 1:
             out[f.name] = values
     return out
 
 
-def _hashable(value: Any) -> Any:
-    return tuple(value) if isinstance(value, list) else value
-
-
 def describe_differences(found: dict[str, list[Any]]) -> str:
-    return "; ".join(f"{name.replace('_', '-')} {' / '.join(map(str, values))}" for name, values in found.items())
+    """``found`` as a reader of an error reads it: each option as spelt on the command line, with its values."""
+    return "; ".join(f"{name.replace('_', '-')} {' / '.join(map(_value, values))}" for name, values in found.items())
+
+
+def _value(value: Any) -> str:
+    return "none" if value is None else str(value)
 
 
 def _split(label: str, members: list[Run]) -> list[tuple[str, list[Run]]]:
@@ -106,7 +107,7 @@ def _split(label: str, members: list[Run]) -> list[tuple[str, list[Run]]]:
         return [(label, members)]
     groups: dict[tuple[Any, ...], list[Run]] = {}
     for run in members:
-        groups.setdefault(tuple(_hashable(getattr(run.config, name)) for name in found), []).append(run)
+        groups.setdefault(tuple(getattr(run.config, name) for name in found), []).append(run)
     return [(f"{label} ({', '.join(f'{n} {v}' for n, v in zip(found, key, strict=True))})", runs) for key, runs in groups.items()]
 
 
@@ -187,7 +188,6 @@ def _runs_of(board: Blackboard, item: str) -> list[Run]:
         low, high = int(found.group(1)), int(found.group(2) or found.group(1))
         if high < low:
             raise BlackboardError(f"--column: the range {item!r} runs backwards")
-        board.check_runs(range(low, high + 1))
         return [board.run(i) for i in range(low, high + 1)]
     name = item.removeprefix("experiment ").strip()
     runs = board.runs(experiment=name)

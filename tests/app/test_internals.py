@@ -18,11 +18,13 @@ from __future__ import annotations
 
 import ast
 import asyncio
+import functools
 import io
 import platform
 import re
 import sys
 from collections.abc import Iterator
+from collections.abc import Set as AbstractSet
 from contextlib import contextmanager
 from importlib.metadata import version
 from pathlib import Path
@@ -579,11 +581,10 @@ def own_private_names(trees: dict[Path, ast.Module]) -> set[str]:
     return names - WRAPPED
 
 
-def private_parts_outside_doors(trees: dict[Path, ast.Module], doors: set[Path]) -> list[str]:
-    """Each use, outside ``doors``, of a private part of a dependency: a private module of one imported, a name a
-    door wraps read, ``sys`` changed, or any private attribute (``x._name``, not ``_name_`` or ``__name__``) that
-    pxp's own code never defines and that is not the standard library's."""
-    own = own_private_names(trees)
+def private_parts_outside_doors(trees: dict[Path, ast.Module], doors: set[Path], own: AbstractSet[str]) -> list[str]:
+    """Each use in ``trees``, outside ``doors``, of a private part of a dependency: a private module of one imported,
+    a name a door wraps read, ``sys`` changed, or any private attribute (``x._name``, not ``_name_`` or
+    ``__name__``) that is not among ``own`` (the private names pxp's code defines) nor the standard library's."""
     found = []
     for relative, tree in trees.items():
         if relative in doors:
@@ -614,7 +615,7 @@ def private_parts_outside_doors(trees: dict[Path, ast.Module], doors: set[Path])
     return found
 
 
-def _foreign_private(node: ast.Attribute, own: set[str], standard_modules: set[str]) -> bool:
+def _foreign_private(node: ast.Attribute, own: AbstractSet[str], standard_modules: set[str]) -> bool:
     name = node.attr
     if not name.startswith("_") or name.startswith("__") or (name.endswith("_") and len(name) > 2):
         return False
@@ -623,16 +624,27 @@ def _foreign_private(node: ast.Attribute, own: set[str], standard_modules: set[s
     return not (isinstance(node.value, ast.Name) and node.value.id in standard_modules)
 
 
-def _trees(folders: tuple[str, ...] = ("pxp_tui", "pxp_harness", "tests", "benchmarks", "scripts")) -> dict[Path, ast.Module]:
-    return {
-        path.relative_to(ROOT): ast.parse(path.read_text(encoding="utf-8"))
-        for folder in folders
+def _trees() -> dict[Path, ast.Module]:
+    """Every Python file of the project, parsed (once per test process: the trees are only read)."""
+    return dict(_parsed())
+
+
+@functools.cache
+def _parsed() -> tuple[tuple[Path, ast.Module], ...]:
+    return tuple(
+        (path.relative_to(ROOT), ast.parse(path.read_text(encoding="utf-8")))
+        for folder in ("pxp_tui", "pxp_harness", "tests", "benchmarks", "scripts")
         for path in sorted((ROOT / folder).rglob("*.py"))
-    }
+    )
+
+
+@functools.cache
+def _own() -> frozenset[str]:
+    return frozenset(own_private_names(_trees()))
 
 
 def test_every_use_of_a_private_part_is_in_its_door() -> None:
-    found = private_parts_outside_doors(_trees(), DOORS | {Path(__file__).relative_to(ROOT)})
+    found = private_parts_outside_doors(_trees(), DOORS | {Path(__file__).relative_to(ROOT)}, _own())
     assert not found, "private parts used outside their doors:\n" + "\n".join(found)
 
 
@@ -648,9 +660,8 @@ def test_every_use_of_a_private_part_is_in_its_door() -> None:
 def test_a_private_part_read_outside_the_doors_is_caught_whoever_names_it(line: str, said: str) -> None:
     """Any private name of a dependency's object, not a list of known ones: a new use fails the guard (Python's own
     private names, here ``os._exit``, are not a dependency's)."""
-    trees = _trees()
-    trees[Path("pxp_tui/app/new_screen.py")] = ast.parse(f"import os\n{line}\nos._exit(0)\n")
-    found = private_parts_outside_doors(trees, DOORS)
+    new = {Path("pxp_tui/app/new_screen.py"): ast.parse(f"import os\n{line}\nos._exit(0)\n")}
+    found = private_parts_outside_doors(new, DOORS, _own() | own_private_names(new))
     assert [f for f in found if "new_screen" in f] == [f"pxp_tui/app/new_screen.py:2 {said}"]
 
 

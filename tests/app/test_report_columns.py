@@ -68,3 +68,38 @@ async def test_bad_columns_are_one_line_and_exit_2(db_path: Path, capsys) -> Non
     ]:
         code, out, err = pxp(capsys, "report", "--db", db_path, *argv)
         assert code == 2 and out == "" and message in err and len(err.strip().splitlines()) == 1, (argv, err)
+
+
+async def test_columns_name_runs_by_range_and_experiments_by_name_and_bad_ones_say_which_file(db_path: Path, capsys) -> None:
+    await papers_board(db_path)
+    code, out, err = pxp(capsys, "report", "--db", db_path, "--column", "E=experiment E", "--column", "R=1-3")
+    assert code == 0, err
+    total = next(line for line in out.splitlines() if line.startswith("| Total sessions"))
+    assert [c.strip() for c in total.strip("|").split("|")][2:] == ["6 [3, 8]", "6 [3, 8]"]  # both runs 1-3
+    for argv, message in [
+        (["--column", "A=5-7"], "no run 7"),
+        (["--column", "A=3-1"], "the range '3-1' runs backwards"),
+        (["--column", "A=nope"], f"'nope' is neither a run id nor an experiment of {db_path}"),
+        (["--column", "=1"], "write LABEL=RUNS"),
+        (["--column", "A="], "write LABEL=RUNS"),
+    ]:
+        code, out, err = pxp(capsys, "report", "--db", db_path, *argv)
+        assert code == 2 and out == "" and message in err, (argv, err)
+
+
+async def test_a_pooling_column_names_every_difference_in_the_options_spelling(db_path: Path, capsys) -> None:
+    with Blackboard.open(db_path) as board:
+        await scripted_run(board, SCRIPTS[:3], human="h1", n=6)
+        await scripted_run(board, SCRIPTS[:3], n=5, dataset="other-drug")  # the proxy
+    code, out, err = pxp(capsys, "report", "--db", db_path, "--column", "H=1,2")
+    assert code == 2 and out == ""
+    assert (
+        "pools runs that differ (dataset demo-drug / other-drug; human-kind live / proxy; expert h1 / none; n 6 / 5): "
+        "a column is repetitions of one configuration; give each its own --column" in err
+    )
+
+
+def test_a_column_label_ends_at_the_first_equals_sign() -> None:
+    from pxp_tui.report.columns import parse_column
+
+    assert parse_column("DRUG-k3 = k=3 , run 4") == ("DRUG-k3", ["k=3", "run 4"])
