@@ -13,6 +13,7 @@ scikit-learn is imported here only, when a report has two experts to compare.
 from __future__ import annotations
 
 import math
+import operator
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from itertools import combinations
@@ -52,7 +53,8 @@ def kappa(first: Sequence[str], second: Sequence[str]) -> float | None:
 
 
 def raw(first: Sequence[str], second: Sequence[str]) -> float:
-    return sum(a == b for a, b in zip(first, second, strict=True)) / len(first)
+    """The share of instances on which two raters gave the same label (their labels in one order, as long)."""
+    return float(sum(map(operator.eq, first, second))) / len(first)
 
 
 def _figures(first: Sequence[str], second: Sequence[str]) -> tuple[float | None, float | None]:
@@ -119,7 +121,7 @@ def rows(found: Sequence[Agreement]) -> list[list[Any]]:
     for item in found:
         for measure, figures in item.measures.items():
             row: list[Any] = [item.task.upper(), item.first, item.second, measure]
-            for count, (value, share) in zip((item.same_opening, item.shared), figures, strict=True):
+            for count, (value, share) in ((item.same_opening, figures[0]), (item.shared, figures[1])):
                 undefined = "undefined (one label throughout)" if count else "none"
                 row += [count, _shown(value, undefined), _shown(share, "none")]
             table.append(row)

@@ -62,13 +62,15 @@ def select(board: Blackboard, run_ids: Sequence[int] | None = None, experiment: 
 
 
 def _key(run: Run, by: str) -> tuple[tuple[Any, ...], str]:
+    """The run's column (runs of one key share it) and the column's label. The keys never meet across kinds: an
+    experiment's is its name (text), a run's its id (a number), an expert's three items long."""
     task = run.config.task.upper()
     if by == "experiment" and run.config.experiment:
-        return ("e", run.config.experiment), f"{task} {run.config.experiment}"
+        return (run.config.experiment,), f"{task} {run.config.experiment}"
     if by == "expert":
-        return ("h", run.config.task, run.config.human_kind, run.human), f"{task} {run.human}"
+        return (run.config.task, run.config.human_kind, run.human), f"{task} {run.human}"
     who = f" {run.human}" if run.config.human_kind.interactive else ""
-    return ("r", run.id), f"{task} run {run.id}{who}"
+    return (run.id,), f"{task} run {run.id}{who}"
 
 
 #: what does not make two runs different experiments: how they were named, grouped, or reached their models
@@ -105,10 +107,10 @@ def _split(label: str, members: list[Run]) -> list[tuple[str, list[Run]]]:
     found = differences(members)
     if not found:
         return [(label, members)]
-    groups: dict[tuple[Any, ...], list[Run]] = {}
+    groups: dict[tuple[tuple[str, Any], ...], list[Run]] = {}
     for run in members:
-        groups.setdefault(tuple(getattr(run.config, name) for name in found), []).append(run)
-    return [(f"{label} ({', '.join(f'{n} {v}' for n, v in zip(found, key, strict=True))})", runs) for key, runs in groups.items()]
+        groups.setdefault(tuple((name, getattr(run.config, name)) for name in found), []).append(run)
+    return [(f"{label} ({', '.join(f'{n} {v}' for n, v in key)})", runs) for key, runs in groups.items()]
 
 
 def columns(board: Blackboard, runs: Sequence[Run], by: str = "run") -> list[Column]:

@@ -151,7 +151,6 @@ async def test_flags_and_notes_are_stored_filtered_exported_and_merged(db_path: 
         }
 
 
-@pytest.mark.slow
 async def test_time_per_answer_is_stored_per_message_and_reported_per_run_and_expert(db_path: Path, capsys, tmp_path) -> None:
     with Blackboard.open(db_path) as board:
         run_a, instances = live_run(board, 2, expert="alice")

@@ -94,7 +94,6 @@ async def test_quit_mid_session_asks_then_reopening_continues_at_the_next_messag
     ]
 
 
-@pytest.mark.slow
 async def test_a_model_failure_shows_its_cause_and_switching_model_continues(db_path, monkeypatch) -> None:
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test-not-a-key")
     async with live_app(db_path, limit=1, model="openai/gpt-4o-mini", api_base="http://127.0.0.1:9") as (app, pilot, run_id):

@@ -147,7 +147,6 @@ async def test_the_runs_summary_reads_at_4_5_to_1(db_path: Path, size) -> None:
         reads(app.screen)
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize("size", SIZES, ids=["80x24", "160x48"])
 async def test_the_review_reads_at_4_5_to_1(db_path: Path, size) -> None:
     from pxp_tui.app.review.review_app import ReviewApp

@@ -117,7 +117,6 @@ async def test_a_machine_adopting_the_experts_answer_is_proposed_ratify(db_path)
     assert {k: sent[3][k] for k in ("guard_match", "guard_agree", "guard_changed")} == guards_of_the_texts(sent, 4)
 
 
-@pytest.mark.slow
 async def test_ratify_over_a_prediction_of_ones_own_is_asked_about_and_records_the_guards_of_what_it_sends(db_path) -> None:
     """RATIFY sends the machine's prediction: the question says that the typed one is not sent, and the guards recorded
     are those of the texts sent (the machine's: they match)."""
@@ -142,7 +141,6 @@ async def test_ratify_over_a_prediction_of_ones_own_is_asked_about_and_records_t
     assert (sent["tag"], sent["prediction"], sent["guard_match"]) == ("RATIFY", machine.prediction, 1)
 
 
-@pytest.mark.slow
 async def test_revise_with_nothing_changed_says_so_and_waits_for_a_change(db_path) -> None:
     async with live_app(db_path, limit=1) as (app, pilot, run_id):
         await expert_turn(pilot, app, j=2)

@@ -68,7 +68,6 @@ async def test_ratify_path_ratifies_every_session_and_finishes_the_run(db_path) 
     check_flags_match_protocol(db_path, run_id)
 
 
-@pytest.mark.slow
 async def test_refute_then_revise_path(db_path) -> None:
     async with live_app(db_path, limit=1) as (app, pilot, run_id):
         await expert_turn(pilot, app, j=2)
@@ -101,7 +100,6 @@ async def test_refute_then_revise_path(db_path) -> None:
     check_flags_match_protocol(db_path, run_id)
 
 
-@pytest.mark.slow
 async def test_reject_is_refused_until_after_k_then_confirmed(db_path) -> None:
     async with live_app(db_path, k=3) as (app, pilot, run_id):
         screen = await expert_turn(pilot, app, j=2)

@@ -113,7 +113,6 @@ async def test_a_tag_has_the_same_colour_in_the_session_and_the_review(db_path: 
             assert colour_of(table, glyph) == session_colours[tag], tag
 
 
-@pytest.mark.slow
 async def test_dialogs_are_translucent_over_the_session(db_path: Path) -> None:
     async with live_app(db_path, k=1) as (app, pilot, _run_id):
         await expert_turn(pilot, app, j=2)
@@ -206,7 +205,6 @@ def colours_16(screen) -> dict[int, int]:
     return dict(seen)
 
 
-@pytest.mark.slow
 async def test_a_terminal_of_16_colours_gets_no_bright_red_green_or_blue(db_path: Path, monkeypatch) -> None:
     """Plain xterm (16 colours): the accent and the errors became bright red, success bright green, on black."""
     from pxp_tui.app.shared import look

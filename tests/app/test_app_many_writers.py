@@ -22,7 +22,6 @@ from .test_many_writers import finish, holder
 MINE = "The acid chloride is hydrolysed, not the ester: my own reasoning, typed and not yet stored."
 
 
-@pytest.mark.slow
 async def test_retry_after_the_file_stayed_locked_keeps_the_unsent_answer_as_typed(
     db_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -39,7 +39,6 @@ def test_the_outcome_of_a_ratified_session(snap_compare, size) -> None:
     assert snap_compare(PXPApp(Path("sessions.db"), run_id=run_id), terminal_size=size, run_before=ready)
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize("size", SIZES)
 def test_the_summary_of_a_finished_run(snap_compare, size) -> None:
     run_id = make_run(Path("sessions.db"))

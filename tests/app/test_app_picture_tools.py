@@ -48,7 +48,6 @@ def window(status: str) -> tuple[float, float]:
     return level - width / 2, level + width / 2
 
 
-@pytest.mark.slow
 async def test_window_level_and_invert_map_grey_values_as_the_status_line_states(db_path: Path, monkeypatch) -> None:
     monkeypatch.setenv("PXP_IMAGES", "sixel")  # the image given to the terminal is the one the tools made
     async with live_app(db_path, (100, 30), task="rad") as (app, pilot, _):
@@ -122,7 +121,6 @@ async def test_one_to_one_gives_the_terminal_the_originals_pixels_unscaled_in_wh
         assert again.shape == fitted.shape and status.startswith("fit")
 
 
-@pytest.mark.slow
 async def test_the_tools_keys_are_the_same_from_the_session_and_the_replay_in_help_and_footer(db_path: Path, monkeypatch) -> None:
     monkeypatch.setenv("PXP_IMAGES", "halfcell")
     async with live_app(db_path, (100, 30), task="rad") as (app, pilot, _):
@@ -146,7 +144,6 @@ async def test_the_tools_keys_are_the_same_from_the_session_and_the_replay_in_he
     assert all(len(bound[key.strip()]) == 1 for _, keys, _ in tools for key in keys.split(","))
 
 
-@pytest.mark.slow
 async def test_a_small_xray_opens_full_screen_by_itself_once_and_never_over_the_machines_message(
     db_path: Path, monkeypatch, machine_gate
 ) -> None:

@@ -115,7 +115,6 @@ async def test_escape_returns_to_the_session_with_the_focus_where_it_was(db_path
         assert focused.selected is not None and focused.selected.value == "REFUTE"
 
 
-@pytest.mark.slow
 async def test_a_click_on_the_picture_opens_it_and_the_mouse_zooms_and_drags(db_path: Path, monkeypatch) -> None:
     monkeypatch.setenv("PXP_IMAGES", "halfcell")
     async with live_app(db_path, (100, 30), task="rad") as (app, pilot, _):
@@ -134,7 +133,6 @@ async def test_a_click_on_the_picture_opens_it_and_the_mouse_zooms_and_drags(db_
         assert moved[0] > box[0] and moved[1] == box[1]
 
 
-@pytest.mark.slow
 async def test_a_molecule_is_drawn_for_the_whole_screen_and_tab_shows_the_reaction(db_path: Path, monkeypatch) -> None:
     monkeypatch.setenv("PXP_IMAGES", "halfcell")
     async with live_app(db_path, (80, 24), task="drug") as (app, pilot, _):

@@ -5,13 +5,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
-
 from pxp_harness.app_helpers import expert_turn, live_app, rows, session_screen, wait_for
 from pxp_tui.app.session.states import SessionState
 
 
-@pytest.mark.slow
 async def test_a_new_run_started_over_an_open_session_leaves_it_and_drops_what_its_engine_reports(
     db_path: Path, machine_gate
 ) -> None:

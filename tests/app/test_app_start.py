@@ -207,7 +207,6 @@ async def test_a_split_of_an_imported_dataset_is_offered_with_its_size_and_runs_
     assert run["split"] == "val" and len(json.loads(run["plan"])) == 4
 
 
-@pytest.mark.slow
 async def test_with_an_unfinished_run_its_list_has_the_focus_enter_resumes_and_ctrl_s_starts_anew(db_path) -> None:
     run_id = make_run(db_path)
     app = PXPApp(db_path)

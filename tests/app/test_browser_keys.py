@@ -78,7 +78,6 @@ def firsts(environment: dict[str, str]) -> dict:
     return json.loads(done.stdout)
 
 
-@pytest.mark.slow
 def test_served_the_footer_and_the_help_show_the_key_that_reaches_the_page_and_in_a_terminal_the_terminal_s() -> None:
     served = firsts({"TEXTUAL_DRIVER": "textual.drivers.web_driver:WebDriver"})
     shown_kept = {id_: key for id_, key in served["first"].items() if key in BROWSER_KEYS}

@@ -74,7 +74,6 @@ def test_a_schema_6_file_is_migrated_with_its_rows_and_takes_drafts(v6_file: Pat
     assert {"messages_drafts_sent", "data_drafts_ended"} <= triggers
 
 
-@pytest.mark.slow
 async def test_quitting_mid_answer_keeps_the_draft_and_reopening_brings_it_back(db_path: Path) -> None:
     async with live_app(db_path, limit=3) as (app, pilot, run_id):
         screen = await expert_turn(pilot, app, j=2)

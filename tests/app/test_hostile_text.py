@@ -99,7 +99,6 @@ async def test_the_start_screen_lists_hostile_datasets_and_runs_as_text(board: P
         assert shown("set") in clean(app)
 
 
-@pytest.mark.slow
 async def test_a_live_session_shows_the_escapes_as_text_and_sends_what_was_shown(board: Path) -> None:
     """The machine's explanation, the instance's name, the expert's name in every pane and dialog of a session;
     a RATIFY of the prefilled answer sends the machine's text as stored, not as shown."""
@@ -150,7 +149,6 @@ async def test_a_live_session_shows_the_escapes_as_text_and_sends_what_was_shown
     assert expert == machine  # sent as stored, not as shown
 
 
-@pytest.mark.slow
 def test_every_command_prints_the_escapes_as_text(board: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """metrics, report (and its Markdown file), export (its lines; its files exact), datasets, evaluations, merge, errors."""
     report = tmp_path / "report"

@@ -8,8 +8,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
-
 from pxp_harness.app_helpers import expert_turn, rows, wait_for
 from pxp_harness.internals import send_to_driver
 from pxp_tui.app.shared.textual_internals import terminal_events
@@ -29,7 +27,6 @@ def burst(name: str, n: str, first: str, start: str = CTRL_S) -> str:
     return BACKTAB * 5 + name + TAB + n + BACKTAB * 5 + ENTER + DOWN + ENTER + TAB + first + start
 
 
-@pytest.mark.slow
 async def test_a_burst_typed_at_the_first_frame_is_stored_exactly(db_path: Path, monkeypatch) -> None:
     monkeypatch.setenv("PXP_IMAGES", "none")
     app = PXPApp(db_path)
@@ -61,7 +58,6 @@ async def test_keys_typed_after_tab_go_to_the_field_tab_reaches(db_path: Path, m
         assert (screen.query_one("#start-n").value, screen.query_one("#start-k").value) == ("7", "2")
 
 
-@pytest.mark.slow
 async def test_a_burst_typed_into_an_app_started_without_the_focus_is_stored_exactly(db_path: Path, monkeypatch) -> None:
     """As in a browser tab, whose page has no focus yet as the app starts: Textual focuses nothing as the screen is
     composed in an app without the focus, and on the first key gave back only what had the focus before (nothing), so

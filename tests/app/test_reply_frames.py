@@ -186,7 +186,6 @@ async def test_the_next_half_cell_picture_takes_the_place_of_the_one_on_screen(m
         assert shown.size.width == shown.picture.cells[0]
 
 
-@pytest.mark.slow
 async def test_escape_never_cancels_the_machine_and_its_own_key_asks_first(db_path: Path, monkeypatch, machine_gate) -> None:
     """While the machine thinks: escape does nothing to it; ``ctrl+g`` asks, "no" keeps waiting, "yes" cancels (nothing
     pending written), and r continues."""

@@ -27,7 +27,6 @@ def slow_timers(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(MessagePump, "set_timer", slower)
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize("size", [(80, 24), (160, 48)], ids=["80x24", "160x48"])
 async def test_the_drug_turn_settles_with_the_machine_s_proposal_drawn_not_drawing(
     db_path: Path, monkeypatch: pytest.MonkeyPatch, slow_timers: None, size: tuple[int, int]

@@ -239,7 +239,6 @@ def test_nothing_is_drawn_ahead_when_pictures_are_off(monkeypatch) -> None:
 
 
 # -- the footer, updated in place ------------------------------------------------------------------------
-@pytest.mark.slow
 async def test_the_footer_shows_the_keys_of_each_turn_without_mounting_them_again(db_path: Path, monkeypatch) -> None:
     monkeypatch.setenv("PXP_IMAGES", "none")
     monkeypatch.setenv("PXP_OFFLINE_LATENCY", "0")
@@ -264,7 +263,6 @@ async def test_the_footer_shows_the_keys_of_each_turn_without_mounting_them_agai
         assert {id(k) for k in screen.query(FooterKey)} == keys  # the same keys, shown and hidden in place
 
 
-@pytest.mark.slow
 async def test_the_footers_keys_keep_their_places_from_turn_to_turn_across_an_outcome(db_path: Path, monkeypatch) -> None:
     """The keys an outcome hides (g Guards, n Note, x Skip instance) came back at the footer's end after it: a
     keyboard user's keys moved once a run."""

@@ -95,7 +95,6 @@ def test_terminal_guard_times_the_watcher_and_the_first_paint_with_and_without_i
     assert "| with the watcher |" in text and "| without |" in text
 
 
-@pytest.mark.slow
 def test_many_writers_runs_writer_processes_on_one_file_and_counts_every_message(tmp_path) -> None:
     done = run_benchmark(
         "many_writers.py", "--writers", "1,3", "--sessions", "1", "--instant-sessions", "5", "--import-pictures", "2",
@@ -112,7 +111,6 @@ def test_many_writers_runs_writer_processes_on_one_file_and_counts_every_message
         assert failed == 0 and messages >= 2 * writers  # every writer's session: at least two messages
 
 
-@pytest.mark.slow
 def test_first_message_presses_enter_at_pxp_s_first_frame_and_prints_its_table(tmp_path) -> None:
     text = run_benchmark("first_message.py", "--runs", "1", cwd=tmp_path).stdout
     assert "runs: " in text and "median" in text and "target: at most 1.0 s (median)" in text
