@@ -9,6 +9,7 @@ from PIL import Image
 
 from pxp_harness.boards import EVERY_CLASS, scripted_run
 from pxp_harness.cli_helpers import pxp
+from pxp_harness.records import a_run
 from pxp_tui.blackboard import Blackboard, evaluations
 
 
@@ -29,16 +30,11 @@ def test_a_runs_accuracy_holds_until_it_is_measured_again_and_columns_give_media
 
     rows = measured(1, [(0, 0.2), (3, 0.5), (9, 0.6)]) + measured(2, [(0, 0.4), (5, 0.8), (9, 0.8)])
     rows += [{"run_id": 1, "split": "val", "sessions": 4, "p_correct": 1.0, "p_both": 1.0}]  # validation: not drawn
-    column = Column("DRUG", tuple(_Run(i) for i in (1, 2)), (), ())  # type: ignore[arg-type]
+    column = Column("DRUG", (a_run(1), a_run(2)), (), ())
     # at 3 run 2 still holds its start (0.4); at 5 run 1 holds what it had at 3 (0.5)
     assert series(column, rows, "p_correct") == [
         (0, 0.30000000000000004, 0.2, 0.4), (3, 0.45, 0.4, 0.5), (5, 0.65, 0.5, 0.8), (9, 0.7, 0.6, 0.8)
     ]  # fmt: skip
-
-
-class _Run:
-    def __init__(self, id: int) -> None:
-        self.id = id
 
 
 async def test_the_report_writes_both_figures_in_three_formats(db_path: Path, tmp_path: Path, capsys) -> None:
